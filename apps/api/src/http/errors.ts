@@ -1,0 +1,49 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ApiError } from '@mailrail/core';
+
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new ApiError('NOT_FOUND', `Route ${req.method} ${req.path} not found`));
+};
+
+// body-parser reports its failures with a `type`; map them to the documented error shape.
+function fromBodyParser(err: { type?: string; status?: number }): ApiError | null {
+  switch (err.type) {
+    case 'entity.parse.failed':
+      return new ApiError('BAD_REQUEST', 'Malformed JSON in request body');
+    case 'entity.too.large':
+      return new ApiError('PAYLOAD_TOO_LARGE', 'Request body is too large');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError('BAD_REQUEST', 'Unsupported request body encoding');
+    case 'request.aborted':
+      return new ApiError('BAD_REQUEST', 'Request aborted');
+    default:
+      return null;
+  }
+}
+
+// PostgreSQL or Redis unreachable: a 503 the client may retry, never a half-done write.
+function isUnavailable(err: unknown): boolean {
+  const code = (err as { code?: string })?.code;
+  const msg = err instanceof Error ? err.message : '';
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003', 'P1001', 'P1017'].includes(code ?? '') ||
+    /Connection terminated|connect ECONNREFUSED|Connection is closed|ECONNRESET|Can't reach database/i.test(msg)
+  );
+}
+
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  let apiError: ApiError;
+  if (err instanceof ApiError) apiError = err;
+  else if (fromBodyParser(err)) apiError = fromBodyParser(err)!;
+  else if (isUnavailable(err)) {
+    req.log?.warn({ err }, 'dependency unavailable');
+    apiError = new ApiError('SERVICE_UNAVAILABLE', 'Service temporarily unavailable, retry shortly');
+    res.setHeader('Retry-After', '1');
+  } else {
+    req.log?.error({ err }, 'unhandled error');
+    apiError = new ApiError('INTERNAL_SERVER_ERROR', 'something unexpected happened');
+  }
+  if (res.headersSent) return;
+  res.status(apiError.status).json(apiError.toBody());
+};

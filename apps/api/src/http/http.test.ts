@@ -1,0 +1,131 @@
+import request from 'supertest';
+import { revokeApiKey, apiKeyRevokedChannel } from '@mailrail/core';
+import { startTestApi, type TestApi } from '../testing/api-harness';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi({ BODY_LIMIT: '2kb' });
+});
+afterAll(async () => {
+  await api.close();
+});
+
+const expectError = (res: request.Response, status: number, code: string) => {
+  expect(res.status).toBe(status);
+  expect(res.headers['content-type']).toMatch(/application\/json/);
+  expect(res.body.error.code).toBe(code);
+  expect(typeof res.body.error.message).toBe('string');
+};
+
+describe('authentication', () => {
+  it('answers 401 without an Authorization header', async () => {
+    const res = await request(api.app).get('/api/v1/emails');
+    expectError(res, 401, 'UNAUTHORIZED');
+  });
+
+  it('answers 401 for a header that is not a bearer token', async () => {
+    expectError(await request(api.app).get('/api/v1/emails').set('Authorization', 'Basic abc'), 401, 'UNAUTHORIZED');
+  });
+
+  it('answers 403 for a key that does not exist or has a wrong secret', async () => {
+    expectError(await request(api.app).get('/api/v1/emails').set('Authorization', 'Bearer nonsense'), 403, 'FORBIDDEN');
+    const [prefix, clientId] = api.team.apiKey.split('_');
+    const wrongSecret = `${prefix}_${clientId}_${'0'.repeat(32)}`;
+    const res = await request(api.app).get('/api/v1/emails').set('Authorization', `Bearer ${wrongSecret}`);
+    expectError(res, 403, 'FORBIDDEN');
+    expect(res.body.error.message).toBe('Invalid API token');
+  });
+
+  it('lets a valid key list emails', async () => {
+    const res = await request(api.app).get('/api/v1/emails').set(api.team.auth);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: [], count: 0 });
+  });
+
+  it('refuses a revoked key, at once, even after it was cached', async () => {
+    const key = await api.newKey(api.team.teamId);
+    expect((await request(api.app).get('/api/v1/emails').set('Authorization', `Bearer ${key}`)).status).toBe(200);
+    const revoked = await revokeApiKey(api.deps.db, key.split('_').slice(0, 2).join('_'));
+    expect(revoked).not.toBeNull();
+    // The CLI announces the revocation; the API evicts its cached copy.
+    await api.deps.redis.publish(apiKeyRevokedChannel(api.config.REDIS_PREFIX), revoked!.clientId);
+    await new Promise((r) => setTimeout(r, 100));
+    expectError(await request(api.app).get('/api/v1/emails').set('Authorization', `Bearer ${key}`), 403, 'FORBIDDEN');
+  });
+
+  it('keeps SENDING keys to the email routes', async () => {
+    const key = await api.newKey(api.team.teamId, { permission: 'SENDING' });
+    const auth = { Authorization: `Bearer ${key}` };
+    expect((await request(api.app).get('/api/v1/emails').set(auth)).status).toBe(200);
+    for (const path of ['/api/v1/contactBooks', '/api/v1/domains', '/api/v1/campaigns', '/api/v1/analytics/email-time-series']) {
+      const res = await request(api.app).get(path).set(auth);
+      expectError(res, 403, 'FORBIDDEN');
+      expect(res.body.error.message).toMatch(/SENDING/);
+    }
+  });
+});
+
+describe('request errors', () => {
+  it('answers malformed JSON with 400 in the standard shape', async () => {
+    const res = await request(api.app).post('/api/v1/emails').set(api.team.auth).set('Content-Type', 'application/json').send('{"to": ');
+    expectError(res, 400, 'BAD_REQUEST');
+    expect(res.body.error.message).toBe('Malformed JSON in request body');
+  });
+
+  it('refuses a body that is not JSON', async () => {
+    const res = await request(api.app).post('/api/v1/emails').set(api.team.auth).set('Content-Type', 'text/plain').send('hello');
+    expectError(res, 400, 'BAD_REQUEST');
+  });
+
+  it('answers an oversized body with 413', async () => {
+    const res = await request(api.app).post('/api/v1/emails').set(api.team.auth).send({ html: 'x'.repeat(5000) });
+    expectError(res, 413, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('answers unknown routes with a JSON 404, inside and outside the API', async () => {
+    expectError(await request(api.app).get('/api/v1/nope').set(api.team.auth), 404, 'NOT_FOUND');
+    expectError(await request(api.app).get('/nope'), 404, 'NOT_FOUND');
+  });
+
+  it('validates query parameters with the field named', async () => {
+    const res = await request(api.app).get('/api/v1/emails?limit=500').set(api.team.auth);
+    expectError(res, 400, 'BAD_REQUEST');
+    expect(res.body.error.issues[0].path).toEqual(['limit']);
+  });
+
+  it('gives every response a request id, and keeps a sane one from the caller', async () => {
+    const res = await request(api.app).get('/health').set('X-Request-Id', 'abc-123');
+    expect(res.headers['x-request-id']).toBe('abc-123');
+    const other = await request(api.app).get('/health');
+    expect(other.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('rate limit', () => {
+  it('answers 429 with the rate-limit headers once the team exceeds its rate', async () => {
+    const team = await api.newTeam('Limited');
+    await api.deps.db.team.update({ where: { id: team.teamId }, data: { apiRateLimit: 3 } });
+    // Align to the start of a fresh one-second window so all five land in the same one.
+    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000)));
+    const responses = await Promise.all(Array.from({ length: 5 }, () => request(api.app).get('/api/v1/emails').set(team.auth)));
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    const limited = responses.find((r) => r.status === 429)!;
+    expectError(limited, 429, 'RATE_LIMITED');
+    expect(limited.headers['x-ratelimit-limit']).toBe('3');
+    expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+    expect(Number(limited.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000));
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    const ok = responses.find((r) => r.status === 200)!;
+    expect(ok.headers['x-ratelimit-limit']).toBe('3');
+  });
+});
+
+describe('probes', () => {
+  it('reports liveness and readiness without auth', async () => {
+    expect((await request(api.app).get('/health')).body).toEqual({ status: 'ok' });
+    const ready = await request(api.app).get('/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ok', postgres: 'ok', redis: 'ok' });
+  });
+});

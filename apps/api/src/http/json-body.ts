@@ -1,0 +1,16 @@
+import express, { type RequestHandler } from 'express';
+import { ApiError } from '@mailrail/core';
+
+const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
+
+/** JSON bodies only: a body of another Content-Type is a 400, not silently an empty object. */
+export function jsonBody(limit: string): RequestHandler[] {
+  const requireJson: RequestHandler = (req, _res, next) => {
+    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (hasBody && !JSON_TYPE.test(req.headers['content-type'] ?? '')) {
+      return next(new ApiError('BAD_REQUEST', 'Content-Type must be application/json'));
+    }
+    next();
+  };
+  return [requireJson, express.json({ limit, strict: false, type: (req) => JSON_TYPE.test(String(req.headers['content-type'] ?? '')) })];
+}

@@ -1,0 +1,30 @@
+import { loadConfigOrExit } from '@mailrail/core';
+import { createApp } from './app';
+import { closeApiDeps, createApiDeps } from './deps';
+
+const config = loadConfigOrExit();
+const deps = createApiDeps(config);
+const { app, close } = createApp(deps);
+
+const server = app.listen(config.PORT, config.HOST, () => {
+  deps.log.info({ port: config.PORT }, 'mailrail API listening');
+});
+server.keepAliveTimeout = 65_000;
+
+// Graceful stop: refuse new connections, let in-flight requests finish, then close pools.
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  deps.log.info({ signal }, 'API shutting down');
+  const force = setTimeout(() => process.exit(1), 25_000);
+  force.unref();
+  server.close(async () => {
+    close();
+    await closeApiDeps(deps).catch(() => undefined);
+    process.exit(0);
+  });
+  server.closeIdleConnections();
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -1,0 +1,24 @@
+/** @jest-config-loader ts-node */
+/** @jest-config-loader-options {"transpileOnly": true} */
+import type { Config } from 'jest';
+
+// Tests talk to the real PostgreSQL and Redis: each file gets its own database (cloned from a
+// migrated template) and its own Redis prefix, so files run in parallel.
+const config: Config = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  moduleNameMapper: {
+    '^@mailrail/core$': '<rootDir>/packages/core/src/index.ts',
+    '^@mailrail/core/(.*)$': '<rootDir>/packages/core/src/$1',
+  },
+  globalSetup: '<rootDir>/packages/core/src/testing/global-setup.ts',
+  testTimeout: 60_000,
+  maxWorkers: 2,
+  forceExit: false,
+};
+
+export default config;

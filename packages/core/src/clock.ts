@@ -1,0 +1,6 @@
+/** The clock is a port so tests can move time without sleeping. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };

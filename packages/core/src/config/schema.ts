@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+// Every setting of both processes, read from the environment. The README's configuration table
+// is generated from these descriptions (npm run docs:config), so describe each one here.
+const int = (def: number) => z.coerce.number().int().min(0).default(def);
+const bool = (def: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(def ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1');
+const optionalUrl = z
+  .string()
+  .url()
+  .optional()
+  .or(z.literal('').transform(() => undefined));
+
+export const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development').describe('development, test or production; production refuses the development SECRET'),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000).describe('HTTP port of the API'),
+  HOST: z.string().default('0.0.0.0').describe('Address the API listens on'),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL').default('postgresql://postgres@127.0.0.1:5432/mailrail').describe('PostgreSQL connection URL'),
+  DATABASE_POOL_SIZE: int(10).describe('PostgreSQL connections per process'),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').default('redis://127.0.0.1:6379').describe('Redis connection URL'),
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('mailrail').describe('Prefix of every Redis key and BullMQ queue (lets several installations share one Redis)'),
+  PUBLIC_URL: z.string().url().default('http://localhost:3000').transform((u) => u.replace(/\/+$/, '')).describe('Public base URL of the API, used in unsubscribe and confirmation links'),
+  SECRET: z.string().min(32, 'must be at least 32 characters').default('dev-secret-change-me-dev-secret-change-me').describe('Server secret: hashes API keys, signs links, encrypts DKIM keys and webhook secrets'),
+  AWS_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as us-east-1').default('us-east-1').describe('Default SES region'),
+  SES_REGIONS: z.string().optional().describe('Comma-separated SES regions domains may use (default: AWS_REGION)'),
+  SES_ENDPOINT: optionalUrl.describe('SES-compatible endpoint used instead of AWS (the local emulator in development)'),
+  SES_IDENTITY_ADAPTER: z.enum(['auto', 'ses', 'local']).default('auto').describe('Where domain identities live: ses (AWS), local (database, for development), auto (local when SES_ENDPOINT is set)'),
+  SES_RATE_LIMIT: int(0).describe('Messages per second per SES region across all workers; 0 = read from SES GetAccount, else 14'),
+  SES_MARKETING_SHARE: z.coerce.number().min(0).max(1).default(0.5).describe('Share of the SES rate campaign mail may use while transactional mail waits'),
+  SES_LOCAL_PORT: z.coerce.number().int().min(1).max(65535).default(8005).describe('Port of the local SES emulator that npm start runs'),
+  API_RATE_LIMIT: int(10).describe('Default requests per second per team (0 = off); a team can have its own'),
+  API_KEY_CACHE_SECONDS: int(10).describe('How long a verified API key is trusted without reading the database'),
+  BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/i).default('55mb').describe('Largest accepted request body (attachments travel base64 in JSON)'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
+  CAMPAIGN_TIMEZONE: z.string().default('UTC').describe('IANA time zone for natural-language campaign schedules'),
+  DKIM_SELECTOR: z.string().regex(/^[a-z0-9-]+$/).default('usesend').describe('DKIM selector of new domains'),
+  DNS_RESOLVER: z.string().optional().describe('host:port of the DNS server used for domain checks (default: the system resolver)'),
+  WEBHOOK_ALLOW_PRIVATE: bool(false).describe('Allow webhook URLs on private and loopback addresses'),
+  METRICS_TOKEN: z.string().optional().describe('Bearer token required by GET /metrics when set'),
+  ADMIN_TOKEN: z.string().optional().describe('Bearer token of the queue dashboard at /admin/queues (disabled when unset)'),
+});
+
+export type Config = z.infer<typeof configSchema> & { sesRegions: string[] };

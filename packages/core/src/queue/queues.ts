@@ -1,0 +1,52 @@
+import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
+
+// Queue names and job payloads shared by the API (producer) and the worker (consumer).
+// Sends are split per SES region (each region has its own rate) and per lane, so campaign
+// traffic cannot starve transactional mail.
+export type SendLane = 'transactional' | 'marketing';
+
+export const queueNames = {
+  send: (region: string, lane: SendLane) => `send-${lane}-${region}`,
+  campaigns: 'campaigns',
+  sesEvents: 'ses-events',
+  webhooks: 'webhooks',
+  domains: 'domains',
+  maintenance: 'maintenance',
+} as const;
+
+/** One job per email; jobId is the email id, so an email has at most one live job. */
+export interface SendEmailJob {
+  emailId: string;
+}
+
+export const defaultJobOptions: JobsOptions = {
+  removeOnComplete: { age: 3600, count: 10000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+export interface QueueFactory {
+  get(name: string): Queue;
+  sendQueue(region: string, lane: SendLane): Queue;
+  closeAll(): Promise<void>;
+}
+
+/** Lazily created queues on one shared connection; every key carries the installation prefix. */
+export function createQueueFactory(connection: ConnectionOptions, prefix: string): QueueFactory {
+  const queues = new Map<string, Queue>();
+  const get = (name: string) => {
+    let q = queues.get(name);
+    if (!q) {
+      q = new Queue(name, { connection, prefix, defaultJobOptions });
+      queues.set(name, q);
+    }
+    return q;
+  };
+  return {
+    get,
+    sendQueue: (region, lane) => get(queueNames.send(region, lane)),
+    closeAll: async () => {
+      await Promise.all([...queues.values()].map((q) => q.close()));
+      queues.clear();
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '../db/client';
+import { safeEqualHex } from '../crypto/secrets';
+import { newId } from '../ids';
+
+export type Permission = 'FULL' | 'SENDING';
+
+// Keys look like useSend's: us_<clientId>_<secret>, 10 lowercase alphanumerics and 128 random bits.
+const KEY_PATTERN = /^[a-z]+_([0-9a-z]{10})_([0-9a-f]{32})$/;
+
+export function hashKeySecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export function parseApiKey(key: string): { clientId: string; secret: string } | null {
+  const m = KEY_PATTERN.exec(key);
+  return m ? { clientId: m[1], secret: m[2] } : null;
+}
+
+export function keyMatches(secret: string, tokenHash: string): boolean {
+  return safeEqualHex(hashKeySecret(secret), tokenHash);
+}
+
+export async function createTeam(db: Db, name: string) {
+  return db.team.create({ data: { name } });
+}
+
+export async function createApiKey(
+  db: Db,
+  input: { teamId: number; name?: string; permission?: Permission; domainId?: number | null },
+): Promise<{ apiKey: string; id: number; clientId: string }> {
+  const clientId = newId(10);
+  const secret = randomBytes(16).toString('hex');
+  const apiKey = `us_${clientId}_${secret}`;
+  const row = await db.apiKey.create({
+    data: {
+      clientId,
+      tokenHash: hashKeySecret(secret),
+      partialToken: `${apiKey.slice(0, 6)}...${apiKey.slice(-3)}`,
+      name: input.name ?? 'default',
+      permission: input.permission ?? 'FULL',
+      teamId: input.teamId,
+      domainId: input.domainId ?? null,
+    },
+  });
+  return { apiKey, id: row.id, clientId };
+}
+
+/** Revokes by the whole key, its `us_<clientId>` prefix, or the client id alone. */
+export async function revokeApiKey(db: Db, keyOrPrefix: string): Promise<{ clientId: string } | null> {
+  const m = /^(?:[a-z]+_)?([0-9a-z]{10})(?:_[0-9a-f]*)?$/.exec(keyOrPrefix.trim());
+  if (!m) return null;
+  const updated = await db.apiKey.updateMany({ where: { clientId: m[1], revokedAt: null }, data: { revokedAt: new Date() } });
+  return updated.count > 0 ? { clientId: m[1] } : null;
+}
+
+/** Channel on which revocations are announced so every API replica drops its cached copy at once. */
+export const apiKeyRevokedChannel = (prefix: string) => `${prefix}:apikey:revoked`;

@@ -1,0 +1,16 @@
+import { loadConfig } from '../config/load';
+import type { Config } from '../config/schema';
+
+/** Configuration for a test: the test's own database and Redis prefix, quiet logs. */
+export function testConfig(databaseUrl: string, redisPrefix: string, env: Record<string, string> = {}): Config {
+  return loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_PREFIX: redisPrefix,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    API_RATE_LIMIT: '0',
+    DATABASE_POOL_SIZE: '5',
+    ...env,
+  });
+}

@@ -1,0 +1,38 @@
+// npm run db:generate | db:migrate | db:diff <name> [git-rev]: Prisma without native engines
+// (see packages/core/src/db/prisma-cli.ts).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ensureDatabase } from '../packages/core/src/db/admin';
+import { generateClient, migrateDeploy, repoRoot, sqlFromSchemaSource } from '../packages/core/src/db/prisma-cli';
+
+async function main() {
+  const [command, name, rev = 'HEAD'] = process.argv.slice(2);
+  const url = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/mailrail';
+  if (command === 'generate') {
+    generateClient();
+    console.log('prisma client generated');
+  } else if (command === 'migrate') {
+    await ensureDatabase(url);
+    migrateDeploy(url);
+  } else if (command === 'diff') {
+    // A new migration from the schema as committed at `rev` to the schema in the work tree.
+    // The migration test then proves the migrations and schema.prisma agree.
+    if (!name || !/^[a-z0-9_]+$/.test(name)) throw new Error('usage: npm run db:diff -- <snake_case_name> [git-rev]');
+    const previous = execFileSync('git', ['show', `${rev}:prisma/schema.prisma`], { cwd: repoRoot, encoding: 'utf8' });
+    const sql = sqlFromSchemaSource(previous);
+    if (!sql) return console.log('schema.prisma has not changed since ' + rev);
+    const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
+    const dir = path.join(repoRoot, 'prisma/migrations', `${stamp}_${name}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'migration.sql'), `${sql}\n`);
+    console.log(`wrote ${path.relative(repoRoot, dir)}/migration.sql`);
+  } else {
+    throw new Error('usage: tsx scripts/prisma.ts generate|migrate|diff <name> [git-rev]');
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
