@@ -11,3 +11,4 @@ export * from './clock';
 export * from './teams/api-keys';
 export * from './domains/add-domain';
 export * from './domains/dkim';
+export * from './emails/create-emails';
