@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import { createMetrics, type Metrics } from '@mailrail/core';
 import type { ApiDeps } from './deps';
 import { emailRoutes } from './emails/routes';
 import { healthRoutes } from './health/routes';
@@ -7,9 +8,12 @@ import { errorHandler, notFoundHandler } from './http/errors';
 import { jsonBody } from './http/json-body';
 import { createRateLimit } from './http/rate-limit';
 import { requestLogger } from './http/request-log';
+import { metricsEndpoint, recordHttpMetrics } from './ops/metrics';
+import { QUEUE_DASHBOARD_PATH, queueDashboard } from './ops/queue-dashboard';
 
 export interface ApiApp {
   app: Express;
+  metrics: Metrics;
   /** Releases what the app itself holds (the revocation subscriber); deps are closed by their owner. */
   close: () => void;
 }
@@ -18,8 +22,13 @@ export function createApp(deps: ApiDeps): ApiApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
+  const metrics = createMetrics('api');
   app.use(requestLogger(deps.log));
+  app.use(recordHttpMetrics(metrics));
   app.use(healthRoutes(deps));
+  app.get('/metrics', metricsEndpoint(deps, metrics));
+  const dashboard = queueDashboard(deps);
+  if (dashboard) app.use(QUEUE_DASHBOARD_PATH, dashboard.guard, dashboard.router);
 
   // Authentication first, then the rate limit, and only then is a body read: an unauthenticated
   // caller cannot make us parse 50 MB.
@@ -32,5 +41,5 @@ export function createApp(deps: ApiDeps): ApiApp {
 
   app.use(notFoundHandler);
   app.use(errorHandler);
-  return { app, close: auth.close };
+  return { app, metrics, close: auth.close };
 }
