@@ -102,12 +102,13 @@ export async function deleteDomain(deps: DomainDeps, auth: AuthContext, id: numb
   try {
     await deps.db.$transaction(
       async (tx) => {
-        const gone = await tx.domain.deleteMany({ where: { id: domain.id, teamId: auth.teamId } });
-        if (gone.count === 0) throw domainNotFound();
-        await recordDomainEvent(tx, 'domain.deleted', domain);
+        // Keys first: deleting the row sets their domainId to null.
         const keys = await tx.apiKey.findMany({ where: { domainId: domain.id, revokedAt: null }, select: { clientId: true } });
         revokedClientIds = keys.map((k) => k.clientId);
         await tx.apiKey.updateMany({ where: { domainId: domain.id, revokedAt: null }, data: { revokedAt: deps.clock.now() } });
+        const gone = await tx.domain.deleteMany({ where: { id: domain.id, teamId: auth.teamId } });
+        if (gone.count === 0) throw domainNotFound();
+        await recordDomainEvent(tx, 'domain.deleted', domain);
         await deps.identities.deleteIdentity({ domain: domain.name, region: domain.region });
       },
       { timeout: 30_000, maxWait: 10_000 },

@@ -1,6 +1,8 @@
 import dns2 from 'dns2';
 
 const { Packet } = dns2;
+// RFC 1035 response codes (dns2 has Packet.RCODE at run time but not in its typings).
+const RCODE = { SERVFAIL: 2, NXDOMAIN: 3 };
 
 export interface TestZoneEntry {
   /** Each TXT record as its character-strings (a long value split in 255-character pieces). */
@@ -31,9 +33,9 @@ export async function startTestDnsServer(): Promise<TestDnsServer> {
       const [q] = request.questions;
       const entry = zone[q.name.toLowerCase().replace(/\.$/, '')];
       if (!entry) {
-        response.header.rcode = Packet.RCODE.NXDOMAIN;
+        response.header.rcode = RCODE.NXDOMAIN;
       } else if (entry.servfail) {
-        response.header.rcode = Packet.RCODE.SERVFAIL;
+        response.header.rcode = RCODE.SERVFAIL;
       } else if (q.type === Packet.TYPE.TXT) {
         for (const data of entry.txt ?? []) response.answers.push({ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 60, data } as never);
       } else if (q.type === Packet.TYPE.MX) {
