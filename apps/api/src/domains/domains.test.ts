@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { createPublicKey } from 'node:crypto';
-import { decryptSecret, queueNames } from '@mailrail/core';
+import { ApiError, createDomain, decryptSecret, IdentityServiceError, queueNames, type IdentityPort } from '@mailrail/core';
+import { deleteDomain } from './domain-service';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 
 let api: TestApi;
@@ -228,5 +229,44 @@ describe('reading, updating and deleting domains', () => {
     expectError(await request(api.app).get('/api/v1/domains').set(keyA), 403, 'FORBIDDEN');
     expectError(await request(api.app).get(`/api/v1/domains/${a}`).set(team.auth), 404, 'NOT_FOUND');
     expectError(await request(api.app).delete(`/api/v1/domains/${a}`).set(team.auth), 404, 'NOT_FOUND');
+  });
+});
+
+describe('when SES refuses', () => {
+  // A stand-in identity port that fails the way SES can (the real adapter is tested against a
+  // fake SES endpoint in packages/core/src/ses-identity).
+  const refusing = (sesErrorName: string): IdentityPort => ({
+    kind: 'ses',
+    createIdentity: async () => {
+      throw new IdentityServiceError(`SES: refused (${sesErrorName})`, sesErrorName);
+    },
+    getIdentityStatus: async () => null,
+    deleteIdentity: async () => {
+      throw new IdentityServiceError('SES: unavailable', sesErrorName);
+    },
+  });
+
+  it('writes no domain and no event when the identity cannot be created', async () => {
+    const events = await api.deps.db.webhookEvent.count();
+    for (const [name, status] of [['BadRequestException', 400], ['ServiceUnavailableException', 503]] as const) {
+      const err = await createDomain({ db: api.deps.db, config: api.config, identities: refusing(name) }, { teamId: api.team.teamId, name: 'refused.example.com' }).catch((e) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err.status).toBe(status);
+    }
+    expect(await api.deps.db.domain.count({ where: { name: 'refused.example.com' } })).toBe(0);
+    expect(await api.deps.db.webhookEvent.count()).toBe(events);
+  });
+
+  it('keeps the domain, its keys and writes no event when SES cannot delete the identity', async () => {
+    const d = await api.addDomain(api.team.teamId, 'undeletable.example.com');
+    const key = await api.newKey(api.team.teamId, { domainId: d.id });
+    const auth = { teamId: api.team.teamId, apiKeyId: 0, permission: 'FULL' as const, domainId: null, rateLimit: 0 };
+    const err = await deleteDomain({ ...api.deps, identities: refusing('ServiceUnavailableException') }, auth, d.id).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(503);
+    expect(await api.deps.db.domain.count({ where: { id: d.id } })).toBe(1);
+    expect(await api.deps.db.apiKey.count({ where: { domainId: d.id, revokedAt: null } })).toBe(1);
+    expect(await outbox(d.id)).toEqual([]);
+    expect((await request(api.app).get(`/api/v1/domains/${d.id}`).set({ Authorization: `Bearer ${key}` })).status).toBe(200);
   });
 });
