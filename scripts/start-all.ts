@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createApiKey, createDb, createTeam, insertDomain, loadConfigOrExit } from '../packages/core/src';
+import { createApiKey, createDb, createDomain, createIdentityPort, createTeam, loadConfigOrExit } from '../packages/core/src';
 import { ensureDatabase } from '../packages/core/src/db/admin';
 import { migrateDeploy } from '../packages/core/src/db/prisma-cli';
 import { startSesLocal } from './start-ses-local';
@@ -36,7 +36,7 @@ async function seedDemo(config: ReturnType<typeof loadConfigOrExit>) {
     const team = (await db.team.findFirst({ where: { name: DEMO_TEAM }, orderBy: { id: 'asc' } })) ?? (await createTeam(db, DEMO_TEAM));
     const domain =
       (await db.domain.findUnique({ where: { name: DEMO_DOMAIN } })) ??
-      (await insertDomain(db, config.SECRET, { teamId: team.id, name: DEMO_DOMAIN, region: config.AWS_REGION, dkimSelector: config.DKIM_SELECTOR, verified: true }));
+      (await createDomain({ db, config, identities: createIdentityPort(config, { db }) }, { teamId: team.id, name: DEMO_DOMAIN, verified: true }));
     const { apiKey } = await createApiKey(db, { teamId: team.id, name: `npm start ${new Date().toISOString()}`, permission: 'FULL' });
     return { teamId: team.id, domain: domain.name, apiKey };
   } finally {

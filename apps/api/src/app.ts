@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import { createMetrics, type Metrics } from '@mailrail/core';
 import type { ApiDeps } from './deps';
+import { domainRoutes } from './domains/routes';
 import { emailRoutes } from './emails/routes';
 import { healthRoutes } from './health/routes';
 import { createAuth } from './http/auth';
@@ -36,6 +37,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   const v1 = express.Router();
   v1.use(auth.middleware, createRateLimit(deps), ...jsonBody(deps.config.BODY_LIMIT));
   v1.use('/emails', emailRoutes(deps));
+  v1.use('/domains', domainRoutes(deps));
   v1.use(notFoundHandler);
   app.use('/api/v1', v1);
 

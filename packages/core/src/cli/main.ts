@@ -5,7 +5,10 @@ import type { Config } from '../config/schema';
 import { createDb, type Db } from '../db/client';
 import { createRedis } from '../redis/client';
 import { apiKeyRevokedChannel, createApiKey, createTeam, revokeApiKey } from '../teams/api-keys';
-import { insertDomain } from '../domains/add-domain';
+import { createDomain } from '../domains/add-domain';
+import { domainView } from '../domains/domain-view';
+import { ApiError } from '../errors/api-error';
+import { createIdentityPort } from '../ses-identity/choose-adapter';
 
 class UsageError extends Error {}
 
@@ -77,15 +80,16 @@ const commands: Record<string, Command> = {
       strict: true,
     });
     const teamId = positiveInt(values.team, 'team');
-    const name = required(values.name, 'name').toLowerCase();
-    if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(name)) throw new UsageError(`--name "${name}" is not a domain name`);
-    const region = values.region ?? config.AWS_REGION;
-    if (!config.sesRegions.includes(region)) throw new UsageError(`--region must be one of ${config.sesRegions.join(', ')}`);
+    const name = required(values.name, 'name');
     await teamMustExist(db, teamId);
-    if (await db.domain.findUnique({ where: { name } })) throw new UsageError(`domain ${name} already exists`);
-    const domain = await insertDomain(db, config.SECRET, { teamId, name, region, dkimSelector: config.DKIM_SELECTOR, verified: values.verified });
-    const { dkimPrivateKeyEnc: _secret, ...visible } = domain;
-    return visible;
+    try {
+      // The same operation as POST /api/v1/domains: name and region checks, DKIM key, SES identity.
+      const domain = await createDomain({ db, config, identities: createIdentityPort(config, { db }) }, { teamId, name, region: values.region, verified: values.verified });
+      return domainView(domain);
+    } catch (err) {
+      if (err instanceof ApiError && err.status < 500) throw new UsageError(err.message);
+      throw err;
+    }
   },
 };
 

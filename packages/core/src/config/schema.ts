@@ -1,3 +1,4 @@
+import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 
 // Every setting of both processes, read from the environment. The README's configuration table
@@ -8,6 +9,17 @@ const bool = (def: boolean) =>
     .enum(['true', 'false', '1', '0'])
     .default(def ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1');
+const cron = (def: string) =>
+  z
+    .string()
+    .default(def)
+    .superRefine((expr, ctx) => {
+      try {
+        CronExpressionParser.parse(expr, { tz: 'UTC' });
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: `not a valid cron expression: ${(err as Error).message}` });
+      }
+    });
 const optionalUrl = z
   .string()
   .url()
@@ -27,7 +39,7 @@ export const configSchema = z.object({
   AWS_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as us-east-1').default('us-east-1').describe('Default SES region'),
   SES_REGIONS: z.string().optional().describe('Comma-separated SES regions domains may use (default: AWS_REGION)'),
   SES_ENDPOINT: optionalUrl.describe('SES-compatible endpoint used instead of AWS (the local emulator in development)'),
-  SES_IDENTITY_ADAPTER: z.enum(['auto', 'ses', 'local']).default('auto').describe('Where domain identities live: ses (AWS), local (database, for development), auto (local when SES_ENDPOINT is set)'),
+  SES_IDENTITY_ADAPTER: z.enum(['auto', 'ses', 'local']).default('auto').describe('Where domain identities live: ses (AWS), local (database, for development), auto (local when SES_ENDPOINT is set or no AWS credentials are in the environment, else ses)'),
   SES_RATE_LIMIT: int(0).describe('Messages per second per SES region across all workers; 0 = read from SES GetAccount, else 14'),
   SES_MARKETING_SHARE: z.coerce.number().min(0).max(1).default(0.5).describe('Share of the SES rate campaign mail may use while transactional mail waits'),
   SES_LOCAL_PORT: z.coerce.number().int().min(1).max(65535).default(8005).describe('Port of the local SES emulator that npm start runs'),
@@ -38,6 +50,9 @@ export const configSchema = z.object({
   CAMPAIGN_TIMEZONE: z.string().default('UTC').describe('IANA time zone for natural-language campaign schedules'),
   DKIM_SELECTOR: z.string().regex(/^[a-z0-9-]+$/).default('usesend').describe('DKIM selector of new domains'),
   DNS_RESOLVER: z.string().optional().describe('host:port of the DNS server used for domain checks (default: the system resolver)'),
+  DNS_TIMEOUT_MS: z.coerce.number().int().min(100).default(3000).describe('Timeout of one DNS query of a domain check (two tries)'),
+  DOMAIN_CHECK_CRON: cron('0 */4 * * *').describe('Cron (UTC) of the domain verification sweep, and how often a domain that is not verified yet is checked again'),
+  DOMAIN_RECHECK_CRON: cron('30 3 * * *').describe('Cron (UTC) at which verified domains are checked again'),
   WEBHOOK_ALLOW_PRIVATE: bool(false).describe('Allow webhook URLs on private and loopback addresses'),
   METRICS_TOKEN: z.string().optional().describe('Bearer token required by GET /metrics when set'),
   ADMIN_TOKEN: z.string().optional().describe('Bearer token of the queue dashboard at /admin/queues (disabled when unset)'),

@@ -1,0 +1,122 @@
+import {
+  apiKeyRevokedChannel,
+  ApiError,
+  createDomain,
+  domainView,
+  enqueueDomainVerification,
+  identityErrorToApiError,
+  notFound,
+  recordDomainEvent,
+  type Domain,
+  type DomainView,
+  type IdentityPort,
+} from '@mailrail/core';
+import { z } from 'zod';
+import type { ApiDeps } from '../deps';
+import type { AuthContext } from '../http/auth';
+
+export type DomainDeps = ApiDeps & { identities: IdentityPort };
+
+export const createDomainBody = z.object({
+  name: z.string().min(1).max(300),
+  // Required by useSend; here it defaults to AWS_REGION.
+  region: z.string().min(1).max(64).optional(),
+  clickTracking: z.boolean().optional(),
+  openTracking: z.boolean().optional(),
+});
+
+export const updateDomainBody = z.object({
+  clickTracking: z.boolean().optional(),
+  openTracking: z.boolean().optional(),
+});
+
+// Anything but digits is a malformed id (400); a number no row can have is simply not found.
+export const domainIdParam = z.object({ id: z.string().regex(/^\d{1,18}$/, 'must be a positive integer').transform(Number) });
+
+const MAX_INT4 = 2_147_483_647;
+const domainNotFound = () => notFound('Domain not found');
+
+/** The team's domain, also within the key's domain when the key is bound to one; else 404. */
+async function findDomain(deps: ApiDeps, auth: AuthContext, id: number): Promise<Domain> {
+  if (id < 1 || id > MAX_INT4 || (auth.domainId !== null && auth.domainId !== id)) throw domainNotFound();
+  const domain = await deps.db.domain.findFirst({ where: { id, teamId: auth.teamId } });
+  if (!domain) throw domainNotFound();
+  return domain;
+}
+
+export async function addDomain(deps: DomainDeps, auth: AuthContext, body: z.infer<typeof createDomainBody>): Promise<DomainView> {
+  // A key bound to one domain acts for that domain only; adding others is beyond it.
+  if (auth.domainId !== null) throw new ApiError('FORBIDDEN', 'This API key is restricted to one domain and cannot add domains');
+  const domain = await createDomain(
+    { db: deps.db, config: deps.config, identities: deps.identities, now: () => deps.clock.now() },
+    { teamId: auth.teamId, name: body.name, region: body.region, clickTracking: body.clickTracking, openTracking: body.openTracking },
+  );
+  return domainView(domain);
+}
+
+/** Newest first; a key bound to a domain sees only that one. */
+export async function listDomains(deps: ApiDeps, auth: AuthContext): Promise<DomainView[]> {
+  const rows = await deps.db.domain.findMany({
+    where: { teamId: auth.teamId, ...(auth.domainId !== null ? { id: auth.domainId } : {}) },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+  });
+  return rows.map(domainView);
+}
+
+export async function getDomain(deps: ApiDeps, auth: AuthContext, id: number): Promise<DomainView> {
+  return domainView(await findDomain(deps, auth, id));
+}
+
+/**
+ * Marks the domain as being verified and asks the worker to check it now. nextCheckAt = now too,
+ * so the sweep still checks it if the job is lost with Redis.
+ */
+export async function startDomainVerification(deps: ApiDeps, auth: AuthContext, id: number): Promise<{ message: string }> {
+  const domain = await findDomain(deps, auth, id);
+  await deps.db.domain.update({ where: { id: domain.id }, data: { isVerifying: true, nextCheckAt: deps.clock.now() } });
+  await enqueueDomainVerification(deps.queues, domain.id).catch((err) => deps.log.warn({ err, domainId: domain.id }, 'verification job not enqueued; the sweep will pick the domain up'));
+  return { message: 'Domain verification started' };
+}
+
+export async function updateDomain(deps: ApiDeps, auth: AuthContext, id: number, body: z.infer<typeof updateDomainBody>): Promise<DomainView> {
+  const domain = await findDomain(deps, auth, id);
+  const changes = Object.fromEntries(Object.entries(body).filter(([k, v]) => v !== undefined && domain[k as keyof typeof body] !== v));
+  if (Object.keys(changes).length === 0) return domainView(domain);
+  const updated = await deps.db.$transaction(async (tx) => {
+    const row = await tx.domain.update({ where: { id: domain.id }, data: changes });
+    await recordDomainEvent(tx, 'domain.updated', row);
+    return row;
+  });
+  return domainView(updated);
+}
+
+/**
+ * Deletes the row, its SES identity and the API keys bound to it, with a `domain.deleted` event.
+ * The keys go too: the schema would otherwise set their domainId to null, silently turning a
+ * key restricted to this domain into one for the whole team. The SES call runs inside the
+ * transaction, so if SES refuses, nothing is deleted.
+ */
+export async function deleteDomain(deps: DomainDeps, auth: AuthContext, id: number): Promise<{ id: number; success: true; message: string }> {
+  const domain = await findDomain(deps, auth, id);
+  let revokedClientIds: string[] = [];
+  try {
+    await deps.db.$transaction(
+      async (tx) => {
+        // Keys first: deleting the row sets their domainId to null.
+        const keys = await tx.apiKey.findMany({ where: { domainId: domain.id, revokedAt: null }, select: { clientId: true } });
+        revokedClientIds = keys.map((k) => k.clientId);
+        await tx.apiKey.updateMany({ where: { domainId: domain.id, revokedAt: null }, data: { revokedAt: deps.clock.now() } });
+        const gone = await tx.domain.deleteMany({ where: { id: domain.id, teamId: auth.teamId } });
+        if (gone.count === 0) throw domainNotFound();
+        await recordDomainEvent(tx, 'domain.deleted', domain);
+        await deps.identities.deleteIdentity({ domain: domain.name, region: domain.region });
+      },
+      { timeout: 30_000, maxWait: 10_000 },
+    );
+  } catch (err) {
+    throw identityErrorToApiError(err);
+  }
+  const channel = apiKeyRevokedChannel(deps.config.REDIS_PREFIX);
+  await Promise.all(revokedClientIds.map((c) => deps.redis.publish(channel, c).catch(() => undefined)));
+  return { id: domain.id, success: true, message: 'Domain deleted successfully' };
+}

@@ -1,0 +1,272 @@
+import request from 'supertest';
+import { createPublicKey } from 'node:crypto';
+import { ApiError, createDomain, decryptSecret, IdentityServiceError, queueNames, type IdentityPort } from '@mailrail/core';
+import { deleteDomain } from './domain-service';
+import { startTestApi, type TestApi } from '../testing/api-harness';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi({ SES_IDENTITY_ADAPTER: 'local', SES_REGIONS: 'us-east-1,eu-west-1', DNS_RESOLVER: '127.0.0.1:9' });
+});
+afterAll(async () => {
+  await api.close();
+});
+
+const post = (body: unknown, auth = api.team.auth) => request(api.app).post('/api/v1/domains').set(auth).send(body as object);
+const expectError = (res: request.Response, status: number, code: string) => {
+  expect(res.status).toBe(status);
+  expect(res.body.error.code).toBe(code);
+  expect(typeof res.body.error.message).toBe('string');
+};
+const outbox = (domainId: number) => api.deps.db.webhookEvent.findMany({ where: { domainId }, orderBy: { createdAt: 'asc' } });
+
+describe('POST /api/v1/domains', () => {
+  it('creates an apex domain with its DKIM key, SES identity, records and a domain.created event', async () => {
+    const res = await post({ name: 'Example.com', region: 'us-east-1' });
+    expect(res.status).toBe(200);
+    const d = res.body;
+    expect(d).toMatchObject({
+      name: 'example.com', teamId: api.team.teamId, status: 'PENDING', region: 'us-east-1', clickTracking: false, openTracking: false,
+      dkimStatus: 'NOT_STARTED', spfDetails: 'NOT_STARTED', dmarcAdded: false, isVerifying: false, subdomain: null,
+      errorMessage: null, verificationError: null, lastCheckedTime: null,
+    });
+    expect(typeof d.id).toBe('number');
+    for (const field of ['createdAt', 'updatedAt']) expect(new Date(d[field]).toISOString()).toBe(d[field]);
+    expect(JSON.stringify(d)).not.toMatch(/PRIVATE|dkimPrivateKeyEnc/);
+
+    expect(d.dnsRecords.map((r: { type: string; name: string }) => [r.type, r.name])).toEqual([
+      ['MX', 'mail'], ['TXT', 'usesend._domainkey'], ['TXT', 'mail'], ['TXT', '_dmarc'],
+    ]);
+    const [mx, dkim, spf, dmarc] = d.dnsRecords;
+    expect(mx).toEqual({ type: 'MX', name: 'mail', value: 'feedback-smtp.us-east-1.amazonses.com', ttl: 'Auto', priority: '10', status: 'NOT_STARTED' });
+    expect(dkim.value).toBe(`p=${d.publicKey}`);
+    expect(dkim.status).toBe('NOT_STARTED');
+    // RSA 2048: the value is longer than one DNS string, so it comes in 255-character pieces too.
+    expect(dkim.value.length).toBeGreaterThan(255);
+    expect(dkim.valueChunks.join('')).toBe(dkim.value);
+    expect(dkim.valueChunks.map((c: string) => c.length)).toEqual([255, dkim.value.length - 255]);
+    expect(spf).toMatchObject({ value: 'v=spf1 include:amazonses.com ~all', status: 'NOT_STARTED', valueChunks: ['v=spf1 include:amazonses.com ~all'] });
+    expect(dmarc).toMatchObject({ value: 'v=DMARC1; p=none;', status: 'NOT_STARTED', recommended: true });
+
+    const row = await api.deps.db.domain.findUniqueOrThrow({ where: { id: d.id } });
+    const pem = decryptSecret(api.config.SECRET, row.dkimPrivateKeyEnc!);
+    const pub = createPublicKey(pem);
+    expect(pub.asymmetricKeyDetails?.modulusLength).toBe(2048);
+    expect(pub.export({ type: 'spki', format: 'der' }).toString('base64')).toBe(d.publicKey);
+    expect(row.nextCheckAt).not.toBeNull();
+
+    const identity = await api.deps.db.localSesIdentity.findUniqueOrThrow({ where: { identity: 'example.com' } });
+    expect(identity).toMatchObject({ region: 'us-east-1', dkimSelector: 'usesend', dkimPublicKey: d.publicKey, mailFromDomain: 'mail.example.com' });
+
+    const events = await outbox(d.id);
+    expect(events.map((e) => e.type)).toEqual(['domain.created']);
+    expect(events[0]).toMatchObject({ teamId: api.team.teamId, dispatchedAt: null });
+    expect((events[0].data as { name: string; dnsRecords: unknown[] }).name).toBe('example.com');
+    expect(JSON.stringify(events[0].data)).not.toMatch(/PRIVATE|dkimPrivateKeyEnc/);
+  });
+
+  it('names the records of a subdomain relative to the registrable domain', async () => {
+    const res = await post({ name: 'news.example.co.uk', region: 'eu-west-1', clickTracking: true });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ name: 'news.example.co.uk', subdomain: 'news', region: 'eu-west-1', clickTracking: true, openTracking: false });
+    expect(res.body.dnsRecords.map((r: { name: string }) => r.name)).toEqual(['mail.news', 'usesend._domainkey.news', 'mail.news', '_dmarc']);
+    expect(res.body.dnsRecords[0].value).toBe('feedback-smtp.eu-west-1.amazonses.com');
+    const identity = await api.deps.db.localSesIdentity.findUniqueOrThrow({ where: { identity: 'news.example.co.uk' } });
+    expect(identity.mailFromDomain).toBe('mail.news.example.co.uk');
+  });
+
+  it('uses AWS_REGION when the region is left out', async () => {
+    const res = await post({ name: 'default-region.example.org' });
+    expect(res.status).toBe(200);
+    expect(res.body.region).toBe('us-east-1');
+  });
+
+  it.each([
+    ['localhost'], ['com'], ['co.uk'], ['-bad-.com'], ['1.2.3.4'], ['under_score.com'], ['exa mple.com'], ['foo.local'],
+    [`${'a'.repeat(64)}.com`], [`${Array.from({ length: 60 }, () => 'abcd').join('.')}.com`], [''],
+  ])('refuses the name %j with 400 and writes nothing', async (name) => {
+    const before = await api.deps.db.domain.count();
+    const res = await post({ name, region: 'us-east-1' });
+    expectError(res, 400, 'BAD_REQUEST');
+    expect(res.body.error.issues[0].path).toEqual(['name']);
+    expect(await api.deps.db.domain.count()).toBe(before);
+  });
+
+  it('refuses an unknown region and wrongly typed fields with 400', async () => {
+    const res = await post({ name: 'region.example.com', region: 'ap-south-1' });
+    expectError(res, 400, 'BAD_REQUEST');
+    expect(res.body.error.issues[0].path).toEqual(['region']);
+    expect(res.body.error.message).toMatch(/us-east-1, eu-west-1/);
+    expectError(await post({ name: 'region.example.com', region: 'nowhere' }), 400, 'BAD_REQUEST');
+    expectError(await post({ name: 'types.example.com', openTracking: 'yes' }), 400, 'BAD_REQUEST');
+    expectError(await post({ name: 42 }), 400, 'BAD_REQUEST');
+    expectError(await post({}), 400, 'BAD_REQUEST');
+    expect(await api.deps.db.domain.count({ where: { name: { in: ['region.example.com', 'types.example.com'] } } })).toBe(0);
+  });
+
+  it('answers 409 NOT_UNIQUE for a name that exists, in any team and any case', async () => {
+    expect((await post({ name: 'dupe.example.com' })).status).toBe(200);
+    expectError(await post({ name: 'dupe.example.com' }), 409, 'NOT_UNIQUE');
+    const other = await api.newTeam('Other');
+    expectError(await post({ name: 'DUPE.example.com' }, other.auth), 409, 'NOT_UNIQUE');
+  });
+
+  it('keeps exactly one row when the same name is created concurrently', async () => {
+    const results = await Promise.all([post({ name: 'race.example.com' }), post({ name: 'race.example.com' }), post({ name: 'race.example.com' })]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409]);
+    expect(await api.deps.db.domain.count({ where: { name: 'race.example.com' } })).toBe(1);
+    expect(await api.deps.db.localSesIdentity.count({ where: { identity: 'race.example.com' } })).toBe(1);
+  });
+
+  it('does not let a key bound to a domain add domains', async () => {
+    const a = await api.addDomain(api.team.teamId, 'bound-adder.example.com');
+    const key = await api.newKey(api.team.teamId, { domainId: a.id });
+    expectError(await post({ name: 'sneaky.example.com' }, { Authorization: `Bearer ${key}` }), 403, 'FORBIDDEN');
+  });
+});
+
+describe('reading, updating and deleting domains', () => {
+  let team: Awaited<ReturnType<TestApi['newTeam']>>;
+  let a: number;
+  let b: number;
+  let keyA: { Authorization: string };
+  beforeAll(async () => {
+    team = await api.newTeam('Scoped');
+    a = (await post({ name: 'a.scoped.com' }, team.auth)).body.id;
+    b = (await post({ name: 'b.scoped.com' }, team.auth)).body.id;
+    keyA = { Authorization: `Bearer ${await api.newKey(team.teamId, { domainId: a })}` };
+  });
+
+  it('lists the team domains newest first, and only its own domain for a bound key', async () => {
+    const all = await request(api.app).get('/api/v1/domains').set(team.auth);
+    expect(all.status).toBe(200);
+    expect(all.body.map((d: { id: number }) => d.id)).toEqual([b, a]);
+    expect(all.body[0].dnsRecords).toHaveLength(4);
+    const bound = await request(api.app).get('/api/v1/domains').set(keyA);
+    expect(bound.body.map((d: { id: number }) => d.id)).toEqual([a]);
+  });
+
+  it('gets one domain with its records', async () => {
+    const res = await request(api.app).get(`/api/v1/domains/${a}`).set(keyA);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: a, name: 'a.scoped.com' });
+    expect(res.body.dnsRecords[1].name).toBe('usesend._domainkey.a');
+  });
+
+  it('hides domain B from a key bound to domain A on every route', async () => {
+    for (const call of [
+      request(api.app).get(`/api/v1/domains/${b}`).set(keyA),
+      request(api.app).put(`/api/v1/domains/${b}/verify`).set(keyA),
+      request(api.app).patch(`/api/v1/domains/${b}`).set(keyA).send({ clickTracking: true }),
+      request(api.app).delete(`/api/v1/domains/${b}`).set(keyA),
+    ]) {
+      const res = await call;
+      expectError(res, 404, 'NOT_FOUND');
+      expect(res.body.error.message).toBe('Domain not found');
+    }
+    const row = await api.deps.db.domain.findUniqueOrThrow({ where: { id: b } });
+    expect(row).toMatchObject({ clickTracking: false, isVerifying: false });
+  });
+
+  it('hides one team domains from another team on every route', async () => {
+    const other = await api.newTeam('Nosy');
+    for (const call of [
+      request(api.app).get(`/api/v1/domains/${a}`).set(other.auth),
+      request(api.app).put(`/api/v1/domains/${a}/verify`).set(other.auth),
+      request(api.app).patch(`/api/v1/domains/${a}`).set(other.auth).send({ openTracking: true }),
+      request(api.app).delete(`/api/v1/domains/${a}`).set(other.auth),
+    ]) expectError(await call, 404, 'NOT_FOUND');
+    expect((await request(api.app).get('/api/v1/domains').set(other.auth)).body).toEqual([]);
+    expect(await api.deps.db.domain.count({ where: { id: a } })).toBe(1);
+  });
+
+  it('answers malformed ids with 400 and impossible ones with 404', async () => {
+    expectError(await request(api.app).get('/api/v1/domains/abc').set(team.auth), 400, 'BAD_REQUEST');
+    expectError(await request(api.app).get('/api/v1/domains/1.5').set(team.auth), 400, 'BAD_REQUEST');
+    expectError(await request(api.app).delete('/api/v1/domains/-1').set(team.auth), 400, 'BAD_REQUEST');
+    expectError(await request(api.app).get('/api/v1/domains/0').set(team.auth), 404, 'NOT_FOUND');
+    expectError(await request(api.app).get('/api/v1/domains/99999999999').set(team.auth), 404, 'NOT_FOUND');
+    expectError(await request(api.app).put('/api/v1/domains/999999/verify').set(team.auth), 404, 'NOT_FOUND');
+  });
+
+  it('sets the tracking flags with PATCH and records domain.updated', async () => {
+    const res = await request(api.app).patch(`/api/v1/domains/${a}`).set(keyA).send({ clickTracking: true, openTracking: true });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: a, clickTracking: true, openTracking: true });
+    const again = await request(api.app).patch(`/api/v1/domains/${a}`).set(keyA).send({ openTracking: false });
+    expect(again.body).toMatchObject({ clickTracking: true, openTracking: false });
+    expectError(await request(api.app).patch(`/api/v1/domains/${a}`).set(keyA).send({ clickTracking: 'on' }), 400, 'BAD_REQUEST');
+    const types = (await outbox(a)).map((e) => e.type);
+    expect(types).toEqual(['domain.created', 'domain.updated', 'domain.updated']);
+  });
+
+  it('starts a verification: isVerifying, due now, and one job on the domains queue', async () => {
+    const res = await request(api.app).put(`/api/v1/domains/${a}/verify`).set(keyA);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ message: 'Domain verification started' });
+    await request(api.app).put(`/api/v1/domains/${a}/verify`).set(keyA);
+    const row = await api.deps.db.domain.findUniqueOrThrow({ where: { id: a } });
+    expect(row.isVerifying).toBe(true);
+    expect(row.nextCheckAt!.getTime()).toBeLessThanOrEqual(Date.now());
+    const jobs = await api.deps.queues.get(queueNames.domains).getJobs(['waiting', 'delayed', 'active']);
+    const mine = jobs.filter((j) => j.data.domainId === a);
+    expect(mine).toHaveLength(1);
+    expect(mine[0].name).toBe('verify-domain');
+  });
+
+  it('deletes a domain with its SES identity, its bound keys and a domain.deleted event', async () => {
+    const res = await request(api.app).delete(`/api/v1/domains/${a}`).set(team.auth);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: a, success: true, message: 'Domain deleted successfully' });
+    expect(await api.deps.db.domain.count({ where: { id: a } })).toBe(0);
+    expect(await api.deps.db.localSesIdentity.count({ where: { identity: 'a.scoped.com' } })).toBe(0);
+    expect(await api.deps.db.localSesIdentity.count({ where: { identity: 'b.scoped.com' } })).toBe(1);
+    const events = await outbox(a);
+    expect(events.at(-1)!.type).toBe('domain.deleted');
+    expect((events.at(-1)!.data as { id: number }).id).toBe(a);
+    // The key bound to A must not become a key for the whole team.
+    expect((await api.deps.db.apiKey.findMany({ where: { teamId: team.teamId, revokedAt: { not: null } } })).length).toBe(1);
+    expectError(await request(api.app).get('/api/v1/domains').set(keyA), 403, 'FORBIDDEN');
+    expectError(await request(api.app).get(`/api/v1/domains/${a}`).set(team.auth), 404, 'NOT_FOUND');
+    expectError(await request(api.app).delete(`/api/v1/domains/${a}`).set(team.auth), 404, 'NOT_FOUND');
+  });
+});
+
+describe('when SES refuses', () => {
+  // A stand-in identity port that fails the way SES can (the real adapter is tested against a
+  // fake SES endpoint in packages/core/src/ses-identity).
+  const refusing = (sesErrorName: string): IdentityPort => ({
+    kind: 'ses',
+    createIdentity: async () => {
+      throw new IdentityServiceError(`SES: refused (${sesErrorName})`, sesErrorName);
+    },
+    getIdentityStatus: async () => null,
+    deleteIdentity: async () => {
+      throw new IdentityServiceError('SES: unavailable', sesErrorName);
+    },
+  });
+
+  it('writes no domain and no event when the identity cannot be created', async () => {
+    const events = await api.deps.db.webhookEvent.count();
+    for (const [name, status] of [['BadRequestException', 400], ['ServiceUnavailableException', 503]] as const) {
+      const err = await createDomain({ db: api.deps.db, config: api.config, identities: refusing(name) }, { teamId: api.team.teamId, name: 'refused.example.com' }).catch((e) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err.status).toBe(status);
+    }
+    expect(await api.deps.db.domain.count({ where: { name: 'refused.example.com' } })).toBe(0);
+    expect(await api.deps.db.webhookEvent.count()).toBe(events);
+  });
+
+  it('keeps the domain, its keys and writes no event when SES cannot delete the identity', async () => {
+    const d = await api.addDomain(api.team.teamId, 'undeletable.example.com');
+    const key = await api.newKey(api.team.teamId, { domainId: d.id });
+    const auth = { teamId: api.team.teamId, apiKeyId: 0, permission: 'FULL' as const, domainId: null, rateLimit: 0 };
+    const err = await deleteDomain({ ...api.deps, identities: refusing('ServiceUnavailableException') }, auth, d.id).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(503);
+    expect(await api.deps.db.domain.count({ where: { id: d.id } })).toBe(1);
+    expect(await api.deps.db.apiKey.count({ where: { domainId: d.id, revokedAt: null } })).toBe(1);
+    expect(await outbox(d.id)).toEqual([]);
+    expect((await request(api.app).get(`/api/v1/domains/${d.id}`).set({ Authorization: `Bearer ${key}` })).status).toBe(200);
+  });
+});

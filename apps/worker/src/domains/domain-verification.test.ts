@@ -1,0 +1,225 @@
+import {
+  createDb,
+  createDnsLookup,
+  createDomain,
+  createIdentityPort,
+  createLogger,
+  createQueueFactory,
+  createRedis,
+  createTeam,
+  domainView,
+  enqueueDomainVerification,
+  nextCronTime,
+  parseDomainName,
+  queueNames,
+  splitTxtValue,
+  type Config,
+  type Db,
+  type Domain,
+  type QueueFactory,
+  type Redis,
+} from '@mailrail/core';
+import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databases';
+import { startTestDnsServer, type TestDnsServer, type TestZoneEntry } from '@mailrail/core/testing/dns-server';
+import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
+import { testConfig } from '@mailrail/core/testing/config';
+import { enqueueDueDomainChecks, processDomainJob, registerDomainVerification, type DomainVerificationDeps } from './domain-verification';
+
+// Real PostgreSQL, Redis and a real DNS server (dns2 on 127.0.0.1) answering node's resolver;
+// the local identity adapter stands in for SES, which cannot be reached from here.
+let dnsServer: TestDnsServer;
+let databaseUrl: string;
+let prefix: string;
+let config: Config;
+let db: Db;
+let redis: Redis;
+let queues: QueueFactory;
+let deps: DomainVerificationDeps;
+let teamId: number;
+let clock = new Date('2026-11-20T10:17:00Z');
+
+beforeAll(async () => {
+  dnsServer = await startTestDnsServer();
+  databaseUrl = await createTestDatabase();
+  prefix = testRedisPrefix();
+  config = testConfig(databaseUrl, prefix, { SES_IDENTITY_ADAPTER: 'local', SES_REGIONS: 'us-east-1,eu-west-1', DNS_RESOLVER: dnsServer.address, DNS_TIMEOUT_MS: '300' });
+  db = createDb(config.DATABASE_URL, 5);
+  redis = createRedis(config.REDIS_URL, { forWorker: true });
+  queues = createQueueFactory(redis, prefix);
+  const dns = createDnsLookup(config.DNS_RESOLVER, config.DNS_TIMEOUT_MS);
+  deps = { db, queues, dns, identities: createIdentityPort(config, { db, dns }), config, log: createLogger('silent', 'test'), now: () => clock };
+  teamId = (await createTeam(db, 'Verifiers')).id;
+});
+afterAll(async () => {
+  await queues.closeAll();
+  await deleteRedisPrefix(redis, prefix).catch(() => undefined);
+  redis.disconnect();
+  await db.$disconnect();
+  await dropDatabase(databaseUrl);
+  await dnsServer.close();
+});
+
+const addDomain = (name: string, region = 'us-east-1') => createDomain({ db, config, identities: deps.identities, now: () => clock }, { teamId, name, region });
+const verify = (domainId: number) => processDomainJob(deps, { name: 'verify-domain', data: { domainId } });
+const row = (id: number) => db.domain.findUniqueOrThrow({ where: { id } });
+const eventTypes = async (domainId: number) => (await db.webhookEvent.findMany({ where: { domainId }, orderBy: { createdAt: 'asc' } })).map((e) => e.type);
+
+/** The zone a customer who followed our instructions would publish, with per-name overrides. */
+function correctZone(d: Domain, overrides: Record<string, TestZoneEntry | undefined> = {}): Record<string, TestZoneEntry> {
+  const parsed = parseDomainName(d.name);
+  const apex = parsed.ok ? parsed.apex : d.name;
+  const zone: Record<string, TestZoneEntry | undefined> = {
+    [`usesend._domainkey.${d.name}`]: { txt: [splitTxtValue(`p=${d.publicKey}`)] },
+    [`mail.${d.name}`]: { txt: [['v=spf1 include:amazonses.com ~all']], mx: [{ exchange: `feedback-smtp.${d.region}.amazonses.com`, priority: 10 }] },
+    [`_dmarc.${apex}`]: { txt: [['v=DMARC1; p=none;']] },
+    ...overrides,
+  };
+  return Object.fromEntries(Object.entries(zone).filter(([, v]) => v !== undefined)) as Record<string, TestZoneEntry>;
+}
+
+describe('verifying a domain', () => {
+  it('moves a domain with the right records to SUCCESS and records domain.verified once', async () => {
+    const d = await addDomain('good.example.com');
+    await db.domain.update({ where: { id: d.id }, data: { isVerifying: true } });
+    dnsServer.setZone(correctZone(d));
+
+    expect(await verify(d.id)).toEqual({ domainId: d.id, status: 'SUCCESS' });
+    const after = await row(d.id);
+    expect(after).toMatchObject({
+      status: 'SUCCESS', dkimStatus: 'SUCCESS', spfDetails: 'SUCCESS', dmarcAdded: true, isVerifying: false,
+      hasEverVerified: true, errorMessage: null, verificationError: null, lastCheckedTime: clock,
+    });
+    // Verified domains are looked at again rarely.
+    expect(after.nextCheckAt).toEqual(nextCronTime(config.DOMAIN_RECHECK_CRON, clock));
+    expect(domainView(after).dnsRecords.map((r) => r.status)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS']);
+    const events = await db.webhookEvent.findMany({ where: { domainId: d.id }, orderBy: { createdAt: 'asc' } });
+    expect(events.map((e) => e.type)).toEqual(['domain.created', 'domain.verified']);
+    expect(events[1].data).toMatchObject({ id: d.id, status: 'SUCCESS' });
+
+    // Nothing changed: no new event.
+    await verify(d.id);
+    expect(await eventTypes(d.id)).toEqual(['domain.created', 'domain.verified']);
+  });
+
+  it('verifies a subdomain, reading DMARC at the registrable domain', async () => {
+    const d = await addDomain('news.example.co.uk', 'eu-west-1');
+    dnsServer.setZone(correctZone(d));
+    await verify(d.id);
+    expect(await row(d.id)).toMatchObject({ status: 'SUCCESS', dmarcAdded: true });
+  });
+
+  it('moves a domain with wrong records to FAILED with a message naming each record', async () => {
+    const d = await addDomain('wrong.example.com');
+    const other = await addDomain('other-key.example.com');
+    await db.domain.update({ where: { id: d.id }, data: { isVerifying: true } });
+    dnsServer.setZone(
+      correctZone(d, {
+        [`usesend._domainkey.wrong.example.com`]: { txt: [splitTxtValue(`p=${other.publicKey}`)] },
+        [`mail.wrong.example.com`]: { txt: [['v=spf1 include:_spf.google.com ~all']], mx: [{ exchange: 'mx.elsewhere.net', priority: 10 }] },
+        ['_dmarc.example.com']: undefined,
+      }),
+    );
+    await verify(d.id);
+    const after = await row(d.id);
+    expect(after).toMatchObject({ status: 'FAILED', dkimStatus: 'FAILED', spfDetails: 'FAILED', dmarcAdded: false, isVerifying: false, hasEverVerified: false, verificationError: 'DNS_RECORDS_INVALID' });
+    expect(after.errorMessage).toContain("DKIM TXT record at usesend._domainkey.wrong.example.com does not contain this domain's public key");
+    expect(after.errorMessage).toContain('SPF TXT record at mail.wrong.example.com does not include amazonses.com');
+    expect(after.errorMessage).toContain('MX record at mail.wrong.example.com points to mx.elsewhere.net instead of feedback-smtp.us-east-1.amazonses.com');
+    // Not verified yet: checked again at the frequent cadence.
+    expect(after.nextCheckAt).toEqual(nextCronTime(config.DOMAIN_CHECK_CRON, clock));
+    expect(await eventTypes(d.id)).toEqual(['domain.created', 'domain.updated']);
+  });
+
+  it('says "not found" for missing records, then recovers once they are published', async () => {
+    const d = await addDomain('later.example.com');
+    dnsServer.setZone({});
+    await verify(d.id);
+    const failed = await row(d.id);
+    expect(failed.status).toBe('FAILED');
+    expect(failed.errorMessage).toBe(
+      'DKIM TXT record at usesend._domainkey.later.example.com not found; SPF TXT record at mail.later.example.com not found; MX record at mail.later.example.com not found',
+    );
+    dnsServer.setZone(correctZone(d));
+    await verify(d.id);
+    expect(await row(d.id)).toMatchObject({ status: 'SUCCESS', errorMessage: null });
+    expect(await eventTypes(d.id)).toEqual(['domain.created', 'domain.updated', 'domain.verified']);
+  });
+
+  it('reads SERVFAIL as TEMPORARY_FAILURE, and keeps a verified domain verified through it', async () => {
+    const d = await addDomain('flaky.example.com');
+    await db.domain.update({ where: { id: d.id }, data: { isVerifying: true } });
+    dnsServer.setZone(correctZone(d, { 'usesend._domainkey.flaky.example.com': { servfail: true } }));
+    await verify(d.id);
+    const temp = await row(d.id);
+    expect(temp).toMatchObject({ status: 'TEMPORARY_FAILURE', dkimStatus: 'TEMPORARY_FAILURE', spfDetails: 'SUCCESS', isVerifying: true, verificationError: 'DNS_SERVER_ERROR' });
+    expect(temp.errorMessage).toMatch(/usesend\._domainkey\.flaky\.example\.com.*ESERVFAIL/);
+
+    dnsServer.setZone(correctZone(d));
+    await verify(d.id);
+    expect((await row(d.id)).status).toBe('SUCCESS');
+
+    dnsServer.setZone(correctZone(d, { 'mail.flaky.example.com': { servfail: true } }));
+    await verify(d.id);
+    const stillVerified = await row(d.id);
+    expect(stillVerified).toMatchObject({ status: 'SUCCESS', spfDetails: 'TEMPORARY_FAILURE' });
+    expect(stillVerified.errorMessage).toMatch(/ESERVFAIL/);
+    expect(stillVerified.nextCheckAt).toEqual(nextCronTime(config.DOMAIN_CHECK_CRON, clock));
+    expect(await eventTypes(d.id)).toEqual(['domain.created', 'domain.updated', 'domain.verified']);
+  });
+
+  it('reads an unreachable DNS server as TEMPORARY_FAILURE', async () => {
+    const d = await addDomain('nodns.example.com');
+    const dead = createDnsLookup('127.0.0.1:9', 200);
+    await processDomainJob({ ...deps, dns: dead, identities: createIdentityPort(config, { db, dns: dead }) }, { name: 'verify-domain', data: { domainId: d.id } });
+    expect(await row(d.id)).toMatchObject({ status: 'TEMPORARY_FAILURE' });
+  });
+
+  it('fails a domain whose SES identity has disappeared', async () => {
+    const d = await addDomain('orphan.example.com');
+    dnsServer.setZone(correctZone(d));
+    await db.localSesIdentity.delete({ where: { identity: 'orphan.example.com' } });
+    await verify(d.id);
+    expect(await row(d.id)).toMatchObject({ status: 'FAILED', verificationError: 'IDENTITY_NOT_FOUND' });
+  });
+
+  it('skips a domain deleted before its job ran, and refuses unknown job names', async () => {
+    expect(await verify(987654)).toEqual({ domainId: 987654, skipped: 'domain no longer exists' });
+    await expect(processDomainJob(deps, { name: 'nope', data: {} })).rejects.toThrow(/unknown domains job/);
+  });
+});
+
+describe('scheduling', () => {
+  it('the sweep queues a job for each due domain, once', async () => {
+    const queue = queues.get(queueNames.domains);
+    await queue.obliterate({ force: true });
+    const due = await addDomain('due.example.com');
+    const notDue = await addDomain('notdue.example.com');
+    await db.domain.updateMany({ data: { nextCheckAt: new Date(clock.getTime() + 24 * 3600_000) } });
+    await db.domain.update({ where: { id: due.id }, data: { nextCheckAt: new Date(clock.getTime() - 1000) } });
+
+    expect(await processDomainJob(deps, { name: 'sweep-domains', data: {} })).toEqual({ queued: 1 });
+    await enqueueDueDomainChecks(deps);
+    await enqueueDomainVerification(queues, due.id);
+    const jobs = await queue.getJobs(['waiting', 'delayed', 'active']);
+    expect(jobs.map((j) => j.data.domainId)).toEqual([due.id]);
+    expect(jobs.map((j) => j.data.domainId)).not.toContain(notDue.id);
+  });
+
+  it('the registered worker runs queued checks and registers the sweep on the cron pattern', async () => {
+    const queue = queues.get(queueNames.domains);
+    await queue.obliterate({ force: true });
+    const d = await addDomain('worker.example.com');
+    dnsServer.setZone(correctZone(d));
+    const running = await registerDomainVerification(deps, { connection: redis, prefix });
+    try {
+      await enqueueDomainVerification(queues, d.id);
+      const deadline = Date.now() + 20_000;
+      while ((await row(d.id)).status !== 'SUCCESS' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect((await row(d.id)).status).toBe('SUCCESS');
+      const schedulers = await queue.getJobSchedulers();
+      expect(schedulers).toEqual([expect.objectContaining({ key: 'domain-verification-sweep', pattern: config.DOMAIN_CHECK_CRON, tz: 'UTC', name: 'sweep-domains' })]);
+    } finally {
+      await running.close();
+    }
+  });
+});

@@ -1,0 +1,88 @@
+import {
+  domainJobNames,
+  queueNames,
+  verifyDomain,
+  type Config,
+  type Db,
+  type DnsLookup,
+  type IdentityPort,
+  type Logger,
+  type QueueFactory,
+  type VerifyDomainJob,
+} from '@mailrail/core';
+import { Worker, type ConnectionOptions, type Job } from 'bullmq';
+
+export interface DomainVerificationDeps {
+  db: Db;
+  queues: QueueFactory;
+  identities: IdentityPort;
+  dns: DnsLookup;
+  config: Pick<Config, 'DOMAIN_CHECK_CRON' | 'DOMAIN_RECHECK_CRON'>;
+  log: Logger;
+  now?: () => Date;
+}
+
+const SWEEP_BATCH = 500;
+// A sweep fired by the scheduler may start a hair before the tick a domain was scheduled for.
+const SWEEP_SLACK_MS = 60_000;
+const SWEEP_SCHEDULER_ID = 'domain-verification-sweep';
+
+/**
+ * Finds domains whose next check is due and queues one verification job each. PostgreSQL's
+ * nextCheckAt is the schedule; the queue only carries the work, so a lost job is found again.
+ */
+export async function enqueueDueDomainChecks(deps: DomainVerificationDeps): Promise<number> {
+  const now = deps.now?.() ?? new Date();
+  const due = await deps.db.domain.findMany({
+    where: { nextCheckAt: { lte: new Date(now.getTime() + SWEEP_SLACK_MS) } },
+    orderBy: { nextCheckAt: 'asc' },
+    take: SWEEP_BATCH,
+    select: { id: true },
+  });
+  if (due.length === 0) return 0;
+  await deps.queues.get(queueNames.domains).addBulk(
+    due.map((d) => ({
+      name: domainJobNames.verify,
+      data: { domainId: d.id } satisfies VerifyDomainJob,
+      opts: { deduplication: { id: `verify-${d.id}` }, attempts: 3, backoff: { type: 'exponential', delay: 5000 } },
+    })),
+  );
+  return due.length;
+}
+
+/** The processor of the `domains` queue: one domain's check, or the periodic sweep. */
+export async function processDomainJob(deps: DomainVerificationDeps, job: Pick<Job, 'name' | 'data'>): Promise<unknown> {
+  switch (job.name) {
+    case domainJobNames.verify: {
+      const { domainId } = job.data as VerifyDomainJob;
+      const domain = await verifyDomain(deps, domainId);
+      if (!domain) return { domainId, skipped: 'domain no longer exists' };
+      deps.log.info({ domainId, status: domain.status, errorMessage: domain.errorMessage }, 'domain checked');
+      return { domainId, status: domain.status };
+    }
+    case domainJobNames.sweep:
+      return { queued: await enqueueDueDomainChecks(deps) };
+    default:
+      throw new Error(`unknown domains job "${job.name}"`);
+  }
+}
+
+/**
+ * Starts the `domains` worker and (re)registers the sweep on DOMAIN_CHECK_CRON (UTC). The worker
+ * process wires this in; `close` stops the worker (the queues belong to the caller).
+ */
+export async function registerDomainVerification(
+  deps: DomainVerificationDeps,
+  opts: { connection: ConnectionOptions; prefix: string; concurrency?: number },
+): Promise<{ worker: Worker; close: () => Promise<void> }> {
+  const worker = new Worker(queueNames.domains, (job) => processDomainJob(deps, job), {
+    connection: opts.connection,
+    prefix: opts.prefix,
+    concurrency: opts.concurrency ?? 2,
+  });
+  worker.on('failed', (job, err) => deps.log.warn({ err, jobName: job?.name, data: job?.data }, 'domains job failed'));
+  await deps.queues
+    .get(queueNames.domains)
+    .upsertJobScheduler(SWEEP_SCHEDULER_ID, { pattern: deps.config.DOMAIN_CHECK_CRON, tz: 'UTC' }, { name: domainJobNames.sweep, data: {} });
+  return { worker, close: () => worker.close() };
+}

@@ -1,0 +1,28 @@
+import type { Config } from '../config/schema';
+import type { Db } from '../db/client';
+import { createDnsLookup, type DnsLookup } from '../domains/dns-lookup';
+import { createLocalIdentityPort } from './local-adapter';
+import type { IdentityPort } from './port';
+import { createSesIdentityPort } from './ses-adapter';
+
+type AdapterConfig = Pick<Config, 'SES_IDENTITY_ADAPTER' | 'SES_ENDPOINT' | 'DNS_RESOLVER' | 'DNS_TIMEOUT_MS'>;
+
+// Any of these means the SDK's default chain can find credentials without us.
+const CREDENTIAL_VARS = ['AWS_ACCESS_KEY_ID', 'AWS_PROFILE', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI', 'AWS_CONTAINER_CREDENTIALS_FULL_URI'];
+
+/** `auto` is local when SES_ENDPOINT points at an emulator or no AWS credentials are configured. */
+export function identityAdapterKind(config: AdapterConfig, env: NodeJS.ProcessEnv = process.env): 'ses' | 'local' {
+  if (config.SES_IDENTITY_ADAPTER !== 'auto') return config.SES_IDENTITY_ADAPTER;
+  if (config.SES_ENDPOINT) return 'local';
+  return CREDENTIAL_VARS.some((v) => env[v]) ? 'ses' : 'local';
+}
+
+/** The one place where the identity adapter is chosen. */
+export function createIdentityPort(
+  config: AdapterConfig,
+  deps: { db: Db; dns?: DnsLookup },
+  env: NodeJS.ProcessEnv = process.env,
+): IdentityPort {
+  if (identityAdapterKind(config, env) === 'ses') return createSesIdentityPort({ endpoint: config.SES_ENDPOINT });
+  return createLocalIdentityPort(deps.db, deps.dns ?? createDnsLookup(config.DNS_RESOLVER, config.DNS_TIMEOUT_MS));
+}
