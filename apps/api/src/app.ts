@@ -10,6 +10,7 @@ import { jsonBody } from './http/json-body';
 import { createRateLimit } from './http/rate-limit';
 import { requestLogger } from './http/request-log';
 import { metricsEndpoint, recordHttpMetrics } from './ops/metrics';
+import { openApiRoutes } from './openapi/routes';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './ops/queue-dashboard';
 
 export interface ApiApp {
@@ -27,6 +28,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   app.use(requestLogger(deps.log));
   app.use(recordHttpMetrics(metrics));
   app.use(healthRoutes(deps));
+  app.use(openApiRoutes(deps));
   app.get('/metrics', metricsEndpoint(deps, metrics));
   const dashboard = queueDashboard(deps);
   if (dashboard) app.use(QUEUE_DASHBOARD_PATH, dashboard.guard, dashboard.router);

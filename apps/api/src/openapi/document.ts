@@ -1,0 +1,12 @@
+import { documentDomainRoutes } from '../domains/openapi';
+import { documentEmailRoutes } from '../emails/openapi';
+import { documentHealthRoutes } from '../health/openapi';
+import { documentOpsRoutes } from '../ops/openapi';
+import { generateOpenApiDocument } from './registry';
+
+/** Every capability's route documentation; add a capability's documentRoutes function here. */
+export const documentedCapabilities = [documentHealthRoutes, documentOpsRoutes, documentEmailRoutes, documentDomainRoutes];
+
+export function apiDocumentation(serverUrl: string) {
+  return generateOpenApiDocument(documentedCapabilities, serverUrl);
+}
