@@ -7,6 +7,7 @@ import { errorHandler, notFoundHandler } from './http/errors';
 import { jsonBody } from './http/json-body';
 import { createRateLimit } from './http/rate-limit';
 import { requestLogger } from './http/request-log';
+import { webhookRoutes } from './webhooks/routes';
 
 export interface ApiApp {
   app: Express;
@@ -27,6 +28,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   const v1 = express.Router();
   v1.use(auth.middleware, createRateLimit(deps), ...jsonBody(deps.config.BODY_LIMIT));
   v1.use('/emails', emailRoutes(deps));
+  v1.use('/webhooks', webhookRoutes(deps));
   v1.use(notFoundHandler);
   app.use('/api/v1', v1);
 

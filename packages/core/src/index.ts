@@ -12,3 +12,4 @@ export * from './teams/api-keys';
 export * from './domains/add-domain';
 export * from './domains/dkim';
 export * from './emails/create-emails';
+export * from './webhooks';

@@ -1,0 +1,4 @@
+export * from './events';
+export * from './outbox';
+export * from './signing';
+export * from './ssrf';
