@@ -207,7 +207,7 @@ export async function sendTestEvent(deps: WebhookServiceDeps, auth: AuthContext,
   const eventId = await recordWebhookEvent(deps.db, {
     teamId: auth.teamId,
     type: 'webhook.test',
-    data: { webhookId: w.id, url: w.url, message: 'This is a test event from mailrail' },
+    data: { test: true, webhookId: w.id, sentAt: new Date().toISOString() },
   });
   return { success: true, eventId };
 }

@@ -2,3 +2,4 @@ export * from './events';
 export * from './outbox';
 export * from './signing';
 export * from './ssrf';
+export * from './payloads';
