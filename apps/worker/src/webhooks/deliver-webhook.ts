@@ -43,6 +43,16 @@ export async function deliverWebhook(db: Db, settings: DeliverySettings, deliver
     return { result: 'discarded' };
   }
 
+  let secret: string;
+  try {
+    secret = decryptSecret(settings.secret, webhook.secretEnc);
+  } catch {
+    // SECRET changed since the webhook was made: signing is impossible until the secret is rotated.
+    const error = 'webhook secret cannot be decrypted with the current SECRET; rotate the secret';
+    await db.webhookDelivery.update({ where: { id: row.id }, data: { status: 'FAILED', nextAttemptAt: null, lastError: error } });
+    return { result: 'failed', error };
+  }
+
   const attempt = row.attempt + 1;
   await db.webhookDelivery.update({ where: { id: row.id }, data: { status: 'IN_PROGRESS', attempt } });
 
@@ -62,7 +72,7 @@ export async function deliverWebhook(db: Db, settings: DeliverySettings, deliver
     [webhookHeaders.event]: event.type,
     [webhookHeaders.call]: row.id,
     [webhookHeaders.timestamp]: String(timestamp),
-    [webhookHeaders.signature]: signWebhookBody(decryptSecret(settings.secret, webhook.secretEnc), timestamp, body),
+    [webhookHeaders.signature]: signWebhookBody(secret, timestamp, body),
     [webhookHeaders.retry]: attempt > 1 ? 'true' : 'false',
   };
 
@@ -87,7 +97,12 @@ export async function deliverWebhook(db: Db, settings: DeliverySettings, deliver
         where: { id: row.id },
         data: { status: 'DELIVERED', responseStatus, responseText, durationMs, lastError: null, nextAttemptAt: null },
       }),
-      db.webhook.update({ where: { id: webhook.id }, data: { consecutiveFailures: 0, lastSuccessAt: now } }),
+      // Many deliveries to one endpoint succeed at once: write its row only when something
+      // changes (a failure streak ends, or lastSuccessAt is more than a second old).
+      db.webhook.updateMany({
+        where: { id: webhook.id, OR: [{ consecutiveFailures: { gt: 0 } }, { lastSuccessAt: null }, { lastSuccessAt: { lt: new Date(now.getTime() - 1000) } }] },
+        data: { consecutiveFailures: 0, lastSuccessAt: now },
+      }),
     ]);
     return { result: 'delivered' };
   }

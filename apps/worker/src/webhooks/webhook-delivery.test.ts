@@ -40,7 +40,9 @@ describe('delivery', () => {
     );
     await kit.startWorkers();
     await waitFor(() => receiver.calls.length >= webhookEventTypes.length, 'all event types');
-    await sleep(300);
+    // The receiver sees a call before the worker records its answer: wait for the rows too.
+    await waitFor(async () => (await kit.db.webhookDelivery.count({ where: { webhookId: hook.id, status: 'DELIVERED' } })) === webhookEventTypes.length, 'delivered rows');
+    await sleep(200);
     expect(receiver.calls).toHaveLength(webhookEventTypes.length);
     expect(receiver.calls.map((c) => c.json.type).sort()).toEqual([...webhookEventTypes].sort());
 
@@ -243,6 +245,22 @@ describe('which webhooks receive an event', () => {
     expect(verifiesWith(hook.secret, receiver.calls[0])).toBe(true);
     expect(verifiesWith(hook.secret, receiver.calls[1])).toBe(false);
     expect(verifiesWith(rotated, receiver.calls[1])).toBe(true);
+  });
+});
+
+describe('a secret that cannot be decrypted', () => {
+  it('fails the delivery with a clear error instead of calling unsigned', async () => {
+    const teamId = await kit.newTeam();
+    const hook = await kit.addWebhook(teamId, receiver.url);
+    const other = encryptSecret('another-server-secret-of-at-least-32-chars', newWebhookSecret());
+    await kit.db.webhook.update({ where: { id: hook.id }, data: { secretEnc: other } });
+    const eventId = await recordWebhookEvent(kit.db, { teamId, type: 'email.sent', data: {} });
+    const deliveryId = newId();
+    await kit.db.webhookDelivery.create({ data: { id: deliveryId, webhookId: hook.id, eventId } });
+    const outcome = await deliverWebhook(kit.db, { retryDelaysMs: [1000], timeoutMs: 1000, autoDisableAfter: 30, allowPrivate: true, secret: kit.config.SECRET }, deliveryId);
+    expect(outcome.result).toBe('failed');
+    expect((await kit.db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).lastError).toMatch(/cannot be decrypted/);
+    expect(receiver.calls).toHaveLength(0);
   });
 });
 
