@@ -3,6 +3,7 @@ import { queueNames, type Config, type Db, type Logger, type QueueFactory, type 
 import { deliverWebhook, type DeliverySettings } from './deliver-webhook';
 import { defaultWebhookRetrySchedule, enqueueWebhookDeliveries, parseRetrySchedule, RetryWebhookLater, type WebhookDeliveryJob } from './delivery-jobs';
 import { dispatchWebhookEvents } from './dispatch-events';
+import { pruneWebhookEvents } from './prune-events';
 import { requeueStalledDeliveries } from './requeue-stalled';
 
 export interface WebhookWorkerDeps {
@@ -23,6 +24,8 @@ export interface WebhookWorkerOptions {
   dispatchEveryMs?: number;
   dispatchBatchSize?: number;
   sweepEveryMs?: number;
+  /** Days dispatched events and their delivery log are kept (default 30). */
+  retentionDays?: number;
   resolveHost?: ResolveHost;
 }
 
@@ -34,7 +37,8 @@ export interface WebhookWorkers {
 
 /**
  * Starts the webhook side of a worker process: the outbox dispatcher (every second), the
- * sweeper that re-enqueues deliveries whose job was lost, and the delivery processor.
+ * sweeper that re-enqueues deliveries whose job was lost, hourly pruning of old events, and the
+ * delivery processor.
  */
 export function registerWebhookWorkers(deps: WebhookWorkerDeps, options: WebhookWorkerOptions = {}): WebhookWorkers {
   const { config, db, log } = deps;
@@ -98,6 +102,7 @@ export function registerWebhookWorkers(deps: WebhookWorkerDeps, options: Webhook
   }
   every(options.dispatchEveryMs ?? 1000, dispatchNow, 'webhook dispatch');
   every(options.sweepEveryMs ?? 60_000, () => requeueStalledDeliveries(db, queue, maxAttempts), 'webhook sweep');
+  every(3_600_000, () => pruneWebhookEvents(db, options.retentionDays ?? 30), 'webhook event pruning');
 
   return {
     dispatchNow,

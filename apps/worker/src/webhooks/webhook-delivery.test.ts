@@ -3,6 +3,7 @@ import { encryptSecret, newId, newWebhookSecret, recordWebhookEvent, recordWebho
 import { createQueueFactory, createRedis, queueNames } from '@mailrail/core';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
 import { deliverWebhook } from './deliver-webhook';
+import { pruneWebhookEvents } from './prune-events';
 import { requeueStalledDeliveries } from './requeue-stalled';
 import { sleep, startReceiver, startWorkerKit, waitFor, type Receiver, type WorkerKit } from './webhook-test-kit';
 
@@ -309,5 +310,26 @@ describe('sweeper', () => {
       await deleteRedisPrefix(redis, prefix);
       redis.disconnect();
     }
+  });
+});
+
+describe('retention', () => {
+  it('prunes dispatched events past the retention with their deliveries, never undispatched ones', async () => {
+    const teamId = await kit.newTeam();
+    const hook = await kit.addWebhook(teamId, receiver.url);
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    const [oldDone, oldPending, recent] = await recordWebhookEvents(kit.db, [
+      { teamId, type: 'email.sent', data: {} },
+      { teamId, type: 'email.sent', data: {} },
+      { teamId, type: 'email.sent', data: {} },
+    ]);
+    await kit.db.webhookEvent.update({ where: { id: oldDone }, data: { dispatchedAt: old, createdAt: old } });
+    await kit.db.webhookEvent.update({ where: { id: oldPending }, data: { createdAt: old } });
+    await kit.db.webhookEvent.update({ where: { id: recent }, data: { dispatchedAt: new Date() } });
+    await kit.db.webhookDelivery.create({ data: { id: newId(), webhookId: hook.id, eventId: oldDone, status: 'DELIVERED' } });
+    expect(await pruneWebhookEvents(kit.db, 30, new Date(), 1)).toBe(1);
+    const left = (await kit.db.webhookEvent.findMany({ where: { teamId }, select: { id: true } })).map((e) => e.id).sort();
+    expect(left).toEqual([oldPending, recent].sort());
+    expect(await kit.db.webhookDelivery.count({ where: { webhookId: hook.id } })).toBe(0);
   });
 });
