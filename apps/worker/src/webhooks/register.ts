@@ -89,14 +89,19 @@ export function registerWebhookWorkers(deps: WebhookWorkerDeps, options: Webhook
 
   let closed = false;
   const timers = new Set<NodeJS.Timeout>();
+  const running = new Set<Promise<void>>();
   function every(ms: number, task: () => Promise<unknown>, what: string) {
-    const run = async () => {
-      try {
-        await task();
-      } catch (err) {
-        if (!closed) log.error({ err }, `${what} failed`);
-      }
-      if (!closed) timers.add(setTimeout(run, ms));
+    const run = () => {
+      const p = task()
+        .then(() => undefined)
+        .catch((err) => {
+          if (!closed) log.error({ err }, `${what} failed`);
+        })
+        .finally(() => {
+          running.delete(p);
+          if (!closed) timers.add(setTimeout(run, ms));
+        });
+      running.add(p);
     };
     timers.add(setTimeout(run, ms));
   }
@@ -109,6 +114,8 @@ export function registerWebhookWorkers(deps: WebhookWorkerDeps, options: Webhook
     close: async () => {
       closed = true;
       for (const t of timers) clearTimeout(t);
+      // Let a pass that is under way finish before the caller closes the database.
+      await Promise.all(running);
       await worker.close();
     },
   };
