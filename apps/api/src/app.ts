@@ -12,6 +12,7 @@ import { requestLogger } from './http/request-log';
 import { metricsEndpoint, recordHttpMetrics } from './ops/metrics';
 import { openApiRoutes } from './openapi/routes';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './ops/queue-dashboard';
+import { webhookRoutes } from './webhooks/routes';
 
 export interface ApiApp {
   app: Express;
@@ -40,6 +41,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   v1.use(auth.middleware, createRateLimit(deps), ...jsonBody(deps.config.BODY_LIMIT));
   v1.use('/emails', emailRoutes(deps));
   v1.use('/domains', domainRoutes(deps));
+  v1.use('/webhooks', webhookRoutes(deps));
   v1.use(notFoundHandler);
   app.use('/api/v1', v1);
 

@@ -25,3 +25,4 @@ export * from './ses-identity/port';
 export * from './ses-identity/ses-adapter';
 export * from './ses-identity/local-adapter';
 export * from './ses-identity/choose-adapter';
+export * from './webhooks';

@@ -3,9 +3,10 @@ import { documentEmailRoutes } from '../emails/openapi';
 import { documentHealthRoutes } from '../health/openapi';
 import { documentOpsRoutes } from '../ops/openapi';
 import { generateOpenApiDocument } from './registry';
+import { documentWebhookRoutes } from '../webhooks/openapi';
 
 /** Every capability's route documentation; add a capability's documentRoutes function here. */
-export const documentedCapabilities = [documentHealthRoutes, documentOpsRoutes, documentEmailRoutes, documentDomainRoutes];
+export const documentedCapabilities = [documentHealthRoutes, documentOpsRoutes, documentEmailRoutes, documentDomainRoutes, documentWebhookRoutes];
 
 export function apiDocumentation(serverUrl: string) {
   return generateOpenApiDocument(documentedCapabilities, serverUrl);

@@ -1,0 +1,57 @@
+import { webhookEventTypes } from '@mailrail/core';
+import { z } from 'zod';
+import { documentRoute, type DocRegistry } from '../openapi/registry';
+import { createWebhookBody, listDeliveriesQuery, updateWebhookBody } from './webhook-service';
+
+const webhook = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    description: z.string().nullable(),
+    events: z.array(z.enum(webhookEventTypes as unknown as [string, ...string[]])),
+    domainIds: z.array(z.number().int()),
+    status: z.enum(['ACTIVE', 'PAUSED', 'AUTO_DISABLED']),
+    enabled: z.boolean(),
+    consecutiveFailures: z.number().int(),
+    lastSuccessAt: z.string().nullable(),
+    lastFailureAt: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Webhook' });
+
+const withSecret = webhook.extend({ secret: z.string().describe('whsec_… shown only here and on rotation') });
+
+const delivery = z.object({
+  id: z.string(),
+  eventId: z.string(),
+  eventType: z.string(),
+  status: z.enum(['PENDING', 'IN_PROGRESS', 'DELIVERED', 'FAILED', 'DISCARDED']),
+  attempt: z.number().int(),
+  responseStatus: z.number().int().nullable(),
+  durationMs: z.number().int().nullable(),
+  responseText: z.string().nullable(),
+  lastError: z.string().nullable(),
+  nextAttemptAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export function documentWebhookRoutes(r: DocRegistry) {
+  const tag = 'Webhooks';
+  const params = z.object({ id: z.string() });
+  documentRoute(r, {
+    method: 'post', path: '/api/v1/webhooks', tag, summary: 'Create a webhook endpoint (the secret is shown once)', body: createWebhookBody, response: withSecret,
+    example: { url: 'https://example.com/hooks/mailrail', events: ['email.delivered', 'email.bounced'], description: 'CRM sync' },
+  });
+  documentRoute(r, { method: 'get', path: '/api/v1/webhooks', tag, summary: 'List webhook endpoints', response: z.object({ data: z.array(webhook), count: z.number().int() }) });
+  documentRoute(r, { method: 'get', path: '/api/v1/webhooks/:id', tag, summary: 'Get a webhook endpoint', params, response: webhook });
+  documentRoute(r, { method: 'patch', path: '/api/v1/webhooks/:id', tag, summary: 'Update url, events, domains, description or enabled', params, body: updateWebhookBody, response: webhook, example: { enabled: false } });
+  documentRoute(r, { method: 'delete', path: '/api/v1/webhooks/:id', tag, summary: 'Delete a webhook endpoint', params, response: z.object({ id: z.string(), success: z.literal(true), message: z.string() }) });
+  documentRoute(r, { method: 'post', path: '/api/v1/webhooks/:id/rotate-secret', tag, summary: 'Replace the signing secret (shown once)', params, response: withSecret });
+  documentRoute(r, { method: 'post', path: '/api/v1/webhooks/:id/test', tag, summary: 'Send a webhook.test event to this endpoint', params, response: z.object({ success: z.literal(true), eventId: z.string() }) });
+  documentRoute(r, {
+    method: 'get', path: '/api/v1/webhooks/:id/deliveries', tag, summary: 'Recent deliveries with status code, duration and attempt', params, query: listDeliveriesQuery,
+    response: z.object({ data: z.array(delivery), count: z.number().int() }),
+  });
+}

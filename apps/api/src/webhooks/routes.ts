@@ -1,0 +1,47 @@
+import { Router } from 'express';
+import type { ApiDeps } from '../deps';
+import { parseOrThrow } from '../http/validate';
+import {
+  createWebhook,
+  createWebhookBody,
+  deleteWebhook,
+  getWebhook,
+  listDeliveries,
+  listDeliveriesQuery,
+  listWebhooks,
+  rotateWebhookSecret,
+  sendTestEvent,
+  updateWebhook,
+  updateWebhookBody,
+  type WebhookServiceDeps,
+} from './webhook-service';
+
+export function webhookRoutes(deps: ApiDeps, extra: Pick<WebhookServiceDeps, 'resolveHost'> = {}): Router {
+  const svc: WebhookServiceDeps = { db: deps.db, config: deps.config, ...extra };
+  const r = Router();
+  r.post('/', async (req, res) => {
+    res.json(await createWebhook(svc, req.auth, parseOrThrow(createWebhookBody, req.body)));
+  });
+  r.get('/', async (req, res) => {
+    res.json(await listWebhooks(svc, req.auth));
+  });
+  r.get('/:id', async (req, res) => {
+    res.json(await getWebhook(svc, req.auth, req.params.id));
+  });
+  r.patch('/:id', async (req, res) => {
+    res.json(await updateWebhook(svc, req.auth, req.params.id, parseOrThrow(updateWebhookBody, req.body)));
+  });
+  r.delete('/:id', async (req, res) => {
+    res.json(await deleteWebhook(svc, req.auth, req.params.id));
+  });
+  r.post('/:id/rotate-secret', async (req, res) => {
+    res.json(await rotateWebhookSecret(svc, req.auth, req.params.id));
+  });
+  r.post('/:id/test', async (req, res) => {
+    res.json(await sendTestEvent(svc, req.auth, req.params.id));
+  });
+  r.get('/:id/deliveries', async (req, res) => {
+    res.json(await listDeliveries(svc, req.auth, req.params.id, parseOrThrow(listDeliveriesQuery, req.query, 'query')));
+  });
+  return r;
+}

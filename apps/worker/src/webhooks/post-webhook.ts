@@ -1,0 +1,61 @@
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { isPublicAddress, publicOnlyLookup, WebhookTargetRefusedError, type ResolveHost } from '@mailrail/core';
+
+export interface PostResult {
+  status: number;
+  /** The start of the response body, for the delivery log. */
+  text: string;
+}
+
+const KEEP_RESPONSE_CHARS = 1000;
+
+/**
+ * POSTs one webhook body. Without `allowPrivate`, an address literal must be public and a host
+ * name is resolved by a lookup that refuses non-public answers, so the socket connects only to
+ * an address that passed the check (no DNS-rebinding window). Redirects are not followed.
+ * The timeout covers the whole exchange, connection to last byte read.
+ */
+export function postWebhook(
+  rawUrl: string,
+  body: string,
+  headers: Record<string, string>,
+  opts: { timeoutMs: number; allowPrivate: boolean; resolveHost?: ResolveHost },
+): Promise<PostResult> {
+  const url = new URL(rawUrl);
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (!opts.allowPrivate && isIP(host) && !isPublicAddress(host)) {
+    return Promise.reject(new WebhookTargetRefusedError(`${host} is not a public address`));
+  }
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+        signal: AbortSignal.timeout(opts.timeoutMs),
+        lookup: opts.allowPrivate ? undefined : publicOnlyLookup(opts.resolveHost),
+        agent: false,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        const done = () => resolve({ status: res.statusCode ?? 0, text: text.slice(0, KEEP_RESPONSE_CHARS) });
+        res.on('data', (chunk: string) => {
+          text += chunk;
+          // Enough for the log: stop reading a large (or endless) answer.
+          if (text.length >= KEEP_RESPONSE_CHARS) {
+            res.destroy();
+            done();
+          }
+        });
+        res.on('end', done);
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}

@@ -1,0 +1,5 @@
+export * from './events';
+export * from './outbox';
+export * from './signing';
+export * from './ssrf';
+export * from './payloads';

@@ -1,0 +1,87 @@
+import type { Contact, Domain, Email, EmailStatus, Prisma } from '../db/client';
+import { emailStatusWebhookEvent } from './events';
+import { recordWebhookEvent } from './outbox';
+
+// The `data` of each event, shaped as useSend's receivers (and usesend-js types) expect.
+// Emitting places build it with these helpers so every capability sends the same fields.
+
+export interface EmailEventExtras {
+  bounce?: { type: string; subType: string; message?: string };
+  failed?: { reason: string };
+  suppression?: { type: 'Bounce' | 'Complaint' | 'Manual'; reason: string; source?: string };
+  open?: { timestamp: string; userAgent?: string; ip?: string; platform?: string };
+  click?: { timestamp: string; url: string; userAgent?: string; ip?: string; platform?: string };
+  metadata?: Record<string, unknown>;
+}
+
+export type EmailForWebhook = Pick<Email, 'id' | 'from' | 'to' | 'subject' | 'campaignId' | 'contactId' | 'domainId' | 'templateId'>;
+
+export function emailWebhookData(email: EmailForWebhook, status: EmailStatus, occurredAt: Date, extras: EmailEventExtras = {}) {
+  return {
+    id: email.id,
+    status,
+    from: email.from,
+    to: email.to,
+    occurredAt: occurredAt.toISOString(),
+    campaignId: email.campaignId,
+    contactId: email.contactId,
+    domainId: email.domainId,
+    subject: email.subject,
+    ...(email.templateId ? { templateId: email.templateId } : {}),
+    ...extras,
+  };
+}
+
+export function contactWebhookData(c: Pick<Contact, 'id' | 'email' | 'contactBookId' | 'subscribed' | 'properties' | 'firstName' | 'lastName' | 'createdAt' | 'updatedAt'>) {
+  return {
+    id: c.id,
+    email: c.email,
+    contactBookId: c.contactBookId,
+    subscribed: c.subscribed,
+    properties: c.properties ?? {},
+    firstName: c.firstName,
+    lastName: c.lastName,
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
+  };
+}
+
+export function domainWebhookData(
+  d: Pick<Domain, 'id' | 'name' | 'status' | 'region' | 'createdAt' | 'updatedAt' | 'clickTracking' | 'openTracking' | 'subdomain' | 'dkimStatus' | 'spfDetails' | 'dmarcAdded'>,
+) {
+  return {
+    id: d.id,
+    name: d.name,
+    status: d.status,
+    region: d.region,
+    createdAt: d.createdAt.toISOString(),
+    updatedAt: d.updatedAt.toISOString(),
+    clickTracking: d.clickTracking,
+    openTracking: d.openTracking,
+    subdomain: d.subdomain,
+    dkimStatus: d.dkimStatus,
+    spfDetails: d.spfDetails,
+    dmarcAdded: d.dmarcAdded,
+  };
+}
+
+/**
+ * Records the `email.<status>` event of an email status change (nothing for SCHEDULED), in the
+ * caller's transaction, filed under the email's domain for domain-filtered webhooks.
+ */
+export async function recordEmailStatusEvent(
+  tx: Pick<Prisma.TransactionClient, 'webhookEvent'>,
+  email: EmailForWebhook & { teamId: number },
+  status: EmailStatus,
+  occurredAt: Date,
+  extras: EmailEventExtras = {},
+): Promise<string | null> {
+  const type = emailStatusWebhookEvent[status];
+  if (!type) return null;
+  return recordWebhookEvent(tx, {
+    teamId: email.teamId,
+    type,
+    domainId: email.domainId,
+    data: emailWebhookData(email, status, occurredAt, extras) as Prisma.InputJsonValue,
+  });
+}
