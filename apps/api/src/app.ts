@@ -1,5 +1,7 @@
 import express, { type Express } from 'express';
 import type { ApiDeps } from './deps';
+import { contactBookRoutes } from './contact-books/routes';
+import { subscriptionPages } from './contacts/subscription-pages';
 import { emailRoutes } from './emails/routes';
 import { healthRoutes } from './health/routes';
 import { createAuth } from './http/auth';
@@ -27,7 +29,9 @@ export function createApp(deps: ApiDeps): ApiApp {
   const v1 = express.Router();
   v1.use(auth.middleware, createRateLimit(deps), ...jsonBody(deps.config.BODY_LIMIT));
   v1.use('/emails', emailRoutes(deps));
+  v1.use('/contactBooks', contactBookRoutes(deps));
   v1.use(notFoundHandler);
+  app.use(subscriptionPages(deps));
   app.use('/api/v1', v1);
 
   app.use(notFoundHandler);

@@ -12,3 +12,7 @@ export * from './teams/api-keys';
 export * from './domains/add-domain';
 export * from './domains/dkim';
 export * from './emails/create-emails';
+export * from './audience/links';
+export * from './audience/contact-sql';
+export * from './audience/unsubscribe';
+export * from './audience/editor-document';
