@@ -37,12 +37,14 @@ function mergeDuplicates(book: ContactBook, inputs: ContactInput[]): ContactInpu
   return [...byEmail.values()];
 }
 
-interface UpsertedContact {
-  id: string;
-  email: string;
-  inserted: boolean;
-  subscribed: boolean;
-  unsubscribeReason: string | null;
+/** What an upsert reports: counted in SQL, so ten thousand rows never travel back to Node. */
+interface UpsertSummary {
+  total: number;
+  created: number;
+  /** The first contact's id (the only one for single creates). */
+  firstId: string;
+  /** Contacts awaiting double opt-in confirmation after the upsert. */
+  pendingIds: string[];
 }
 
 // One statement for one contact or ten thousand: insert, or merge into the existing row of the same
@@ -78,13 +80,15 @@ const UPSERT_SQL = `
       nowParam: '$4',
     })}
   )
-  SELECT id, email, inserted, subscribed, "unsubscribeReason" FROM upserted`;
+  SELECT count(*)::int AS total, (count(*) FILTER (WHERE inserted))::int AS created, (array_agg(id))[1] AS "firstId",
+    coalesce(array_agg(id) FILTER (WHERE NOT subscribed AND "unsubscribeReason" IS NULL), '{}') AS "pendingIds"
+  FROM upserted`;
 
 /**
  * Creates or updates contacts by address (POST, PUT and bulk all come here), then sends the
  * double opt-in confirmations the book asks for.
  */
-export async function upsertContacts(deps: ApiDeps, auth: AuthContext, book: ContactBook, inputs: ContactInput[]) {
+export async function upsertContacts(deps: ApiDeps, auth: AuthContext, book: ContactBook, inputs: ContactInput[]): Promise<UpsertSummary> {
   const now = deps.clock.now();
   const merged = mergeDuplicates(book, inputs);
   const rows = merged.map((c) => ({
@@ -97,7 +101,7 @@ export async function upsertContacts(deps: ApiDeps, auth: AuthContext, book: Con
     reason: c.subscribed === false ? 'UNSUBSCRIBED' : null,
   }));
   const eventIds = rows.map(() => newId());
-  const upserted = await deps.db.$queryRawUnsafe<UpsertedContact[]>(
+  const [summary] = await deps.db.$queryRawUnsafe<UpsertSummary[]>(
     UPSERT_SQL,
     JSON.stringify(rows),
     book.id,
@@ -105,27 +109,20 @@ export async function upsertContacts(deps: ApiDeps, auth: AuthContext, book: Con
     now.toISOString(),
     eventIds,
   );
-  if (book.doubleOptInEnabled) {
-    const pending = upserted.filter((c) => !c.subscribed && c.unsubscribeReason === null).map((c) => c.id);
-    await sendDoubleOptInConfirmations(deps, book, pending, now);
-  }
-  return upserted;
+  if (book.doubleOptInEnabled) await sendDoubleOptInConfirmations(deps, book, summary.pendingIds, now);
+  return summary;
 }
 
 export async function createContact(deps: ApiDeps, auth: AuthContext, contactBookId: string, input: ContactInput) {
   const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
-  const [contact] = await upsertContacts(deps, auth, book, [input]);
-  return { contactId: contact.id };
+  const { firstId } = await upsertContacts(deps, auth, book, [input]);
+  return { contactId: firstId };
 }
 
 export async function bulkUpsertContacts(deps: ApiDeps, auth: AuthContext, contactBookId: string, inputs: ContactInput[]) {
   const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
-  const upserted = await upsertContacts(deps, auth, book, inputs);
-  const created = upserted.filter((c) => c.inserted).length;
-  return {
-    message: `Processed ${upserted.length} contacts: ${created} created, ${upserted.length - created} updated`,
-    count: upserted.length,
-  };
+  const { total, created } = await upsertContacts(deps, auth, book, inputs);
+  return { message: `Processed ${total} contacts: ${created} created, ${total - created} updated`, count: total };
 }
 
 /** The page as one JSON text built by PostgreSQL: no per-row work in Node on the hot path. */
