@@ -16,3 +16,4 @@ export * from './audience/links';
 export * from './audience/contact-sql';
 export * from './audience/unsubscribe';
 export * from './audience/editor-document';
+export * from './audience/contact-id';

@@ -44,7 +44,8 @@ export function contactRoutes(deps: ApiDeps): Router {
   r.get('/', async (req, res) => {
     const { contactBookId } = parseOrThrow(anyBookPath, req.params, 'path');
     const q = parseOrThrow(listContactsQuery, req.query, 'query');
-    res.type('json').send(await listContactsJson(deps, req.auth, contactBookId, q));
+    // Up to 5000 contacts: sent as built by PostgreSQL, without hashing megabytes for an ETag.
+    res.type('json').end(await listContactsJson(deps, req.auth, contactBookId, q));
   });
 
   r.get('/:contactId', async (req, res) => {

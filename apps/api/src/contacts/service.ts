@@ -1,4 +1,4 @@
-import { ApiError, contactEventsInsertSql, contactJsonSql, newId, utcParamSql, type ContactBook, type Db } from '@mailrail/core';
+import { ApiError, contactEventsInsertSql, contactJsonSql, newContactId, newId, utcParamSql, type ContactBook, type Db } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { findTeamContactBook } from '../contact-books/service';
@@ -92,7 +92,7 @@ export async function upsertContacts(deps: ApiDeps, auth: AuthContext, book: Con
   const now = deps.clock.now();
   const merged = mergeDuplicates(book, inputs);
   const rows = merged.map((c) => ({
-    id: newId(),
+    id: newContactId(now.getTime()),
     email: c.email,
     firstName: c.firstName ?? null,
     lastName: c.lastName ?? null,
@@ -125,19 +125,25 @@ export async function bulkUpsertContacts(deps: ApiDeps, auth: AuthContext, conta
   return { message: `Processed ${total} contacts: ${created} created, ${total - created} updated`, count: total };
 }
 
-/** The page as one JSON text built by PostgreSQL: no per-row work in Node on the hot path. */
+/**
+ * The page as one JSON text built by PostgreSQL: no per-row work in Node on the hot path. The JSON
+ * is built after LIMIT, so skipped rows cost nothing; pages past the first pick their ids from the
+ * (contactBookId, id) index alone before reading any row.
+ */
 export async function listContactsJson(deps: ApiDeps, auth: AuthContext, contactBookId: string, q: ListContactsQuery): Promise<string> {
   const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
   const params: unknown[] = [book.id, q.limit, (q.page - 1) * q.limit];
   let filters = '';
   if (q.emails) filters += ` AND c.email = ANY($${params.push(q.emails)}::text[])`;
   if (q.ids) filters += ` AND c.id = ANY($${params.push(q.ids)}::text[])`;
+  const page =
+    q.page === 1
+      ? `SELECT * FROM "Contact" c WHERE c."contactBookId" = $1${filters} ORDER BY c.id LIMIT $2 OFFSET $3`
+      : `SELECT c.* FROM (SELECT c.id FROM "Contact" c WHERE c."contactBookId" = $1${filters} ORDER BY c.id LIMIT $2 OFFSET $3) k
+         JOIN "Contact" c ON c.id = k.id ORDER BY c.id`;
+  // The sorted subquery feeds json_agg in order (PostgreSQL documents this for aggregates).
   const [{ body }] = await deps.db.$queryRawUnsafe<{ body: string }[]>(
-    `SELECT coalesce(json_agg(p.j ORDER BY p.id), '[]')::text AS body FROM (
-       SELECT c.id, ${contactJsonSql('c')} AS j FROM "Contact" c
-       WHERE c."contactBookId" = $1${filters}
-       ORDER BY c.id LIMIT $2 OFFSET $3
-     ) p`,
+    `SELECT coalesce(json_agg(${contactJsonSql('c')}), '[]')::text AS body FROM (${page}) c`,
     ...params,
   );
   return body;

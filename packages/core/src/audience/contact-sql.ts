@@ -7,10 +7,10 @@ export const isoUtcSql = (col: string) => `to_char(${col}, 'YYYY-MM-DD"T"HH24:MI
 /** A JS timestamp passed as an ISO string parameter, as the UTC wall time the columns store. */
 export const utcParamSql = (param: string) => `(${param}::timestamptz AT TIME ZONE 'UTC')`;
 
-/** The public contact object (json keeps the key order of the wire format). */
-export function contactJsonSql(alias: string): string {
+/** The public contact object (json keeps the key order of the wire format; jsonb is for storing). */
+export function contactJsonSql(alias: string, type: 'json' | 'jsonb' = 'json'): string {
   const a = alias;
-  return `json_build_object('id', ${a}.id, 'firstName', ${a}."firstName", 'lastName', ${a}."lastName", 'email', ${a}.email,
+  return `${type}_build_object('id', ${a}.id, 'firstName', ${a}."firstName", 'lastName', ${a}."lastName", 'email', ${a}.email,
     'subscribed', ${a}.subscribed, 'unsubscribeReason', ${a}."unsubscribeReason", 'properties', ${a}.properties,
     'contactBookId', ${a}."contactBookId", 'createdAt', ${isoUtcSql(`${a}."createdAt"`)}, 'updatedAt', ${isoUtcSql(`${a}."updatedAt"`)})`;
 }
@@ -23,7 +23,7 @@ export function contactJsonSql(alias: string): string {
  */
 export function contactEventsInsertSql(opts: { source: string; teamIdSql: string; typeSql: string; idsParam: string; nowParam: string }): string {
   return `INSERT INTO "WebhookEvent" (id, "teamId", type, data, "createdAt")
-    SELECT coalesce(e.id, substr(md5(random()::text || s.id), 1, 24)), ${opts.teamIdSql}, ${opts.typeSql}, ${contactJsonSql('s')}::jsonb, ${utcParamSql(opts.nowParam)}
+    SELECT coalesce(e.id, substr(md5(random()::text || s.id), 1, 24)), ${opts.teamIdSql}, ${opts.typeSql}, ${contactJsonSql('s', 'jsonb')}, ${utcParamSql(opts.nowParam)}
     FROM (SELECT src.*, row_number() OVER () AS n FROM ${opts.source} src) s
     LEFT JOIN unnest(${opts.idsParam}::text[]) WITH ORDINALITY AS e(id, n) ON e.n = s.n`;
 }
