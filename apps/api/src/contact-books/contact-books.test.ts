@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { startTestApi, type TestApi, type TestTeam } from '../testing/api-harness';
+import { expectBadRequest as expect400 } from '../testing/expect-bad-request';
 
 let api: TestApi;
 let other: TestTeam;
@@ -17,11 +18,6 @@ afterAll(async () => {
 const post = (body: unknown, team = api.team) => request(api.app).post('/api/v1/contactBooks').set(team.auth).send(body as object);
 const patch = (id: string, body: unknown, team = api.team) => request(api.app).patch(`/api/v1/contactBooks/${id}`).set(team.auth).send(body as object);
 
-function expect400(res: request.Response, path: (string | number)[]) {
-  expect(res.status).toBe(400);
-  expect(res.body.error.code).toBe('BAD_REQUEST');
-  expect(res.body.error.issues.map((i: { path: unknown }) => i.path)).toContainEqual(path);
-}
 
 describe('create', () => {
   it('creates a book with defaults: emoji, empty properties and variables, double opt-in off', async () => {

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { startTestApi, type TestApi, type TestTeam } from '../testing/api-harness';
+import { expectBadRequest as expect400 } from '../testing/expect-bad-request';
 
 let api: TestApi;
 let other: TestTeam;
@@ -19,11 +20,6 @@ async function newBook(body: Record<string, unknown> = {}, team = api.team): Pro
 const contacts = (bookId: string) => `/api/v1/contactBooks/${bookId}/contacts`;
 const getContact = (id: string) => api.deps.db.contact.findUniqueOrThrow({ where: { id } });
 
-function expect400(res: request.Response, path: (string | number)[]) {
-  expect(res.status).toBe(400);
-  expect(res.body.error.code).toBe('BAD_REQUEST');
-  expect(res.body.error.issues.map((i: { path: unknown }) => i.path)).toContainEqual(path);
-}
 
 describe('create, get, list', () => {
   it('creates a contact with the address lower-cased and reads it back', async () => {
