@@ -95,6 +95,12 @@ describe('create, get, list', () => {
     const byId = await request(api.app).get(`${contacts(book)}?ids=${ids[0]},${ids[11]},nope`).set(api.team.auth);
     expect(byId.body.map((c: { id: string }) => c.id)).toEqual([ids[0], ids[11]]);
 
+    const repeated = await request(api.app).get(`${contacts(book)}?emails=u1@x.com&emails=u2@x.com`).set(api.team.auth);
+    expect(repeated.body.map((c: { email: string }) => c.email).sort()).toEqual(['u1@x.com', 'u2@x.com']);
+    expect((await request(api.app).get(`${contacts(book)}?ids=`).set(api.team.auth)).body).toHaveLength(12);
+    const filteredPage = await request(api.app).get(`${contacts(book)}?ids=${ids.slice(0, 4).join(',')}&page=2&limit=3`).set(api.team.auth);
+    expect(filteredPage.body.map((c: { id: string }) => c.id)).toEqual([ids[3]]);
+
     expect400(await request(api.app).get(`${contacts(book)}?limit=5001`).set(api.team.auth), ['limit']);
     expect400(await request(api.app).get(`${contacts(book)}?limit=0`).set(api.team.auth), ['limit']);
     expect400(await request(api.app).get(`${contacts(book)}?page=x`).set(api.team.auth), ['page']);

@@ -48,15 +48,17 @@ const positiveInt = (max?: number) =>
     .transform(Number)
     .pipe(max === undefined ? z.number().int().min(1) : z.number().int().min(1).max(max));
 
+// `?emails=a,b`, also repeated (`?emails=a&emails=b`); an empty list is no filter.
 const commaList = z
-  .string()
-  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
-  .pipe(z.array(z.string()).max(MAX_LIST_LIMIT));
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((x) => x.trim()).filter(Boolean))
+  .pipe(z.array(z.string()).max(MAX_LIST_LIMIT))
+  .transform((l) => (l.length ? l : undefined));
 
 export const listContactsQuery = z.object({
   page: positiveInt().default(1),
   limit: positiveInt(MAX_LIST_LIMIT).default(MAX_LIST_LIMIT),
-  emails: commaList.transform((l) => l.map((e) => e.toLowerCase())).optional(),
+  emails: commaList.transform((l) => l?.map((e) => e.toLowerCase())).optional(),
   ids: commaList.optional(),
 });
 export type ListContactsQuery = z.infer<typeof listContactsQuery>;
