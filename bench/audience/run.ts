@@ -1,6 +1,6 @@
 // Audience benchmark: bulk create of 10,000 contacts over HTTP, and page 1 of a 1,000,000-contact book.
 // Runs a real API (express on a local port) against its own fresh database and Redis prefix.
-//   npx tsx bench/audience/run.ts [--runs 5] [--list-requests 50] [--contacts 1000000]
+//   npx tsx bench/audience/run.ts [--runs 5] [--list-requests 50] [--contacts 1000000] [--only bulk|list]
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { createApiKey, createTeam, newId } from '@mailrail/core';
@@ -17,6 +17,7 @@ const arg = (name: string, def: number) => {
 const RUNS = arg('runs', 5);
 const LIST_REQUESTS = arg('list-requests', 50);
 const BIG_BOOK = arg('contacts', 1_000_000);
+const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
 
 const stats = (ms: number[]) => {
   const s = [...ms].sort((a, b) => a - b);
@@ -58,10 +59,12 @@ async function main() {
         lastName: `Last${i}`,
         properties: { plan: i % 2 ? 'pro' : 'free', city: 'Oslo' },
       }));
-    await call('POST', `/api/v1/contactBooks/${await newBook()}/contacts/bulk`, contacts(-1)); // warm-up
+    console.log(`machine: nproc=${os.cpus().length}, memory=${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`);
+    console.log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    if (ONLY !== 'list') await call('POST', `/api/v1/contactBooks/${await newBook()}/contacts/bulk`, contacts(-1)); // warm-up
     const created: number[] = [];
     const updated: number[] = [];
-    for (let run = 0; run < RUNS; run++) {
+    for (let run = 0; ONLY !== 'list' && run < RUNS; run++) {
       const book = await newBook();
       const body = contacts(run);
       const first = await call('POST', `/api/v1/contactBooks/${book}/contacts/bulk`, body);
@@ -70,8 +73,12 @@ async function main() {
       // The same 10,000 again: every row takes the ON CONFLICT merge path.
       updated.push((await call('POST', `/api/v1/contactBooks/${book}/contacts/bulk`, body)).ms);
     }
-    console.log(`bulk create 10,000 new contacts (HTTP, end to end, ${RUNS} runs) ms:`, stats(created));
-    console.log(`bulk upsert 10,000 existing contacts (HTTP, end to end, ${RUNS} runs) ms:`, stats(updated));
+    if (ONLY !== 'list') {
+      console.log(`bulk create 10,000 new contacts (HTTP, end to end, ${RUNS} runs) ms:`, stats(created));
+      console.log(`bulk upsert 10,000 existing contacts (HTTP, end to end, ${RUNS} runs) ms:`, stats(updated));
+      console.log(`load average after bulk: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    }
+    if (ONLY === 'bulk') return;
 
     // ------------------------------------------------------------ page 1 of a 1,000,000-contact book
     const big = await newBook();
@@ -101,7 +108,7 @@ async function main() {
     console.log(`list page 1, limit=100, ${LIST_REQUESTS} sequential requests ms:`, await listing('?limit=100', LIST_REQUESTS));
     console.log(`list page 100, limit=100 ms:`, await listing('?page=100&limit=100', LIST_REQUESTS));
     console.log(`list by 3 emails ms:`, await listing(`?emails=user1@big.example.com,user500000@big.example.com,user999999@big.example.com`, LIST_REQUESTS));
-    console.log(`machine: nproc=${os.cpus().length}, memory=${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`);
+    console.log(`load average after list: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   } finally {
     server.close();
     close();

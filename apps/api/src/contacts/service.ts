@@ -1,4 +1,4 @@
-import { ApiError, contactEventsInsertSql, contactJsonSql, newContactId, newId, utcParamSql, type ContactBook, type Db } from '@mailrail/core';
+import { ApiError, contactEventsInsertSql, contactJsonSql, newContactIds, newId, newIds, utcParamSql, type ContactBook, type Db } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { findTeamContactBook } from '../contact-books/service';
@@ -91,8 +91,9 @@ const UPSERT_SQL = `
 export async function upsertContacts(deps: ApiDeps, auth: AuthContext, book: ContactBook, inputs: ContactInput[]): Promise<UpsertSummary> {
   const now = deps.clock.now();
   const merged = mergeDuplicates(book, inputs);
-  const rows = merged.map((c) => ({
-    id: newContactId(now.getTime()),
+  const ids = newContactIds(merged.length, now.getTime());
+  const rows = merged.map((c, i) => ({
+    id: ids[i],
     email: c.email,
     firstName: c.firstName ?? null,
     lastName: c.lastName ?? null,
@@ -100,7 +101,7 @@ export async function upsertContacts(deps: ApiDeps, auth: AuthContext, book: Con
     subscribed: c.subscribed !== false && !book.doubleOptInEnabled,
     reason: c.subscribed === false ? 'UNSUBSCRIBED' : null,
   }));
-  const eventIds = rows.map(() => newId());
+  const eventIds = newIds(rows.length);
   const [summary] = await deps.db.$queryRawUnsafe<UpsertSummary[]>(
     UPSERT_SQL,
     JSON.stringify(rows),
@@ -204,7 +205,7 @@ async function deleteContactsWhere(deps: ApiDeps, auth: AuthContext, contactBook
     unique,
     auth.teamId,
     deps.clock.now().toISOString(),
-    unique.map(() => newId()),
+    newIds(unique.length),
   );
   return rows.length;
 }
