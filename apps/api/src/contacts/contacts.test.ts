@@ -204,6 +204,17 @@ describe('bulk', () => {
     expect(await api.deps.db.contact.count({ where: { contactBookId: book } })).toBe(10_001);
   });
 
+  it('concurrent bulk upserts of the same addresses in opposite orders both succeed', async () => {
+    const book = await newBook();
+    const items = Array.from({ length: 8000 }, (_, i) => ({ email: `race${i}@x.com`, properties: { [`k${i % 3}`]: 'v' } }));
+    const [a, b] = await Promise.all([
+      request(api.app).post(`${contacts(book)}/bulk`).set(api.team.auth).send(items),
+      request(api.app).post(`${contacts(book)}/bulk`).set(api.team.auth).send([...items].reverse()),
+    ]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(await api.deps.db.contact.count({ where: { contactBookId: book } })).toBe(8000);
+  });
+
   it('refuses more than 10,000, an empty array, or one bad item (naming its index) and writes nothing', async () => {
     const book = await newBook();
     const tooMany = Array.from({ length: 10_001 }, (_, i) => ({ email: `t${i}@x.com` }));

@@ -66,7 +66,7 @@ export async function sendDoubleOptInConfirmations(deps: ApiDeps, book: ContactB
   }
   const claimed = await deps.db.$queryRawUnsafe<{ id: string; email: string; firstName: string | null; lastName: string | null; previous: Date | null }[]>(
     `UPDATE "Contact" c SET "doubleOptInSentAt" = ($2::timestamptz AT TIME ZONE 'UTC')
-     FROM (SELECT id, "doubleOptInSentAt" AS previous FROM "Contact" WHERE id = ANY($1::text[]) FOR UPDATE) old
+     FROM (SELECT id, "doubleOptInSentAt" AS previous FROM "Contact" WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE) old
      WHERE c.id = old.id AND c.subscribed = false AND c."unsubscribeReason" IS NULL
        AND (c."doubleOptInSentAt" IS NULL OR c."doubleOptInSentAt" <= ($3::timestamptz AT TIME ZONE 'UTC'))
      RETURNING c.id, c.email, c."firstName", c."lastName", old.previous`,

@@ -41,7 +41,7 @@ function mergeDuplicates(book: ContactBook, inputs: ContactInput[]): ContactInpu
 interface UpsertSummary {
   total: number;
   created: number;
-  /** The first contact's id (the only one for single creates). */
+  /** The smallest contact id (the only one for single creates). */
   firstId: string;
   /** Contacts awaiting double opt-in confirmation after the upsert. */
   pendingIds: string[];
@@ -80,7 +80,7 @@ const UPSERT_SQL = `
       nowParam: '$4',
     })}
   )
-  SELECT count(*)::int AS total, (count(*) FILTER (WHERE inserted))::int AS created, (array_agg(id))[1] AS "firstId",
+  SELECT count(*)::int AS total, (count(*) FILTER (WHERE inserted))::int AS created, min(id) AS "firstId",
     coalesce(array_agg(id) FILTER (WHERE NOT subscribed AND "unsubscribeReason" IS NULL), '{}') AS "pendingIds"
   FROM upserted`;
 
@@ -90,7 +90,9 @@ const UPSERT_SQL = `
  */
 export async function upsertContacts(deps: ApiDeps, auth: AuthContext, book: ContactBook, inputs: ContactInput[]): Promise<UpsertSummary> {
   const now = deps.clock.now();
-  const merged = mergeDuplicates(book, inputs);
+  // Rows go in address order, so two concurrent bulk upserts lock their rows in the same order
+  // and cannot deadlock each other.
+  const merged = mergeDuplicates(book, inputs).sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0));
   const ids = newContactIds(merged.length, now.getTime());
   const rows = merged.map((c, i) => ({
     id: ids[i],

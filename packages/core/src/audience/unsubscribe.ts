@@ -24,6 +24,7 @@ async function unsubscribeContacts(db: Db, t: UnsubscribeTarget): Promise<{ id: 
     WITH old AS (
       SELECT c.id, c.subscribed, b."teamId" FROM "Contact" c JOIN "ContactBook" b ON b.id = c."contactBookId"
       WHERE c."unsubscribeReason" IS NULL AND ${t.whereSql}
+      ORDER BY c.id
       FOR UPDATE OF c
     ), changed AS (
       UPDATE "Contact" c SET subscribed = false, "unsubscribeReason" = $1::"UnsubscribeReason", "updatedAt" = ${utcParamSql('$2')}
