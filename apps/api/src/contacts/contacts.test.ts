@@ -245,6 +245,7 @@ describe('bulk', () => {
     expect400(await request(api.app).delete(`${contacts(book)}/bulk`).set(api.team.auth).send({ contactIds: [] }), ['contactIds']);
     expect400(await request(api.app).delete(`${contacts(book)}/bulk`).set(api.team.auth).send({ contactIds: Array.from({ length: 1001 }, (_, i) => `i${i}`) }), ['contactIds']);
     expect400(await request(api.app).delete(`${contacts(book)}/bulk`).set(api.team.auth).send({}), ['contactIds']);
+    expect400(await request(api.app).delete(`${contacts('ab')}/bulk`).set(api.team.auth).send({ contactIds: [ids[2]] }), ['contactBookId']);
   });
 });
 

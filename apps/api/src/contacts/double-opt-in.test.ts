@@ -183,6 +183,7 @@ describe('confirmation page', () => {
   it('does not re-subscribe an address that unsubscribed meanwhile', async () => {
     const { contactId, path } = await pendingContact('gone@x.com');
     await api.deps.db.contact.update({ where: { id: contactId }, data: { unsubscribeReason: 'UNSUBSCRIBED' } });
+    expect((await request(api.app).get(path)).status).toBe(409);
     const res = await request(api.app).post(path).type('form').send({});
     expect(res.status).toBe(409);
     expect(await state(contactId)).toEqual({ subscribed: false, unsubscribeReason: 'UNSUBSCRIBED' });

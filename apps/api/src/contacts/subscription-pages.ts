@@ -64,6 +64,10 @@ async function confirmPendingContact(db: Db, contactId: string, now: Date): Prom
   return rows.length > 0;
 }
 
+// Unsubscribed (or bounced) addresses are not re-subscribed by an old confirmation link.
+const unsubscribedMeanwhile = (res: Response) =>
+  page(res, 409, 'Subscription not confirmed', paragraph('This address has been unsubscribed, so this link can no longer confirm it.'));
+
 export function subscriptionPages(deps: ApiDeps): Router {
   const r = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
@@ -86,6 +90,7 @@ export function subscriptionPages(deps: ApiDeps): Router {
     const contact = await findContactState(deps.db, contactId);
     if (!contact) return page(res, 404, 'Subscription not found', paragraph('This subscription no longer exists.'));
     if (contact.subscribed) return page(res, 200, 'Subscription confirmed', paragraph('Your subscription is already confirmed.'));
+    if (contact.unsubscribeReason) return unsubscribedMeanwhile(res);
     const { contactId: c, expiresAt, signature } = req.query as Record<string, string>;
     page(res, 200, 'Confirm your subscription', paragraph('Please confirm that you want to receive our emails.') + buttonForm({ contactId: c, expiresAt, signature }, 'Confirm subscription'));
   });
@@ -99,8 +104,7 @@ export function subscriptionPages(deps: ApiDeps): Router {
     const contact = await findContactState(deps.db, contactId);
     if (!contact) return page(res, 404, 'Subscription not found', paragraph('This subscription no longer exists.'));
     if (contact.subscribed) return page(res, 200, 'Subscription confirmed', paragraph('Your subscription is already confirmed.'));
-    // Unsubscribed (or bounced) addresses are not re-subscribed by an old confirmation link.
-    page(res, 409, 'Subscription not confirmed', paragraph('This address has been unsubscribed, so this link can no longer confirm it.'));
+    unsubscribedMeanwhile(res);
   });
 
   // ---------------------------------------------------------------- unsubscribe
