@@ -1,7 +1,7 @@
-import { ApiError, contactEventsInsertSql, contactJsonSql, newContactIds, newId, newIds, utcParamSql, type ContactBook, type Db } from '@mailrail/core';
+import { ApiError, contactColumnsSql, contactEventsInsertSql, contactJsonSql, newContactIds, newId, newIds, utcParamSql, type ContactBook, type Db } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
-import { findTeamContactBook } from '../contact-books/service';
+import { contactBookNotFound, findTeamContactBook } from '../contact-books/service';
 import { sendDoubleOptInConfirmations } from './double-opt-in';
 import type { ContactInput, ListContactsQuery, UpdateContactInput } from './schemas';
 
@@ -129,26 +129,29 @@ export async function bulkUpsertContacts(deps: ApiDeps, auth: AuthContext, conta
 }
 
 /**
- * The page as one JSON text built by PostgreSQL: no per-row work in Node on the hot path. The JSON
- * is built after LIMIT, so skipped rows cost nothing; pages past the first pick their ids from the
- * (contactBookId, id) index alone before reading any row.
+ * The page as one JSON text built by PostgreSQL, in the same statement that checks the book belongs
+ * to the team: no per-row work in Node on the hot path. The JSON is built after LIMIT, so skipped
+ * rows cost nothing; pages past the first pick their ids from the (contactBookId, id) index alone
+ * before reading any row.
  */
 export async function listContactsJson(deps: ApiDeps, auth: AuthContext, contactBookId: string, q: ListContactsQuery): Promise<string> {
-  const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
-  const params: unknown[] = [book.id, q.limit, (q.page - 1) * q.limit];
-  let filters = '';
+  const params: unknown[] = [contactBookId, auth.teamId, q.limit, (q.page - 1) * q.limit];
+  // The book check gates the page too (evaluated once), so another team's book reads no rows.
+  let filters = ` AND EXISTS (SELECT 1 FROM "ContactBook" b WHERE b.id = $1 AND b."teamId" = $2)`;
   if (q.emails) filters += ` AND c.email = ANY($${params.push(q.emails)}::text[])`;
   if (q.ids) filters += ` AND c.id = ANY($${params.push(q.ids)}::text[])`;
   const page =
     q.page === 1
-      ? `SELECT * FROM "Contact" c WHERE c."contactBookId" = $1${filters} ORDER BY c.id LIMIT $2 OFFSET $3`
-      : `SELECT c.* FROM (SELECT c.id FROM "Contact" c WHERE c."contactBookId" = $1${filters} ORDER BY c.id LIMIT $2 OFFSET $3) k
+      ? `SELECT * FROM "Contact" c WHERE c."contactBookId" = $1${filters} ORDER BY c.id LIMIT $3 OFFSET $4`
+      : `SELECT c.* FROM (SELECT c.id FROM "Contact" c WHERE c."contactBookId" = $1${filters} ORDER BY c.id LIMIT $3 OFFSET $4) k
          JOIN "Contact" c ON c.id = k.id ORDER BY c.id`;
   // The sorted subquery feeds json_agg in order (PostgreSQL documents this for aggregates).
-  const [{ body }] = await deps.db.$queryRawUnsafe<{ body: string }[]>(
-    `SELECT coalesce(json_agg(${contactJsonSql('c')}), '[]')::text AS body FROM (${page}) c`,
+  const [{ found, body }] = await deps.db.$queryRawUnsafe<{ found: boolean; body: string }[]>(
+    `SELECT EXISTS (SELECT 1 FROM "ContactBook" WHERE id = $1 AND "teamId" = $2) AS found,
+       (SELECT coalesce(json_agg(r), '[]')::text FROM (SELECT ${contactColumnsSql('c')} FROM (${page}) c) r) AS body`,
     ...params,
   );
+  if (!found) throw contactBookNotFound();
   return body;
 }
 

@@ -7,6 +7,16 @@ export const isoUtcSql = (col: string) => `to_char(${col}, 'YYYY-MM-DD"T"HH24:MI
 /** A JS timestamp passed as an ISO string parameter, as the UTC wall time the columns store. */
 export const utcParamSql = (param: string) => `(${param}::timestamptz AT TIME ZONE 'UTC')`;
 
+/**
+ * The columns of the public contact object, named as on the wire: `json_agg` of rows selecting
+ * these builds a list more cheaply than one json_build_object call per row.
+ */
+export function contactColumnsSql(alias: string): string {
+  const a = alias;
+  return `${a}.id, ${a}."firstName", ${a}."lastName", ${a}.email, ${a}.subscribed, ${a}."unsubscribeReason", ${a}.properties,
+    ${a}."contactBookId", ${isoUtcSql(`${a}."createdAt"`)} AS "createdAt", ${isoUtcSql(`${a}."updatedAt"`)} AS "updatedAt"`;
+}
+
 /** The public contact object (json keeps the key order of the wire format; jsonb is for storing). */
 export function contactJsonSql(alias: string, type: 'json' | 'jsonb' = 'json'): string {
   const a = alias;
