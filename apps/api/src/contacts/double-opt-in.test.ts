@@ -108,6 +108,16 @@ describe('double opt-in', () => {
     expect(await emailsTo('b2@x.com')).toHaveLength(1);
   });
 
+  it('records a suppressed address as SUPPRESSED and queues nothing for it', async () => {
+    const book = await newBook({});
+    await api.deps.db.suppression.create({ data: { id: 'sup-doi', teamId: team.teamId, email: 'blocked@x.com', reason: 'HARD_BOUNCE' } });
+    await addContact(book, { email: 'blocked@x.com' });
+    const [email] = await emailsTo('blocked@x.com');
+    expect(email.latestStatus).toBe('SUPPRESSED');
+    const domain = await api.deps.db.domain.findFirstOrThrow({ where: { name: 'old.example.com' } });
+    expect(await api.deps.queues.get(queueNames.send(domain.region, 'transactional')).getJob(email.id)).toBeUndefined();
+  });
+
   it('still stores the contact when the team has no verified domain', async () => {
     const lonely = await api.newTeam('No domain');
     const book = await newBook({}, lonely);
