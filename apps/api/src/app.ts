@@ -2,6 +2,8 @@ import express, { type Express } from 'express';
 import { createMetrics, type Metrics } from '@mailrail/core';
 import type { ApiDeps } from './deps';
 import { domainRoutes } from './domains/routes';
+import { contactBookRoutes } from './contact-books/routes';
+import { subscriptionPages } from './contacts/subscription-pages';
 import { emailRoutes } from './emails/routes';
 import { healthRoutes } from './health/routes';
 import { createAuth } from './http/auth';
@@ -30,6 +32,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   app.use(recordHttpMetrics(metrics));
   app.use(healthRoutes(deps));
   app.use(openApiRoutes(deps));
+  app.use(subscriptionPages(deps));
   app.get('/metrics', metricsEndpoint(deps, metrics));
   const dashboard = queueDashboard(deps);
   if (dashboard) app.use(QUEUE_DASHBOARD_PATH, dashboard.guard, dashboard.router);
@@ -42,6 +45,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   v1.use('/emails', emailRoutes(deps));
   v1.use('/domains', domainRoutes(deps));
   v1.use('/webhooks', webhookRoutes(deps));
+  v1.use('/contactBooks', contactBookRoutes(deps));
   v1.use(notFoundHandler);
   app.use('/api/v1', v1);
 

@@ -26,3 +26,8 @@ export * from './ses-identity/ses-adapter';
 export * from './ses-identity/local-adapter';
 export * from './ses-identity/choose-adapter';
 export * from './webhooks';
+export * from './audience/links';
+export * from './audience/contact-sql';
+export * from './audience/unsubscribe';
+export * from './audience/editor-document';
+export * from './audience/contact-id';

@@ -1,0 +1,146 @@
+import { z } from 'zod';
+import { ApiError, badRequest, newId, toEditorDocument, type ContactBook, type Db } from '@mailrail/core';
+import type { ApiDeps } from '../deps';
+import type { AuthContext } from '../http/auth';
+import { DEFAULT_DOUBLE_OPT_IN_CONTENT, DEFAULT_DOUBLE_OPT_IN_SUBJECT } from './double-opt-in-settings';
+import type { CreateContactBookInput, UpdateContactBookInput } from './schemas';
+
+export const DEFAULT_EMOJI = '📙';
+
+export const contactBookNotFound = () => new ApiError('NOT_FOUND', 'Contact book not found');
+
+/** A book of the caller's team, or a 404 that does not reveal whether another team has it. */
+export async function findTeamContactBook(db: Db, teamId: number, contactBookId: string): Promise<ContactBook> {
+  const book = await db.contactBook.findFirst({ where: { id: contactBookId, teamId } });
+  if (!book) throw contactBookNotFound();
+  return book;
+}
+
+const bareAddress = z.email();
+
+/** The address of `addr@domain` or `Name <addr@domain>`, lower-cased; null when it is neither. */
+export function senderAddress(from: string): string | null {
+  const m = /^\s*(?:"?[^"<>]*"?\s*)?<([^<>\s]+)>\s*$/.exec(from);
+  const addr = (m ? m[1] : from.trim()).toLowerCase();
+  return bareAddress.safeParse(addr).success ? addr : null;
+}
+
+/** The verified (SUCCESS) team domain an address sends from, honouring a domain-bound key. */
+export async function findVerifiedSenderDomain(db: Db, teamId: number, address: string, boundDomainId: number | null = null) {
+  const domainName = address.slice(address.lastIndexOf('@') + 1);
+  const domain = await db.domain.findFirst({ where: { teamId, name: domainName, status: 'SUCCESS' } });
+  if (!domain || (boundDomainId !== null && domain.id !== boundDomainId)) return null;
+  return domain;
+}
+
+async function checkDoubleOptInFrom(db: Db, auth: AuthContext, from: string | null | undefined): Promise<void> {
+  if (from === null || from === undefined) return;
+  const address = senderAddress(from);
+  if (!address) {
+    throw badRequest('Invalid request body: doubleOptInFrom: must be an email address or "Name <address>"', [
+      { path: ['doubleOptInFrom'], message: 'must be an email address or "Name <address>"' },
+    ]);
+  }
+  if (!(await findVerifiedSenderDomain(db, auth.teamId, address, auth.domainId))) {
+    const message = 'must use a verified domain of your team';
+    throw badRequest(`Invalid request body: doubleOptInFrom: ${message}`, [{ path: ['doubleOptInFrom'], message }]);
+  }
+}
+
+/** With double opt-in on, a missing subject or content falls back to the defaults. */
+function withDoubleOptInDefaults<T extends { doubleOptInSubject?: string | null; doubleOptInContent?: string | null }>(enabled: boolean, v: T): T {
+  if (!enabled) return v;
+  return {
+    ...v,
+    doubleOptInSubject: v.doubleOptInSubject ?? DEFAULT_DOUBLE_OPT_IN_SUBJECT,
+    doubleOptInContent: v.doubleOptInContent ?? DEFAULT_DOUBLE_OPT_IN_CONTENT,
+  };
+}
+
+/** The wire shape: `doubleOptInContent` as an editor document, `_count.contacts`. */
+export function contactBookResponse(book: ContactBook, contacts: number) {
+  return {
+    id: book.id,
+    name: book.name,
+    teamId: book.teamId,
+    properties: book.properties,
+    variables: book.variables,
+    emoji: book.emoji,
+    doubleOptInEnabled: book.doubleOptInEnabled,
+    doubleOptInFrom: book.doubleOptInFrom,
+    doubleOptInSubject: book.doubleOptInSubject,
+    doubleOptInContent: toEditorDocument(book.doubleOptInContent),
+    createdAt: book.createdAt,
+    updatedAt: book.updatedAt,
+    _count: { contacts },
+  };
+}
+
+const countContacts = (db: Db, contactBookId: string) => db.contact.count({ where: { contactBookId } });
+
+export async function createContactBook(deps: ApiDeps, auth: AuthContext, input: CreateContactBookInput) {
+  await checkDoubleOptInFrom(deps.db, auth, input.doubleOptInFrom);
+  const enabled = input.doubleOptInEnabled ?? false;
+  const fields = withDoubleOptInDefaults(enabled, {
+    doubleOptInSubject: input.doubleOptInSubject ?? null,
+    doubleOptInContent: input.doubleOptInContent ?? null,
+  });
+  const book = await deps.db.contactBook.create({
+    data: {
+      id: newId(),
+      teamId: auth.teamId,
+      name: input.name,
+      emoji: input.emoji || DEFAULT_EMOJI,
+      properties: input.properties ?? {},
+      variables: input.variables ?? [],
+      doubleOptInEnabled: enabled,
+      doubleOptInFrom: input.doubleOptInFrom ?? null,
+      ...fields,
+    },
+  });
+  return contactBookResponse(book, 0);
+}
+
+export async function listContactBooks(deps: ApiDeps, auth: AuthContext) {
+  const books = await deps.db.contactBook.findMany({
+    where: { teamId: auth.teamId },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    include: { _count: { select: { contacts: true } } },
+  });
+  return books.map((b) => contactBookResponse(b, b._count.contacts));
+}
+
+export async function getContactBook(deps: ApiDeps, auth: AuthContext, contactBookId: string) {
+  const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
+  return contactBookResponse(book, await countContacts(deps.db, book.id));
+}
+
+export async function updateContactBook(deps: ApiDeps, auth: AuthContext, contactBookId: string, input: UpdateContactBookInput) {
+  const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
+  await checkDoubleOptInFrom(deps.db, auth, input.doubleOptInFrom);
+  const enabled = input.doubleOptInEnabled ?? book.doubleOptInEnabled;
+  const fields = withDoubleOptInDefaults(enabled, {
+    doubleOptInSubject: input.doubleOptInSubject === undefined ? book.doubleOptInSubject : input.doubleOptInSubject,
+    doubleOptInContent: input.doubleOptInContent === undefined ? book.doubleOptInContent : input.doubleOptInContent,
+  });
+  const updated = await deps.db.contactBook.update({
+    where: { id: book.id },
+    data: {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.emoji !== undefined ? { emoji: input.emoji || DEFAULT_EMOJI } : {}),
+      ...(input.properties !== undefined ? { properties: input.properties } : {}),
+      ...(input.variables !== undefined ? { variables: input.variables } : {}),
+      ...(input.doubleOptInFrom !== undefined ? { doubleOptInFrom: input.doubleOptInFrom } : {}),
+      doubleOptInEnabled: enabled,
+      ...fields,
+    },
+  });
+  return contactBookResponse(updated, await countContacts(deps.db, book.id));
+}
+
+export async function deleteContactBook(deps: ApiDeps, auth: AuthContext, contactBookId: string) {
+  // The contacts go with it (ON DELETE CASCADE).
+  const { count } = await deps.db.contactBook.deleteMany({ where: { id: contactBookId, teamId: auth.teamId } });
+  if (count === 0) throw contactBookNotFound();
+  return { id: contactBookId, success: true, message: 'Contact book deleted successfully' };
+}

@@ -1,0 +1,45 @@
+import { renderEditorDocument, toEditorDocument } from './editor-document';
+
+describe('toEditorDocument', () => {
+  it('answers editor JSON of a document as is and wraps a single node', () => {
+    const doc = { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'hi' }] }] };
+    expect(toEditorDocument(JSON.stringify(doc))).toEqual(doc);
+    expect(toEditorDocument(JSON.stringify(doc.content[0]))).toEqual(doc);
+  });
+
+  it('wraps text and HTML in one html node, unchanged', () => {
+    expect(toEditorDocument('<b>x</b> {{doubleOptInUrl}}')).toEqual({ type: 'doc', content: [{ type: 'html', attrs: { html: '<b>x</b> {{doubleOptInUrl}}' } }] });
+    expect(toEditorDocument('{not json')).toEqual({ type: 'doc', content: [{ type: 'html', attrs: { html: '{not json' } }] });
+    expect(toEditorDocument(null)).toBeNull();
+  });
+});
+
+describe('renderEditorDocument', () => {
+  it('renders the common nodes, escapes text and resolves variables', () => {
+    const html = renderEditorDocument(
+      {
+        type: 'doc',
+        content: [
+          { type: 'heading', attrs: { level: 2 }, content: [{ type: 'text', text: 'Title <x>' }] },
+          {
+            type: 'paragraph',
+            content: [
+              { type: 'text', text: 'Hello ' },
+              { type: 'variable', attrs: { id: 'FIRSTNAME', fallback: 'there' } },
+              { type: 'text', text: ' link', marks: [{ type: 'bold' }, { type: 'link', attrs: { href: 'https://a.test/?a=1&b=2' } }] },
+            ],
+          },
+          { type: 'button', attrs: { text: 'Go', url: '{{doubleOptInUrl}}' } },
+          { type: 'html', attrs: { html: '<i>raw</i>' } },
+        ],
+      },
+      { variables: { firstName: 'Ann' } },
+    );
+    expect(html).toContain('<h2>Title &lt;x&gt;</h2>');
+    expect(html).toContain('Hello Ann');
+    expect(html).toContain('<a href="https://a.test/?a=1&amp;b=2"><strong> link</strong></a>');
+    expect(html).toContain('href="{{doubleOptInUrl}}"');
+    expect(html).toContain('<i>raw</i>');
+    expect(renderEditorDocument({ type: 'doc', content: [{ type: 'variable', attrs: { id: 'x', fallback: 'fb' } }] })).toContain('fb');
+  });
+});
