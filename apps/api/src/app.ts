@@ -2,6 +2,9 @@ import express, { type Express } from 'express';
 import type { ApiDeps } from './deps';
 import { emailRoutes } from './emails/routes';
 import { healthRoutes } from './health/routes';
+import { analyticsRoutes } from './analytics/routes';
+import { sesNotificationRoutes } from './ses-notifications/routes';
+import { suppressionRoutes } from './suppressions/routes';
 import { createAuth } from './http/auth';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { jsonBody } from './http/json-body';
@@ -20,6 +23,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   app.set('query parser', 'extended');
   app.use(requestLogger(deps.log));
   app.use(healthRoutes(deps));
+  app.use('/api/ses/notifications', sesNotificationRoutes(deps)); // SNS: signed messages, no API key
 
   // Authentication first, then the rate limit, and only then is a body read: an unauthenticated
   // caller cannot make us parse 50 MB.
@@ -27,6 +31,8 @@ export function createApp(deps: ApiDeps): ApiApp {
   const v1 = express.Router();
   v1.use(auth.middleware, createRateLimit(deps), ...jsonBody(deps.config.BODY_LIMIT));
   v1.use('/emails', emailRoutes(deps));
+  v1.use('/suppressions', suppressionRoutes(deps));
+  v1.use('/analytics', analyticsRoutes(deps));
   v1.use(notFoundHandler);
   app.use('/api/v1', v1);
 

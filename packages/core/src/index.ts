@@ -12,3 +12,7 @@ export * from './teams/api-keys';
 export * from './domains/add-domain';
 export * from './domains/dkim';
 export * from './emails/create-emails';
+export * from './ses-events/status-rank';
+export * from './ses-events/ses-event';
+export * from './ses-events/count-email-status';
+export * from './ses-events/process-ses-event';
