@@ -26,7 +26,8 @@ const SELECT = { id: true, email: true, reason: true, source: true, createdAt: t
 
 /** Newest first; `search` matches a substring of the address. */
 export async function listSuppressions(deps: ApiDeps, auth: AuthContext, q: z.infer<typeof listSuppressionsQuery>) {
-  const search = q.search?.trim().toLowerCase();
+  // Prisma passes LIKE wildcards through: escape them so the search is a plain substring.
+  const search = q.search?.trim().toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
   const where: Prisma.SuppressionWhereInput = { teamId: auth.teamId, ...(search ? { email: { contains: search } } : {}) };
   const [data, count] = await Promise.all([
     deps.db.suppression.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (q.page - 1) * q.limit, take: q.limit, select: SELECT }),
