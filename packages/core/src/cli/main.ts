@@ -6,6 +6,7 @@ import { createDb, type Db } from '../db/client';
 import { createRedis } from '../redis/client';
 import { apiKeyRevokedChannel, createApiKey, createTeam, revokeApiKey } from '../teams/api-keys';
 import { insertDomain } from '../domains/add-domain';
+import { sesSetupCommand } from '../ses-events/ses-setup';
 
 class UsageError extends Error {}
 
@@ -13,7 +14,8 @@ const USAGE = `usage: npm run cli -- <command>
   team create --name NAME
   apikey create --team ID [--permission FULL|SENDING] [--domain ID] [--name NAME]
   apikey revoke --key KEY_OR_PREFIX
-  domain add --team ID --name example.com [--region us-east-1] [--verified]`;
+  domain add --team ID --name example.com [--region us-east-1] [--verified]
+  ses setup --region R [--topic-name NAME] [--callback-url URL]`;
 
 function positiveInt(value: string | undefined, flag: string): number {
   if (value === undefined) throw new UsageError(`missing --${flag}`);
@@ -87,6 +89,7 @@ const commands: Record<string, Command> = {
     const { dkimPrivateKeyEnc: _secret, ...visible } = domain;
     return visible;
   },
+  'ses setup': (args, { config }) => sesSetupCommand(args, config),
 };
 
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
