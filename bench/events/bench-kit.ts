@@ -25,8 +25,8 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 /** Runs a TypeScript entry point with tsx in its own process (so client and server do not share an event loop). */
-export function spawnTs(entry: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(path.join(repoRoot, 'node_modules/.bin/tsx'), [entry], {
+export function spawnTs(entry: string, env: Record<string, string>, nodeArgs: string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit'],

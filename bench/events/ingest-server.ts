@@ -16,6 +16,16 @@ app.use(requestLogger(deps.log));
 app.get('/health', (_req, res) => {
   res.json({ status: 'ok' });
 });
+// CPU seconds this process has used: the client reads it before and after the load, so the
+// figure "server CPU per event" does not depend on what else the shared machine is running.
+app.get('/cpu', (_req, res) => {
+  const u = process.cpuUsage();
+  res.json({ cpuMs: (u.user + u.system) / 1000 });
+});
+// Baseline: the same middleware and body reading with nothing behind it, for comparison.
+app.post('/baseline', express.text({ type: () => true, limit: '512kb' }), (_req, res) => {
+  res.json({ data: 'Notification queued' });
+});
 app.use('/api/ses/notifications', sesNotificationRoutes(deps, { httpGet: async () => ({ status: 200, body: cert }) }));
 app.use(errorHandler);
 app.listen(config.PORT, config.HOST);

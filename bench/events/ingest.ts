@@ -26,7 +26,7 @@ async function main() {
   writeFileSync(certFile, signer.certPem);
   const server = spawnTs('bench/events/ingest-server.ts', {
     DATABASE_URL: url, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'silent', REDIS_PREFIX: PREFIX, BENCH_CERT_FILE: certFile,
-  });
+  }, process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean));
   try {
     // One email per event, so the processing phase has real work (status, event row, counters).
     const team = await db.team.create({ data: { name: 'bench' } });
@@ -43,9 +43,17 @@ async function main() {
     console.log(`signed ${EVENTS} SNS messages in ${((performance.now() - t) / 1000).toFixed(1)} s (client-side preparation, not measured)`);
     await waitForUrl(`http://127.0.0.1:${PORT}/health`);
 
+    const queue = createQueueFactory(redis, PREFIX).get(queueNames.sesEvents);
+    const cpu = async () => ((await (await fetch(`http://127.0.0.1:${PORT}/cpu`)).json()) as { cpuMs: number }).cpuMs;
+    // Warm-up (JIT, connections, certificate cache) with messages that are not part of the run.
+    for (let i = 0; i < 200; i++) {
+      await fetch(`http://127.0.0.1:${PORT}/api/ses/notifications`, { method: 'POST', body: JSON.stringify(signer.notification(sesEventMessage('Send', { sesMessageId: 'warm-up' }))) });
+    }
+    await queue.drain(true); // the warm-up jobs are not part of the run
+    const cpuBefore = await cpu();
     let next = 0;
     const result = await autocannon({
-      url: `http://127.0.0.1:${PORT}/api/ses/notifications`,
+      url: `http://127.0.0.1:${PORT}${process.env.BENCH_PATH ?? '/api/ses/notifications'}`,
       connections: CONNECTIONS,
       amount: EVENTS,
       requests: [
@@ -56,16 +64,20 @@ async function main() {
         },
       ],
     });
+    const serverCpuMs = (await cpu()) - cpuBefore;
     const accepted = result.requests.total - result.non2xx;
-    const queue = createQueueFactory(redis, PREFIX).get(queueNames.sesEvents);
     const queued = await queue.count();
     console.log(`machine: ${machine()}\n`);
     console.log('| phase | events | time | rate | latency p50 / p99 |\n|---|---|---|---|---|');
     console.log(
       `| intake (verify + enqueue), autocannon -c ${CONNECTIONS} | ${accepted} accepted, ${result.non2xx} refused, ${queued} queued | ${result.duration.toFixed(1)} s | ${(accepted / result.duration).toFixed(0)} events/s | ${result.latency.p50} / ${result.latency.p99} ms |`,
     );
+    console.log(
+      `| intake, server CPU only | ${accepted} | ${(serverCpuMs / 1000).toFixed(1)} s CPU | ${((accepted / serverCpuMs) * 1000).toFixed(0)} events per CPU-second | ${(serverCpuMs / accepted).toFixed(3)} ms CPU per event |`,
+    );
     await stop(server);
 
+    if (process.env.BENCH_SKIP_PROCESSING) return;
     // Processing: the worker drains the queue (status, event row, once-per-email counters).
     const workerRedis = createRedis('redis://127.0.0.1:6379', { forWorker: true });
     t = performance.now();

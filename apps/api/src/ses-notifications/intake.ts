@@ -1,14 +1,15 @@
-import type { Queue } from 'bullmq';
 import { z } from 'zod';
 import { ApiError, parseSesEvent, sesEventJobOptions, type Logger, type SesEventJob } from '@mailrail/core';
 import { parseOrThrow } from '../http/validate';
+import type { Enqueue } from './enqueue-batcher';
 import { isSnsHttpsUrl, type HttpGet } from './http-fetch';
 import { SnsCertificateUnavailable, SnsRejected, type SnsVerifier } from './sns-verifier';
 
 export interface SnsIntakeContext {
   verifier: SnsVerifier;
   httpGet: HttpGet;
-  sesEventsQueue: Queue;
+  /** Adds a job to `queueNames.sesEvents`. */
+  enqueue: Enqueue;
   /** Accepted topics; null accepts any topic (the signature is still required). */
   topicArns: string[] | null;
   log: Logger;
@@ -103,6 +104,6 @@ async function enqueueSesEvent(ctx: SnsIntakeContext, messageId: string, topicAr
   const job: SesEventJob = { snsMessageId: messageId, topicArn, message };
   // The job id is the SNS MessageId: a redelivery while the job is still kept is dropped here,
   // and the SesNotification table catches any later one.
-  await ctx.sesEventsQueue.add(parsed.event.type, job, { ...sesEventJobOptions, jobId: messageId });
+  await ctx.enqueue(parsed.event.type, job, { ...sesEventJobOptions, jobId: messageId });
   return { data: 'Notification queued' };
 }

@@ -1,6 +1,7 @@
 import express, { Router } from 'express';
 import { queueNames } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
+import { batchedEnqueue } from './enqueue-batcher';
 import { fetchHttpGet, type HttpGet } from './http-fetch';
 import { receiveSnsPost } from './intake';
 import { createSnsVerifier, type SnsVerifier } from './sns-verifier';
@@ -20,7 +21,7 @@ export function sesNotificationRoutes(deps: ApiDeps, opts: SesNotificationOption
   const ctx = {
     verifier: opts.verifier ?? createSnsVerifier(httpGet),
     httpGet,
-    sesEventsQueue: deps.queues.get(queueNames.sesEvents),
+    enqueue: batchedEnqueue(deps.queues.get(queueNames.sesEvents)),
     topicArns: topicArns.length ? topicArns : null,
     log: deps.log,
   };
