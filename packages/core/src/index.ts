@@ -16,3 +16,4 @@ export * from './ses-events/status-rank';
 export * from './ses-events/ses-event';
 export * from './ses-events/count-email-status';
 export * from './ses-events/process-ses-event';
+export * from './ses-events/configuration-sets';

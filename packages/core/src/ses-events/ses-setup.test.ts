@@ -1,4 +1,5 @@
-import { applySesSetup, buildSesSetupPlan, configurationSetName, sesSetupCommand, type SesSetupClients } from './ses-setup';
+import { configurationSetName } from './configuration-sets';
+import { applySesSetup, buildSesSetupPlan, sesSetupCommand, type SesSetupClients } from './ses-setup';
 
 // The AWS SDK clients are replaced by recorders (AWS is not reachable from tests); what is
 // checked is the exact list of calls and their inputs, first run and re-run.

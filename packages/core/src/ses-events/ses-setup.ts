@@ -7,26 +7,10 @@ import {
   UpdateConfigurationSetEventDestinationCommand,
   type EventType,
 } from '@aws-sdk/client-sesv2';
+import { EVENTS_BY_KIND, type TrackingKind } from './configuration-sets';
 
 // `npm run cli -- ses setup --region R`: everything SES needs to report delivery events to us,
 // for one region. Safe to run again: existing resources are kept and brought up to date.
-
-export type TrackingKind = 'general' | 'click' | 'open' | 'full';
-
-const GENERAL_EVENTS: EventType[] = ['SEND', 'DELIVERY', 'BOUNCE', 'COMPLAINT', 'REJECT', 'DELIVERY_DELAY', 'RENDERING_FAILURE', 'SUBSCRIPTION'];
-
-const EVENTS_BY_KIND: Record<TrackingKind, EventType[]> = {
-  general: GENERAL_EVENTS,
-  click: [...GENERAL_EVENTS, 'CLICK'],
-  open: [...GENERAL_EVENTS, 'OPEN'],
-  full: [...GENERAL_EVENTS, 'CLICK', 'OPEN'],
-};
-
-/** The configuration set a message is sent with: `<prefix>-general|click|open|full` by the domain's tracking flags. */
-export function configurationSetName(prefix: string, tracking: { clickTracking: boolean; openTracking: boolean }): string {
-  const kind: TrackingKind = tracking.clickTracking && tracking.openTracking ? 'full' : tracking.clickTracking ? 'click' : tracking.openTracking ? 'open' : 'general';
-  return `${prefix}-${kind}`;
-}
 
 export const EVENT_DESTINATION_NAME = 'mailrail-sns';
 
