@@ -61,54 +61,60 @@ export async function countEmailStatus(
   let bits: number = COUNTED_BITS[COUNTER_OF[status]];
   if (status === 'BOUNCED' && opts.hardBounce) bits |= COUNTED_BITS.hardBounced;
 
-  // Sets the bits and reports which were already set, in one statement under the row lock.
-  const rows = await tx.$queryRaw<{ before: number }[]>(Prisma.sql`
-    WITH before AS (SELECT "countedFlags" AS flags FROM "Email" WHERE id = ${email.id} FOR UPDATE)
-    UPDATE "Email" e SET "countedFlags" = e."countedFlags" | ${bits}::int
-    FROM before
-    WHERE e.id = ${email.id} AND (before.flags & ${bits}::int) <> ${bits}::int
-    RETURNING before.flags AS before`);
-  if (rows.length === 0) return [];
-  const newBits = bits & ~rows[0].before;
-  const moved = COUNTERS.filter((c) => newBits & COUNTED_BITS[c]);
-  const inc = (c: Counter) => (newBits & COUNTED_BITS[c] ? 1 : 0);
-
   const day = utcDay(opts.at ?? new Date());
   const domainId = email.domainId ?? 0;
   const type = email.campaignId ? 'MARKETING' : 'TRANSACTIONAL';
-  await tx.$executeRaw(Prisma.sql`
-    INSERT INTO "DailyEmailUsage" ("teamId", "domainId", "date", "type", sent, delivered, opened, clicked, bounced, "hardBounced", complained, "updatedAt")
-    VALUES (${email.teamId}, ${domainId}, ${day}, ${type}::"EmailUsageType", ${inc('sent')}, ${inc('delivered')}, ${inc('opened')},
-            ${inc('clicked')}, ${inc('bounced')}, ${inc('hardBounced')}, ${inc('complained')}, now())
-    ON CONFLICT ("teamId", "domainId", "date", "type") DO UPDATE SET
-      sent = "DailyEmailUsage".sent + EXCLUDED.sent,
-      delivered = "DailyEmailUsage".delivered + EXCLUDED.delivered,
-      opened = "DailyEmailUsage".opened + EXCLUDED.opened,
-      clicked = "DailyEmailUsage".clicked + EXCLUDED.clicked,
-      bounced = "DailyEmailUsage".bounced + EXCLUDED.bounced,
-      "hardBounced" = "DailyEmailUsage"."hardBounced" + EXCLUDED."hardBounced",
-      complained = "DailyEmailUsage".complained + EXCLUDED.complained,
-      "updatedAt" = now()`);
-
-  if (inc('delivered') || inc('hardBounced') || inc('complained')) {
-    await tx.$executeRaw(Prisma.sql`
+  // Our own constants, inlined as SQL literals.
+  const b = Object.fromEntries(COUNTERS.map((c) => [c, Prisma.raw(String(COUNTED_BITS[c]))])) as Record<Counter, Prisma.Sql>;
+  const hasTotals = Prisma.raw(String(COUNTED_BITS.delivered | COUNTED_BITS.hardBounced | COUNTED_BITS.complained));
+  // One statement: set the bits under the email's row lock, and add the bits that were not set
+  // yet to the daily row, the all-time totals and the campaign. The shared counter rows are then
+  // locked only from this statement to the commit. Data-modifying CTEs all run; each does nothing
+  // when `fresh` is empty (everything was counted before).
+  const rows = await tx.$queryRaw<{ newBits: number }[]>(Prisma.sql`
+    WITH before AS (SELECT "countedFlags" AS flags FROM "Email" WHERE id = ${email.id} FOR UPDATE),
+    fresh AS (
+      UPDATE "Email" e SET "countedFlags" = e."countedFlags" | ${bits}::int
+      FROM before
+      WHERE e.id = ${email.id} AND (before.flags & ${bits}::int) <> ${bits}::int
+      RETURNING (${bits}::int & ~before.flags) AS nb
+    ),
+    daily AS (
+      INSERT INTO "DailyEmailUsage" ("teamId", "domainId", "date", "type", sent, delivered, opened, clicked, bounced, "hardBounced", complained, "updatedAt")
+      SELECT ${email.teamId}, ${domainId}, ${day}, ${type}::"EmailUsageType",
+             (nb & ${b.sent} > 0)::int, (nb & ${b.delivered} > 0)::int, (nb & ${b.opened} > 0)::int, (nb & ${b.clicked} > 0)::int,
+             (nb & ${b.bounced} > 0)::int, (nb & ${b.hardBounced} > 0)::int, (nb & ${b.complained} > 0)::int, now()
+      FROM fresh
+      ON CONFLICT ("teamId", "domainId", "date", "type") DO UPDATE SET
+        sent = "DailyEmailUsage".sent + EXCLUDED.sent,
+        delivered = "DailyEmailUsage".delivered + EXCLUDED.delivered,
+        opened = "DailyEmailUsage".opened + EXCLUDED.opened,
+        clicked = "DailyEmailUsage".clicked + EXCLUDED.clicked,
+        bounced = "DailyEmailUsage".bounced + EXCLUDED.bounced,
+        "hardBounced" = "DailyEmailUsage"."hardBounced" + EXCLUDED."hardBounced",
+        complained = "DailyEmailUsage".complained + EXCLUDED.complained,
+        "updatedAt" = now()
+    ),
+    cumulated AS (
       INSERT INTO "CumulatedMetrics" ("teamId", "domainId", delivered, "hardBounced", complained, "updatedAt")
-      VALUES (${email.teamId}, ${domainId}, ${inc('delivered')}, ${inc('hardBounced')}, ${inc('complained')}, now())
+      SELECT ${email.teamId}, ${domainId}, (nb & ${b.delivered} > 0)::int, (nb & ${b.hardBounced} > 0)::int, (nb & ${b.complained} > 0)::int, now()
+      FROM fresh WHERE nb & ${hasTotals} <> 0
       ON CONFLICT ("teamId", "domainId") DO UPDATE SET
         delivered = "CumulatedMetrics".delivered + EXCLUDED.delivered,
         "hardBounced" = "CumulatedMetrics"."hardBounced" + EXCLUDED."hardBounced",
         complained = "CumulatedMetrics".complained + EXCLUDED.complained,
-        "updatedAt" = now()`);
-  }
-
-  if (email.campaignId) {
-    await tx.$executeRaw(Prisma.sql`
-      UPDATE "Campaign" SET
-        sent = sent + ${inc('sent')}, delivered = delivered + ${inc('delivered')}, opened = opened + ${inc('opened')},
-        clicked = clicked + ${inc('clicked')}, bounced = bounced + ${inc('bounced')},
-        "hardBounced" = "hardBounced" + ${inc('hardBounced')}, complained = complained + ${inc('complained')},
         "updatedAt" = now()
-      WHERE id = ${email.campaignId}`);
-  }
+    ),
+    campaign AS (
+      UPDATE "Campaign" c SET
+        sent = c.sent + (nb & ${b.sent} > 0)::int, delivered = c.delivered + (nb & ${b.delivered} > 0)::int,
+        opened = c.opened + (nb & ${b.opened} > 0)::int, clicked = c.clicked + (nb & ${b.clicked} > 0)::int,
+        bounced = c.bounced + (nb & ${b.bounced} > 0)::int, "hardBounced" = c."hardBounced" + (nb & ${b.hardBounced} > 0)::int,
+        complained = c.complained + (nb & ${b.complained} > 0)::int, "updatedAt" = now()
+      FROM fresh WHERE c.id = ${email.campaignId}
+    )
+    SELECT nb AS "newBits" FROM fresh`);
+  const newBits = rows[0]?.newBits ?? 0;
+  const moved = COUNTERS.filter((c) => newBits & COUNTED_BITS[c]);
   return moved;
 }

@@ -57,10 +57,29 @@ export interface ProcessSesEventDeps {
 
 const EMAIL_COLUMNS = Prisma.sql`id, "teamId", "domainId", "campaignId", "contactId", "latestStatus", "sesEmailId"`;
 
-async function findEmail(tx: SqlClient, event: SesEvent): Promise<MatchedEmail | null> {
-  const bySesId = await tx.$queryRaw<(MatchedEmail & { sesEmailId: string | null })[]>(Prisma.sql`
-    SELECT ${EMAIL_COLUMNS} FROM "Email" WHERE "sesEmailId" = ${event.sesMessageId} ORDER BY "createdAt" DESC LIMIT 1`);
-  if (bySesId[0]) return bySesId[0];
+/**
+ * Records the SNS message id and looks the email up by its SES id, in one round trip.
+ * `fresh` is false when the message was processed before.
+ */
+async function claimNotificationAndFindEmail(tx: SqlClient, snsMessageId: string, event: SesEvent): Promise<{ fresh: boolean; email: MatchedEmail | null }> {
+  const [row] = await tx.$queryRaw<({ fresh: number } & Partial<MatchedEmail> & { id: string | null })[]>(Prisma.sql`
+    WITH claimed AS (
+      INSERT INTO "SesNotification" ("messageId", "receivedAt") VALUES (${snsMessageId}, now()) ON CONFLICT DO NOTHING RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM claimed)::int AS fresh, e.*
+    FROM (SELECT 1) AS one
+    LEFT JOIN LATERAL (
+      SELECT ${EMAIL_COLUMNS} FROM "Email" WHERE "sesEmailId" = ${event.sesMessageId} ORDER BY "createdAt" DESC LIMIT 1
+    ) AS e ON true`);
+  if (!row.fresh) return { fresh: false, email: null };
+  if (row.id) {
+    const { fresh: _fresh, ...email } = row;
+    return { fresh: true, email: email as MatchedEmail };
+  }
+  return { fresh: true, email: await findEmailByHeader(tx, event) };
+}
+
+async function findEmailByHeader(tx: SqlClient, event: SesEvent): Promise<MatchedEmail | null> {
   if (!event.headerEmailId) return null;
   // Our own header, put on every message we send. An email that already carries a different SES
   // id is not this message (a sender cannot claim another email by copying the header).
@@ -74,13 +93,21 @@ async function findEmail(tx: SqlClient, event: SesEvent): Promise<MatchedEmail |
   return email;
 }
 
-/** Moves latestStatus forward only (a conditional UPDATE, no read-modify-write); returns the status now stored. */
-async function advanceStatus(tx: SqlClient, email: MatchedEmail, next: Exclude<SesEvent['status'], null>): Promise<EmailStatus> {
-  const replaceable = statusesReplaceableBy(next);
-  const updated = await tx.$executeRaw(Prisma.sql`
-    UPDATE "Email" SET "latestStatus" = ${next}::"EmailStatus", "updatedAt" = now()
-    WHERE id = ${email.id} AND "latestStatus" = ANY(${replaceable}::"EmailStatus"[])`);
-  return updated ? next : email.latestStatus;
+/**
+ * Moves latestStatus forward only (a conditional UPDATE, no read-modify-write) and inserts the
+ * event row, in one statement. Without a status (Subscription) only the event row is written.
+ */
+async function recordEvent(tx: SqlClient, email: MatchedEmail, event: SesEvent, occurredAt: Date): Promise<void> {
+  // Subscription has no status of its own: it is kept with the current status and its type.
+  const data = event.status ? event.detail : { ...event.detail, eventType: event.type };
+  const advance = event.status
+    ? Prisma.sql`UPDATE "Email" SET "latestStatus" = ${event.status}::"EmailStatus", "updatedAt" = now()
+                 WHERE id = ${email.id} AND "latestStatus" = ANY(${statusesReplaceableBy(event.status)}::"EmailStatus"[])`
+    : Prisma.sql`SELECT 1`;
+  await tx.$executeRaw(Prisma.sql`
+    WITH advanced AS (${advance})
+    INSERT INTO "EmailEvent" ("emailId", status, data, "createdAt")
+    VALUES (${email.id}, ${event.status ?? email.latestStatus}::"EmailStatus", ${JSON.stringify(data)}::jsonb, ${occurredAt.toISOString()}::timestamp(3))`);
 }
 
 /** Hard bounces and complaints: suppress the recipients and unsubscribe them from every book of the team. */
@@ -127,25 +154,16 @@ export async function processSesEventJob(
   const occurredAt = event.occurredAt ?? now;
 
   const outcome = await deps.db.$transaction(async (tx): Promise<SesEventOutcome> => {
-    const fresh = await tx.$executeRaw(Prisma.sql`
-      INSERT INTO "SesNotification" ("messageId", "receivedAt") VALUES (${job.snsMessageId}, now()) ON CONFLICT DO NOTHING`);
+    const { fresh, email } = await claimNotificationAndFindEmail(tx, job.snsMessageId, event);
     if (!fresh) return 'duplicate';
-
-    const email = await findEmail(tx, event);
     if (!email) {
       if (!lastAttempt) throw new SesEventEmailNotFound(event.sesMessageId);
       return 'unmatched';
     }
-
-    const status = event.status ? await advanceStatus(tx, email, event.status) : email.latestStatus;
-    // Subscription has no status of its own: it is kept with the current status and its type.
-    const data = event.status ? event.detail : { ...event.detail, eventType: event.type };
-    await tx.emailEvent.create({
-      data: { emailId: email.id, status: event.status ?? email.latestStatus, data: data as Prisma.InputJsonValue, createdAt: occurredAt },
-    });
+    await recordEvent(tx, email, event, occurredAt);
     if (event.suppress) await suppressRecipients(tx, email, event.suppress);
     if (deps.onEmailEvent) {
-      await deps.onEmailEvent(tx, { email, status: event.status ?? status, sesEventType: event.type, detail: event.detail, occurredAt });
+      await deps.onEmailEvent(tx, { email, status: event.status ?? email.latestStatus, sesEventType: event.type, detail: event.detail, occurredAt });
     }
     // Last: the daily counter row is shared by the whole team, so hold its lock the shortest time.
     if (event.status && isCountedStatus(event.status)) {
