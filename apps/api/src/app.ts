@@ -6,6 +6,9 @@ import { contactBookRoutes } from './contact-books/routes';
 import { subscriptionPages } from './contacts/subscription-pages';
 import { emailRoutes } from './emails/routes';
 import { healthRoutes } from './health/routes';
+import { analyticsRoutes } from './analytics/routes';
+import { sesNotificationRoutes } from './ses-notifications/routes';
+import { suppressionRoutes } from './suppressions/routes';
 import { createAuth } from './http/auth';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { jsonBody } from './http/json-body';
@@ -36,6 +39,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   app.get('/metrics', metricsEndpoint(deps, metrics));
   const dashboard = queueDashboard(deps);
   if (dashboard) app.use(QUEUE_DASHBOARD_PATH, dashboard.guard, dashboard.router);
+  app.use('/api/ses/notifications', sesNotificationRoutes(deps)); // SNS: signed messages, no API key
 
   // Authentication first, then the rate limit, and only then is a body read: an unauthenticated
   // caller cannot make us parse 50 MB.
@@ -46,6 +50,8 @@ export function createApp(deps: ApiDeps): ApiApp {
   v1.use('/domains', domainRoutes(deps));
   v1.use('/webhooks', webhookRoutes(deps));
   v1.use('/contactBooks', contactBookRoutes(deps));
+  v1.use('/suppressions', suppressionRoutes(deps));
+  v1.use('/analytics', analyticsRoutes(deps));
   v1.use(notFoundHandler);
   app.use('/api/v1', v1);
 

@@ -31,3 +31,8 @@ export * from './audience/contact-sql';
 export * from './audience/unsubscribe';
 export * from './audience/editor-document';
 export * from './audience/contact-id';
+export * from './ses-events/status-rank';
+export * from './ses-events/ses-event';
+export * from './ses-events/count-email-status';
+export * from './ses-events/process-ses-event';
+export * from './ses-events/configuration-sets';

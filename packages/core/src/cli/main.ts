@@ -9,6 +9,7 @@ import { createDomain } from '../domains/add-domain';
 import { domainView } from '../domains/domain-view';
 import { ApiError } from '../errors/api-error';
 import { createIdentityPort } from '../ses-identity/choose-adapter';
+import { sesSetupCommand } from '../ses-events/ses-setup';
 
 class UsageError extends Error {}
 
@@ -16,7 +17,8 @@ const USAGE = `usage: npm run cli -- <command>
   team create --name NAME
   apikey create --team ID [--permission FULL|SENDING] [--domain ID] [--name NAME]
   apikey revoke --key KEY_OR_PREFIX
-  domain add --team ID --name example.com [--region us-east-1] [--verified]`;
+  domain add --team ID --name example.com [--region us-east-1] [--verified]
+  ses setup --region R [--topic-name NAME] [--callback-url URL]`;
 
 function positiveInt(value: string | undefined, flag: string): number {
   if (value === undefined) throw new UsageError(`missing --${flag}`);
@@ -91,6 +93,7 @@ const commands: Record<string, Command> = {
       throw err;
     }
   },
+  'ses setup': (args, { config }) => sesSetupCommand(args, config),
 };
 
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {

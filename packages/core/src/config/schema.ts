@@ -43,6 +43,8 @@ export const configSchema = z.object({
   SES_RATE_LIMIT: int(0).describe('Messages per second per SES region across all workers; 0 = read from SES GetAccount, else 14'),
   SES_MARKETING_SHARE: z.coerce.number().min(0).max(1).default(0.5).describe('Share of the SES rate campaign mail may use while transactional mail waits'),
   SES_LOCAL_PORT: z.coerce.number().int().min(1).max(65535).default(8005).describe('Port of the local SES emulator that npm start runs'),
+  SES_CONFIGURATION_SET_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,50}$/).default('mailrail').describe('Prefix of the SES configuration sets that carry delivery events: <prefix>-general, -click, -open and -full'),
+  SNS_TOPIC_ARNS: z.string().optional().describe('Comma-separated SNS topic ARNs accepted by POST /api/ses/notifications (default: any topic, the signature is always checked)'),
   API_RATE_LIMIT: int(10).describe('Default requests per second per team (0 = off); a team can have its own'),
   API_KEY_CACHE_SECONDS: int(10).describe('How long a verified API key is trusted without reading the database'),
   BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/i).default('55mb').describe('Largest accepted request body (attachments travel base64 in JSON)'),

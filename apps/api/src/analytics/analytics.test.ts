@@ -1,0 +1,106 @@
+import request from 'supertest';
+import { startTestApi, type TestApi, type TestTeam } from '../testing/api-harness';
+
+let api: TestApi;
+const TODAY = '2026-05-10';
+beforeAll(async () => {
+  api = await startTestApi();
+  // Analytics reads the clock per request: pin "today" (UTC).
+  api.deps.clock = { now: () => new Date(`${TODAY}T23:30:00Z`) };
+});
+afterAll(async () => {
+  await api.close();
+});
+
+type Counts = { sent?: number; delivered?: number; opened?: number; clicked?: number; bounced?: number; hardBounced?: number; complained?: number };
+
+async function usage(teamId: number, domainId: number, date: string, type: 'TRANSACTIONAL' | 'MARKETING', c: Counts) {
+  await api.deps.db.dailyEmailUsage.create({ data: { teamId, domainId, date, type, ...c } });
+}
+
+async function setup() {
+  const team = await api.newTeam();
+  const d1 = await api.addDomain(team.teamId, `a${Math.random().toString(36).slice(2, 8)}.example.com`);
+  const d2 = await api.addDomain(team.teamId, `b${Math.random().toString(36).slice(2, 8)}.example.com`);
+  return { team, d1: d1.id, d2: d2.id };
+}
+
+const get = (team: TestTeam | { Authorization: string }, path: string) =>
+  request(api.app).get(`/api/v1/analytics/${path}`).set('auth' in team ? team.auth : team);
+
+describe('GET /api/v1/analytics/email-time-series', () => {
+  it('returns days + 1 entries, oldest first, ending today, with zeros for empty days', async () => {
+    const { team, d1, d2 } = await setup();
+    await usage(team.teamId, d1, TODAY, 'TRANSACTIONAL', { sent: 5, delivered: 4, opened: 2, clicked: 1, bounced: 1, complained: 1 });
+    await usage(team.teamId, d1, TODAY, 'MARKETING', { sent: 10, delivered: 9 });
+    await usage(team.teamId, d2, '2026-05-03', 'TRANSACTIONAL', { sent: 3 }); // the first day of a 7-day window
+    await usage(team.teamId, d2, '2026-05-02', 'TRANSACTIONAL', { sent: 100 }); // outside it
+    await usage(team.teamId, 0, '2026-05-09', 'TRANSACTIONAL', { sent: 1 }); // emails without a domain
+
+    const res = await get(team, 'email-time-series?days=7');
+    expect(res.status).toBe(200);
+    expect(res.body.result).toHaveLength(8);
+    expect(res.body.result[0]).toEqual({ date: '2026-05-03', sent: 3, delivered: 0, opened: 0, clicked: 0, bounced: 0, complained: 0 });
+    expect(res.body.result[1]).toEqual({ date: '2026-05-04', sent: 0, delivered: 0, opened: 0, clicked: 0, bounced: 0, complained: 0 });
+    expect(res.body.result[6]).toMatchObject({ date: '2026-05-09', sent: 1 });
+    expect(res.body.result[7]).toEqual({ date: TODAY, sent: 15, delivered: 13, opened: 2, clicked: 1, bounced: 1, complained: 1 });
+    expect(res.body.totalCounts).toEqual({ sent: 19, delivered: 13, opened: 2, clicked: 1, bounced: 1, complained: 1 });
+
+    const month = await get(team, 'email-time-series');
+    expect(month.body.result).toHaveLength(31);
+    expect(month.body.result[0].date).toBe('2026-04-10');
+    expect(month.body.totalCounts.sent).toBe(119);
+
+    const oneDomain = await get(team, `email-time-series?days=7&domainId=${d2}`);
+    expect(oneDomain.body.totalCounts.sent).toBe(3);
+  });
+
+  it('refuses other day counts and malformed domain ids', async () => {
+    const { team } = await setup();
+    for (const q of ['days=14', 'days=abc', 'domainId=x', 'domainId=-1']) {
+      const res = await get(team, `email-time-series?${q}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('BAD_REQUEST');
+    }
+  });
+
+  it("answers 404 for another team's domain or an unknown one", async () => {
+    const mine = await setup();
+    const theirs = await setup();
+    await usage(theirs.team.teamId, theirs.d1, TODAY, 'TRANSACTIONAL', { sent: 7 });
+    for (const path of [`email-time-series?domainId=${theirs.d1}`, 'email-time-series?domainId=999999', `reputation-metrics?domainId=${theirs.d1}`]) {
+      const res = await get(mine.team, path);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('NOT_FOUND');
+    }
+    expect((await get(mine.team, 'email-time-series')).body.totalCounts.sent).toBe(0);
+  });
+
+  it('forces a domain-bound key to its own domain', async () => {
+    const { team, d1, d2 } = await setup();
+    await usage(team.teamId, d1, TODAY, 'TRANSACTIONAL', { sent: 1 });
+    await usage(team.teamId, d2, TODAY, 'TRANSACTIONAL', { sent: 2 });
+    const key = await api.newKey(team.teamId, { domainId: d1 });
+    const auth = { Authorization: `Bearer ${key}` };
+    expect((await get(auth, 'email-time-series')).body.totalCounts.sent).toBe(1);
+    expect((await get(auth, `email-time-series?domainId=${d2}`)).body.totalCounts.sent).toBe(1);
+  });
+});
+
+describe('GET /api/v1/analytics/reputation-metrics', () => {
+  it('sums the all-time totals and gives rates in percent of delivered', async () => {
+    const { team, d1, d2 } = await setup();
+    expect((await get(team, 'reputation-metrics')).body).toEqual({ delivered: 0, hardBounced: 0, complained: 0, bounceRate: 0, complaintRate: 0 });
+    await api.deps.db.cumulatedMetrics.createMany({
+      data: [
+        { teamId: team.teamId, domainId: d1, delivered: 150, hardBounced: 3, complained: 1 },
+        { teamId: team.teamId, domainId: d2, delivered: 50, hardBounced: 1, complained: 0 },
+      ],
+    });
+    expect((await get(team, 'reputation-metrics')).body).toEqual({ delivered: 200, hardBounced: 4, complained: 1, bounceRate: 2, complaintRate: 0.5 });
+    const one = await get(team, `reputation-metrics?domainId=${d2}`);
+    expect(one.body).toEqual({ delivered: 50, hardBounced: 1, complained: 0, bounceRate: 2, complaintRate: 0 });
+    const bound = await api.newKey(team.teamId, { domainId: d1 });
+    expect((await get({ Authorization: `Bearer ${bound}` }, 'reputation-metrics')).body.delivered).toBe(150);
+  });
+});

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { newId, notFound, Prisma } from '@mailrail/core';
+import type { ApiDeps } from '../deps';
+import type { AuthContext } from '../http/auth';
+
+const intString = (min: number, max: number) =>
+  z.string().regex(/^\d+$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(min).max(max));
+
+export const listSuppressionsQuery = z.object({
+  page: intString(1, 1_000_000).default(1),
+  limit: intString(1, 100).default(50),
+  search: z.string().max(320).optional(),
+});
+
+const normalisedEmail = z.string().trim().toLowerCase().pipe(z.email());
+export const suppressionReason = z.enum(['HARD_BOUNCE', 'COMPLAINT', 'MANUAL']);
+
+export const addSuppressionBody = z.object({
+  email: normalisedEmail,
+  reason: suppressionReason.optional(),
+});
+
+export const suppressionEmailParam = z.object({ email: normalisedEmail });
+
+const SELECT = { id: true, email: true, reason: true, source: true, createdAt: true, updatedAt: true } as const;
+
+/** Newest first; `search` matches a substring of the address. */
+export async function listSuppressions(deps: ApiDeps, auth: AuthContext, q: z.infer<typeof listSuppressionsQuery>) {
+  // Prisma passes LIKE wildcards through: escape them so the search is a plain substring.
+  const search = q.search?.trim().toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+  const where: Prisma.SuppressionWhereInput = { teamId: auth.teamId, ...(search ? { email: { contains: search } } : {}) };
+  const [data, count] = await Promise.all([
+    deps.db.suppression.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (q.page - 1) * q.limit, take: q.limit, select: SELECT }),
+    deps.db.suppression.count({ where }),
+  ]);
+  return { data, count };
+}
+
+/**
+ * Idempotent add. An address already on the list keeps its row; its reason changes only when
+ * the request names one (so re-adding without a reason does not hide a hard bounce).
+ */
+export async function addSuppression(deps: ApiDeps, auth: AuthContext, body: z.infer<typeof addSuppressionBody>) {
+  return deps.db.suppression.upsert({
+    where: { teamId_email: { teamId: auth.teamId, email: body.email } },
+    create: { id: newId(), teamId: auth.teamId, email: body.email, reason: body.reason ?? 'MANUAL' },
+    update: body.reason ? { reason: body.reason } : {},
+    select: SELECT,
+  });
+}
+
+export async function removeSuppression(deps: ApiDeps, auth: AuthContext, email: string) {
+  const removed = await deps.db.suppression.deleteMany({ where: { teamId: auth.teamId, email } });
+  if (removed.count === 0) throw notFound('Suppression not found');
+  return { email, success: true, message: 'Suppression removed' };
+}

@@ -1,0 +1,87 @@
+import { QueueEvents } from 'bullmq';
+import {
+  createDb,
+  createQueueFactory,
+  createRedis,
+  newId,
+  queueNames,
+  sesEventJobOptions,
+  type Db,
+  type QueueFactory,
+  type Redis,
+  type SesEventJob,
+} from '@mailrail/core';
+import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databases';
+import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
+import type { Worker } from 'bullmq';
+import { registerSesEventProcessing } from './register';
+
+// The BullMQ wiring on real Redis and PostgreSQL: a queued SNS notification becomes a status.
+let url: string;
+let db: Db;
+let redis: Redis;
+let workerRedis: Redis;
+let queues: QueueFactory;
+let worker: Worker;
+let events: QueueEvents;
+let eventsRedis: Redis;
+const prefix = testRedisPrefix();
+
+beforeAll(async () => {
+  url = await createTestDatabase();
+  db = createDb(url, 4);
+  redis = createRedis('redis://127.0.0.1:6379');
+  workerRedis = createRedis('redis://127.0.0.1:6379', { forWorker: true });
+  queues = createQueueFactory(redis, prefix);
+  worker = registerSesEventProcessing({ connection: workerRedis, prefix, db, concurrency: 4 });
+  eventsRedis = workerRedis.duplicate();
+  events = new QueueEvents(queueNames.sesEvents, { connection: eventsRedis, prefix });
+  await events.waitUntilReady();
+});
+afterAll(async () => {
+  await worker.close();
+  await events.close();
+  await queues.closeAll();
+  await deleteRedisPrefix(redis, prefix);
+  redis.disconnect();
+  workerRedis.disconnect();
+  eventsRedis.disconnect();
+  await db.$disconnect();
+  await dropDatabase(url);
+});
+
+function sesMessage(eventType: string, sesMessageId: string) {
+  return JSON.stringify({ eventType, mail: { messageId: sesMessageId, timestamp: new Date().toISOString(), headers: [] }, delivery: {} });
+}
+
+it('processes queued SES events into statuses and counters', async () => {
+  const team = await db.team.create({ data: { name: 't' } });
+  const id = newId();
+  await db.email.create({ data: { id, teamId: team.id, from: 'a@example.com', to: ['b@example.org'], subject: 's', sesEmailId: 'ses-1', latestStatus: 'SENT' } });
+  const q = queues.get(queueNames.sesEvents);
+  const jobs: SesEventJob[] = [
+    { snsMessageId: newId(), topicArn: 'arn', message: sesMessage('Delivery', 'ses-1') },
+    { snsMessageId: newId(), topicArn: 'arn', message: sesMessage('Open', 'ses-1') },
+  ];
+  for (const job of jobs) {
+    const added = await q.add('e', job, { ...sesEventJobOptions, jobId: job.snsMessageId });
+    expect(await added.waitUntilFinished(events, 15_000)).toBe('processed');
+  }
+  expect((await db.email.findUniqueOrThrow({ where: { id } })).latestStatus).toBe('OPENED');
+  const usage = await db.dailyEmailUsage.findMany({ where: { teamId: team.id } });
+  expect(usage).toHaveLength(1);
+  expect(usage[0]).toMatchObject({ delivered: 1, opened: 1, domainId: 0, type: 'TRANSACTIONAL' });
+});
+
+it('retries an event whose email is not known yet, and applies it once the email has its SES id', async () => {
+  const team = await db.team.create({ data: { name: 't' } });
+  const id = newId();
+  await db.email.create({ data: { id, teamId: team.id, from: 'a@example.com', to: ['b@example.org'], subject: 's', latestStatus: 'QUEUED' } });
+  const job: SesEventJob = { snsMessageId: newId(), topicArn: 'arn', message: sesMessage('Delivery', 'ses-late') };
+  const added = await queues.get(queueNames.sesEvents).add('e', job, { attempts: 3, backoff: { type: 'fixed', delay: 300 }, jobId: job.snsMessageId });
+  // The send path stores the SES id a moment after the event was queued.
+  await new Promise((r) => setTimeout(r, 100));
+  await db.email.update({ where: { id }, data: { sesEmailId: 'ses-late' } });
+  expect(await added.waitUntilFinished(events, 15_000)).toBe('processed');
+  expect((await db.email.findUniqueOrThrow({ where: { id } })).latestStatus).toBe('DELIVERED');
+});
