@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import type { ApiDeps } from './deps';
 import { emailRoutes } from './emails/routes';
 import { healthRoutes } from './health/routes';
+import { templateRoutes } from './templates/routes';
 import { createAuth } from './http/auth';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { jsonBody } from './http/json-body';
@@ -27,6 +28,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   const v1 = express.Router();
   v1.use(auth.middleware, createRateLimit(deps), ...jsonBody(deps.config.BODY_LIMIT));
   v1.use('/emails', emailRoutes(deps));
+  v1.use('/templates', templateRoutes(deps));
   v1.use(notFoundHandler);
   app.use('/api/v1', v1);
 

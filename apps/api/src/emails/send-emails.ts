@@ -1,0 +1,30 @@
+import type { AuthContext } from '../http/auth';
+import { buildDrafts, type DraftContext } from './build-drafts';
+import type { EmailCommitter } from './email-committer';
+import { withIdempotency } from './idempotency';
+import type { SendEmailPayload } from './schemas';
+
+export interface SendContext extends DraftContext {
+  committer: EmailCommitter;
+}
+
+/**
+ * Validates every payload against the database, then writes them all (group-committed with
+ * concurrent sends) and enqueues them. Returns the email ids in input order. Nothing is written
+ * unless every payload is valid.
+ */
+export async function sendEmails(
+  ctx: SendContext,
+  auth: AuthContext,
+  input: { payloads: SendEmailPayload[]; batch: boolean; idempotencyKey: string | undefined; body: unknown },
+): Promise<string[]> {
+  return withIdempotency(
+    ctx.deps.redis,
+    { prefix: ctx.deps.config.REDIS_PREFIX, teamId: auth.teamId, key: input.idempotencyKey, body: input.body },
+    async () => {
+      const drafts = await buildDrafts(ctx, auth, input.payloads, input.batch);
+      const created = await ctx.committer.submit(drafts);
+      return created.map((c) => c.id);
+    },
+  );
+}
