@@ -2,7 +2,8 @@ import { z } from 'zod';
 
 // The send payload (interface.md, decisions.md). Unknown fields are stripped; a wrong type is a 400.
 
-const emailAddress = z.string().trim().pipe(z.email({ message: 'must be a valid email address' }));
+const emailFormat = z.email({ message: 'must be a valid email address' });
+const emailAddress = z.string().trim().pipe(emailFormat);
 
 /** One address or a list of them; always a list after parsing. */
 const addressList = z
@@ -15,7 +16,7 @@ const NAMED_ADDRESS = /^\s*(?:"?([^"<>]*?)"?\s*)?<([^<>\s]+)>\s*$/;
 export function parseFromAddress(from: string): { address: string; domain: string } | null {
   const m = NAMED_ADDRESS.exec(from);
   const address = (m ? m[2] : from).trim();
-  if (!z.email().safeParse(address).success) return null;
+  if (!emailFormat.safeParse(address).success) return null;
   return { address, domain: address.slice(address.lastIndexOf('@') + 1).toLowerCase() };
 }
 

@@ -1,0 +1,167 @@
+// Email API benchmark: single sends, batch sends, and the floor (one INSERT + one enqueue per
+// request), each against a freshly started server with the worker stopped.
+//   npx tsx bench/emails/run.ts [--duration 15] [--connections 32]
+// Writes bench/out/emails.json and prints a markdown summary.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createApiKey, createDb, createRedis, createTeam, insertDomain } from '@mailrail/core';
+import { dropDatabase, ensureDatabase } from '@mailrail/core/db/admin';
+import { prepareTemplateDatabase, templateDatabaseName, testServerUrl } from '@mailrail/core/testing/databases';
+import { deleteRedisPrefix } from '@mailrail/core/testing/redis';
+
+// autocannon ships no types; this is the part we use.
+interface CannonOptions {
+  url: string;
+  method: 'POST';
+  headers: Record<string, string>;
+  body: string;
+  connections: number;
+  duration?: number;
+  overallRate?: number;
+}
+interface CannonResult {
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require('autocannon') as (o: CannonOptions) => Promise<CannonResult>;
+
+const arg = (name: string, def: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+};
+const DURATION = arg('duration', 15);
+const CONNECTIONS = arg('connections', 32);
+const TARGET_RATE = arg('rate', 2500);
+const API_PORT = 3900;
+const FLOOR_PORT = 3901;
+const root = path.resolve(__dirname, '../..');
+
+async function waitForHttp(url: string, child: ChildProcess) {
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      const r = await fetch(url);
+      if (r.status < 500) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timeout waiting for ${url}`);
+}
+
+function start(cmd: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(cmd[0], cmd.slice(1), { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+  return child;
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const done = new Promise((r) => child.once('exit', r));
+  process.kill(-child.pid!, 'SIGTERM');
+  await Promise.race([done, new Promise((r) => setTimeout(r, 10_000))]);
+}
+
+interface Figures {
+  requestsPerSec: number;
+  emailsPerSec: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function cannon(opts: CannonOptions, emailsPerRequest = 1): Promise<Figures> {
+  const r = await autocannon({ ...opts, duration: opts.duration ?? DURATION });
+  return {
+    requestsPerSec: Math.round(r.requests.average),
+    emailsPerSec: Math.round(r.requests.average * emailsPerRequest),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+  };
+}
+
+async function main() {
+  await prepareTemplateDatabase();
+  const dbUrl = `${testServerUrl}/mailrail_bench_emails`;
+  await dropDatabase(dbUrl);
+  await ensureDatabase(dbUrl, templateDatabaseName());
+  const prefix = `bench_emails_${process.pid}`;
+  const db = createDb(dbUrl, 2);
+  const team = await createTeam(db, 'Bench');
+  const { apiKey } = await createApiKey(db, { teamId: team.id, permission: 'SENDING' });
+  await insertDomain(db, 'dev-secret-change-me-dev-secret-change-me', { teamId: team.id, name: 'bench.example.com', region: 'us-east-1', dkimSelector: 'usesend', verified: true });
+
+  const email = { to: 'someone@dest.example.org', from: 'Bench <hello@bench.example.com>', subject: 'Hello', html: '<p>Hello there</p>', text: 'Hello there' };
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` };
+  const env = { DATABASE_URL: dbUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', API_RATE_LIMIT: '0', NODE_ENV: 'production', SECRET: 'bench-secret-bench-secret-bench-secret-0123' };
+  const results: Record<string, Figures> = {};
+
+  // ---- our API
+  // --profile writes a V8 CPU profile of the API to bench/out/profile.
+  const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, 'bench/out/profile')}`] : [];
+  const api = start([process.execPath, ...profile, '--import', 'tsx', 'apps/api/src/main.ts'], { ...env, PORT: String(API_PORT) });
+  try {
+    await waitForHttp(`http://127.0.0.1:${API_PORT}/health`, api);
+    const single = { url: `http://127.0.0.1:${API_PORT}/api/v1/emails`, method: 'POST' as const, headers, body: JSON.stringify(email) };
+    await cannon({ ...single, connections: CONNECTIONS, duration: 3 }); // warm-up (JIT, pools)
+    results.single = await cannon({ ...single, connections: CONNECTIONS });
+    results.singleAtTargetRate = await cannon({ ...single, connections: CONNECTIONS, overallRate: TARGET_RATE });
+    const batch = { url: `http://127.0.0.1:${API_PORT}/api/v1/emails/batch`, method: 'POST' as const, headers, body: JSON.stringify(Array.from({ length: 100 }, () => email)) };
+    await cannon({ ...batch, connections: 8, duration: 3 }, 100);
+    results.batch = await cannon({ ...batch, connections: 8 }, 100);
+  } finally {
+    await stop(api);
+  }
+
+  // ---- the floor
+  const floor = start(['npx', 'tsx', 'bench/emails/floor.ts'], { ...env, PORT: String(FLOOR_PORT), FLOOR_TEAM_ID: String(team.id) });
+  try {
+    await waitForHttp(`http://127.0.0.1:${FLOOR_PORT}/nothing`, floor);
+    const single = { url: `http://127.0.0.1:${FLOOR_PORT}/floor`, method: 'POST' as const, headers, body: JSON.stringify(email) };
+    await cannon({ ...single, connections: CONNECTIONS, duration: 3 });
+    results.floor = await cannon({ ...single, connections: CONNECTIONS });
+  } finally {
+    await stop(floor);
+  }
+
+  const rows = await db.email.count();
+  const redis = createRedis('redis://127.0.0.1:6379');
+  await deleteRedisPrefix(redis, prefix);
+  redis.disconnect();
+  await db.$disconnect();
+  await dropDatabase(dbUrl);
+
+  const machine = { nproc: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGB: Math.round(os.totalmem() / 2 ** 30), node: process.version };
+  const ratio = results.single.requestsPerSec / results.floor.requestsPerSec;
+  const out = { at: new Date().toISOString(), machine, durationSeconds: DURATION, connections: CONNECTIONS, targetRate: TARGET_RATE, results, ratioToFloor: Number(ratio.toFixed(2)), rowsWritten: rows };
+  mkdirSync(path.join(root, 'bench/out'), { recursive: true });
+  writeFileSync(path.join(root, 'bench/out/emails.json'), JSON.stringify(out, null, 2));
+  const line = (name: string, f: Figures) => `| ${name} | ${f.requestsPerSec} | ${f.emailsPerSec} | ${f.p50} | ${f.p99} | ${f.non2xx} | ${f.errors} |`;
+  console.log(
+    [
+      `machine: ${machine.nproc} cores (${machine.cpu}), ${machine.memoryGB} GB, node ${machine.node}; ${DURATION} s per run, ${CONNECTIONS} connections`,
+      '',
+      '| run | requests/s | emails/s | p50 ms | p99 ms | non-2xx | errors |',
+      '|---|---|---|---|---|---|---|',
+      line('single send (max)', results.single),
+      line(`single send at ${TARGET_RATE}/s offered`, results.singleAtTargetRate),
+      line('batch of 100 (8 connections)', results.batch),
+      line('floor: 1 INSERT + 1 add per request', results.floor),
+      '',
+      `ratio single/floor: ${ratio.toFixed(2)}; rows written: ${rows}`,
+    ].join('\n'),
+  );
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
