@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { newId, notFound } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
+import { pageQuery } from '../http/query';
 
 // Team-owned transactional templates: `{{name}}` / `{{name,fallback=x}}` placeholders in subject,
 // html and text are filled from a send's `variables` (packages/core/src/render).
@@ -21,17 +22,7 @@ export const updateTemplateBody = createTemplateBody
 
 export const templateIdParam = z.object({ templateId: z.string().min(1) });
 
-const intString = (min: number, max?: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, 'must be a positive integer')
-    .transform(Number)
-    .pipe(max === undefined ? z.number().int().min(min) : z.number().int().min(min).max(max));
-
-export const listTemplatesQuery = z.object({
-  page: intString(1).default(1),
-  limit: intString(1, 100).default(50),
-});
+export const listTemplatesQuery = z.object(pageQuery);
 
 const select = { id: true, name: true, subject: true, html: true, text: true, createdAt: true, updatedAt: true } as const;
 
