@@ -3,7 +3,7 @@
 //   npx tsx bench/emails/run.ts [--duration 15] [--connections 32]
 // Writes bench/out/emails.json and prints a markdown summary.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createApiKey, createDb, createRedis, createTeam, insertDomain } from '@mailrail/core';
@@ -22,7 +22,7 @@ interface CannonOptions {
   overallRate?: number;
 }
 interface CannonResult {
-  requests: { average: number };
+  requests: { average: number; total: number };
   latency: { p50: number; p99: number };
   non2xx: number;
   errors: number;
@@ -34,6 +34,10 @@ const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : def;
 };
+// --env KEY=VALUE (repeatable) passes settings to the API, e.g. --env EMAIL_COMMIT_CONCURRENCY=4.
+const apiEnv = Object.fromEntries(
+  process.argv.flatMap((a, i) => (a === '--env' ? [process.argv[i + 1].split(/=(.*)/s).slice(0, 2)] : [])),
+) as Record<string, string>;
 const DURATION = arg('duration', 15);
 const CONNECTIONS = arg('connections', 32);
 const TARGET_RATE = arg('rate', 2500);
@@ -67,6 +71,17 @@ async function stop(child: ChildProcess) {
   await Promise.race([done, new Promise((r) => setTimeout(r, 10_000))]);
 }
 
+/** CPU seconds (user + system) used so far by a process, from /proc (Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 interface Figures {
   requestsPerSec: number;
   emailsPerSec: number;
@@ -74,11 +89,16 @@ interface Figures {
   p99: number;
   non2xx: number;
   errors: number;
+  /** CPU time of the server process per request, in microseconds: independent of other load. */
+  serverCpuMicrosPerRequest: number;
 }
 
-async function cannon(opts: CannonOptions, emailsPerRequest = 1): Promise<Figures> {
+async function cannon(opts: CannonOptions, server: ChildProcess, emailsPerRequest = 1): Promise<Figures> {
+  const cpu0 = cpuSeconds(server.pid);
   const r = await autocannon({ ...opts, duration: opts.duration ?? DURATION });
+  const cpu = cpuSeconds(server.pid) - cpu0;
   return {
+    serverCpuMicrosPerRequest: Math.round((cpu * 1e6) / Math.max(1, r.requests.total)),
     requestsPerSec: Math.round(r.requests.average),
     emailsPerSec: Math.round(r.requests.average * emailsPerRequest),
     p50: r.latency.p50,
@@ -103,34 +123,45 @@ async function main() {
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` };
   const env = { DATABASE_URL: dbUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', API_RATE_LIMIT: '0', NODE_ENV: 'production', SECRET: 'bench-secret-bench-secret-bench-secret-0123' };
   const results: Record<string, Figures> = {};
+  const loadBefore = os.loadavg()[0];
 
+  // The floor runs before and after our API so that load from elsewhere on the machine hits both.
+  const runFloor = async (label: string) => {
+    const floor = start([process.execPath, '--import', 'tsx', 'bench/emails/floor.ts'], { ...env, PORT: String(FLOOR_PORT), FLOOR_TEAM_ID: String(team.id) });
+    try {
+      await waitForHttp(`http://127.0.0.1:${FLOOR_PORT}/nothing`, floor);
+      const single = { url: `http://127.0.0.1:${FLOOR_PORT}/floor`, method: 'POST' as const, headers, body: JSON.stringify(email) };
+      await cannon({ ...single, connections: CONNECTIONS, duration: 3 }, floor);
+      results[label] = await cannon({ ...single, connections: CONNECTIONS }, floor);
+    } finally {
+      await stop(floor);
+    }
+  };
+
+  // --single-only: just the single-send run of our API (for profiling).
+  const singleOnly = process.argv.includes('--single-only');
+  if (!singleOnly) await runFloor('floorBefore');
   // ---- our API
   // --profile writes a V8 CPU profile of the API to bench/out/profile.
   const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, 'bench/out/profile')}`] : [];
-  const api = start([process.execPath, ...profile, '--import', 'tsx', 'apps/api/src/main.ts'], { ...env, PORT: String(API_PORT) });
+  const api = start([process.execPath, ...profile, '--import', 'tsx', 'apps/api/src/main.ts'], { ...env, ...apiEnv, PORT: String(API_PORT) });
   try {
     await waitForHttp(`http://127.0.0.1:${API_PORT}/health`, api);
     const single = { url: `http://127.0.0.1:${API_PORT}/api/v1/emails`, method: 'POST' as const, headers, body: JSON.stringify(email) };
-    await cannon({ ...single, connections: CONNECTIONS, duration: 3 }); // warm-up (JIT, pools)
-    results.single = await cannon({ ...single, connections: CONNECTIONS });
-    results.singleAtTargetRate = await cannon({ ...single, connections: CONNECTIONS, overallRate: TARGET_RATE });
-    const batch = { url: `http://127.0.0.1:${API_PORT}/api/v1/emails/batch`, method: 'POST' as const, headers, body: JSON.stringify(Array.from({ length: 100 }, () => email)) };
-    await cannon({ ...batch, connections: 8, duration: 3 }, 100);
-    results.batch = await cannon({ ...batch, connections: 8 }, 100);
+    await cannon({ ...single, connections: CONNECTIONS, duration: 3 }, api); // warm-up (JIT, pools)
+    results.single = await cannon({ ...single, connections: CONNECTIONS }, api);
+    results.singleAtTargetRate = await cannon({ ...single, connections: CONNECTIONS, overallRate: TARGET_RATE }, api);
+    if (!singleOnly) {
+      const batch = { url: `http://127.0.0.1:${API_PORT}/api/v1/emails/batch`, method: 'POST' as const, headers, body: JSON.stringify(Array.from({ length: 100 }, () => email)) };
+      await cannon({ ...batch, connections: 8, duration: 3 }, api, 100);
+      results.batch = await cannon({ ...batch, connections: 8 }, api, 100);
+    }
   } finally {
     await stop(api);
   }
 
-  // ---- the floor
-  const floor = start(['npx', 'tsx', 'bench/emails/floor.ts'], { ...env, PORT: String(FLOOR_PORT), FLOOR_TEAM_ID: String(team.id) });
-  try {
-    await waitForHttp(`http://127.0.0.1:${FLOOR_PORT}/nothing`, floor);
-    const single = { url: `http://127.0.0.1:${FLOOR_PORT}/floor`, method: 'POST' as const, headers, body: JSON.stringify(email) };
-    await cannon({ ...single, connections: CONNECTIONS, duration: 3 });
-    results.floor = await cannon({ ...single, connections: CONNECTIONS });
-  } finally {
-    await stop(floor);
-  }
+  if (!singleOnly) await runFloor('floorAfter');
+  const floorRate = singleOnly ? NaN : (results.floorBefore.requestsPerSec + results.floorAfter.requestsPerSec) / 2;
 
   const rows = await db.email.count();
   const redis = createRedis('redis://127.0.0.1:6379');
@@ -139,24 +170,27 @@ async function main() {
   await db.$disconnect();
   await dropDatabase(dbUrl);
 
+  const loadAverage = { before: Number(loadBefore.toFixed(2)), after: Number(os.loadavg()[0].toFixed(2)) };
   const machine = { nproc: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGB: Math.round(os.totalmem() / 2 ** 30), node: process.version };
-  const ratio = results.single.requestsPerSec / results.floor.requestsPerSec;
-  const out = { at: new Date().toISOString(), machine, durationSeconds: DURATION, connections: CONNECTIONS, targetRate: TARGET_RATE, results, ratioToFloor: Number(ratio.toFixed(2)), rowsWritten: rows };
+  const ratio = results.single.requestsPerSec / floorRate;
+  const out = { at: new Date().toISOString(), machine, loadAverage, apiEnv, durationSeconds: DURATION, connections: CONNECTIONS, targetRate: TARGET_RATE, results, ratioToFloor: Number(ratio.toFixed(2)), rowsWritten: rows };
   mkdirSync(path.join(root, 'bench/out'), { recursive: true });
   writeFileSync(path.join(root, 'bench/out/emails.json'), JSON.stringify(out, null, 2));
-  const line = (name: string, f: Figures) => `| ${name} | ${f.requestsPerSec} | ${f.emailsPerSec} | ${f.p50} | ${f.p99} | ${f.non2xx} | ${f.errors} |`;
+  const line = (name: string, f: Figures | undefined) =>
+    !f ? `| ${name} | not run |` : `| ${name} | ${f.requestsPerSec} | ${f.emailsPerSec} | ${f.p50} | ${f.p99} | ${f.serverCpuMicrosPerRequest} | ${f.non2xx} | ${f.errors} |`;
   console.log(
     [
-      `machine: ${machine.nproc} cores (${machine.cpu}), ${machine.memoryGB} GB, node ${machine.node}; ${DURATION} s per run, ${CONNECTIONS} connections`,
+      `machine: ${machine.nproc} cores (${machine.cpu}), ${machine.memoryGB} GB, node ${machine.node}; ${DURATION} s per run, ${CONNECTIONS} connections; load average ${loadAverage.before} -> ${loadAverage.after}; API env ${JSON.stringify(apiEnv)}`,
       '',
-      '| run | requests/s | emails/s | p50 ms | p99 ms | non-2xx | errors |',
-      '|---|---|---|---|---|---|---|',
+      '| run | requests/s | emails/s | p50 ms | p99 ms | server CPU µs/request | non-2xx | errors |',
+      '|---|---|---|---|---|---|---|---|',
       line('single send (max)', results.single),
       line(`single send at ${TARGET_RATE}/s offered`, results.singleAtTargetRate),
       line('batch of 100 (8 connections)', results.batch),
-      line('floor: 1 INSERT + 1 add per request', results.floor),
+      line('floor: 1 INSERT + 1 add per request (before)', results.floorBefore),
+      line('floor: 1 INSERT + 1 add per request (after)', results.floorAfter),
       '',
-      `ratio single/floor: ${ratio.toFixed(2)}; rows written: ${rows}`,
+      `ratio single/floor (mean of the two floor runs): ${ratio.toFixed(2)}; rows written: ${rows}`,
     ].join('\n'),
   );
 }
