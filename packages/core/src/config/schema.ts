@@ -36,7 +36,7 @@ export const configSchema = z.object({
   BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/i).default('55mb').describe('Largest accepted request body (attachments travel base64 in JSON)'),
   EMAIL_MAX_MESSAGE_MB: z.coerce.number().positive().default(40).describe('Largest email (body and base64 attachments) accepted by the send API, in MB; SES v2 allows 40'),
   EMAIL_COMMIT_MAX_BATCH: int(500).describe('Group commit: most emails written by one multi-row INSERT when concurrent sends are combined'),
-  EMAIL_COMMIT_CONCURRENCY: int(2).describe('Group commit: INSERT statements in flight at once; sends arriving meanwhile wait and share the next one'),
+  EMAIL_COMMIT_CONCURRENCY: int(6).describe('Group commit: INSERT statements in flight at once; sends arriving meanwhile wait and share the next one'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
   CAMPAIGN_TIMEZONE: z.string().default('UTC').describe('IANA time zone for natural-language campaign schedules'),
   DKIM_SELECTOR: z.string().regex(/^[a-z0-9-]+$/).default('usesend').describe('DKIM selector of new domains'),
