@@ -1,3 +1,4 @@
+import { badRequest } from '@mailrail/core';
 import type { AuthContext } from '../http/auth';
 import { buildDrafts, type DraftContext } from './build-drafts';
 import type { EmailCommitter } from './email-committer';
@@ -23,8 +24,22 @@ export async function sendEmails(
     { prefix: ctx.deps.config.REDIS_PREFIX, teamId: auth.teamId, key: input.idempotencyKey, body: input.body },
     async () => {
       const drafts = await buildDrafts(ctx, auth, input.payloads, input.batch);
-      const created = await ctx.committer.submit(drafts);
-      return created.map((c) => c.id);
+      try {
+        const created = await ctx.committer.submit(drafts);
+        return created.map((c) => c.id);
+      } catch (err) {
+        // The only foreign key we can break is the domain: deleted since our cached lookup.
+        if (foreignKeyViolation(err)) {
+          ctx.domains.forget(auth.teamId);
+          throw badRequest('The domain of the from address no longer exists');
+        }
+        throw err;
+      }
     },
   );
+}
+
+function foreignKeyViolation(err: unknown): boolean {
+  const cause = (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } })?.meta?.driverAdapterError?.cause;
+  return cause?.originalCode === '23503';
 }

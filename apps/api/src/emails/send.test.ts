@@ -302,3 +302,17 @@ describe('concurrent sends (group commit)', () => {
     }
   });
 });
+
+describe('a domain deleted while cached', () => {
+  it('answers 400, not 500, and the next send sees the deletion', async () => {
+    const d = await api.addDomain(api.team.teamId, 'short-lived.org');
+    const body = { to: 'a@dest.org', from: 'x@short-lived.org', subject: 'S', text: 'T' };
+    expect((await send(body)).status).toBe(200);
+    await api.deps.db.email.deleteMany({ where: { domainId: d.id } });
+    await api.deps.db.domain.delete({ where: { id: d.id } });
+    const res = await send(body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe('The domain of the from address no longer exists');
+    expect((await send(body)).body.error.message).toBe('Domain: short-lived.org not found. Add it and verify it before sending');
+  });
+});
