@@ -1,6 +1,6 @@
 // Email API benchmark: single sends, batch sends, and the floor (one INSERT + one enqueue per
 // request), each against a freshly started server with the worker stopped.
-//   npx tsx bench/emails/run.ts [--duration 15] [--connections 32]
+//   npx tsx bench/emails/run.ts [--duration 15] [--connections 32] [--rounds 3] [--rate 2500] [--batch-connections 16] [--env K=V] [--profile]
 // Writes bench/out/emails.json and prints a markdown summary.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -41,6 +41,8 @@ const apiEnv = Object.fromEntries(
 const DURATION = arg('duration', 15);
 const CONNECTIONS = arg('connections', 32);
 const TARGET_RATE = arg('rate', 2500);
+const ROUNDS = arg('rounds', 3);
+const BATCH_CONNECTIONS = arg('batch-connections', 16);
 const API_PORT = 3900;
 const FLOOR_PORT = 3901;
 const root = path.resolve(__dirname, '../..');
@@ -125,43 +127,42 @@ async function main() {
   const results: Record<string, Figures> = {};
   const loadBefore = os.loadavg()[0];
 
-  // The floor runs before and after our API so that load from elsewhere on the machine hits both.
-  const runFloor = async (label: string) => {
-    const floor = start([process.execPath, '--import', 'tsx', 'bench/emails/floor.ts'], { ...env, PORT: String(FLOOR_PORT), FLOOR_TEAM_ID: String(team.id) });
-    try {
-      await waitForHttp(`http://127.0.0.1:${FLOOR_PORT}/nothing`, floor);
-      const single = { url: `http://127.0.0.1:${FLOOR_PORT}/floor`, method: 'POST' as const, headers, body: JSON.stringify(email) };
-      await cannon({ ...single, connections: CONNECTIONS, duration: 3 }, floor);
-      results[label] = await cannon({ ...single, connections: CONNECTIONS }, floor);
-    } finally {
-      await stop(floor);
-    }
-  };
-
-  // --single-only: just the single-send run of our API (for profiling).
-  const singleOnly = process.argv.includes('--single-only');
-  if (!singleOnly) await runFloor('floorBefore');
-  // ---- our API
+  // Both servers run side by side (only one is loaded at a time) and the single-send runs
+  // alternate floor, API, floor, API... so load from elsewhere on the machine hits both alike.
   // --profile writes a V8 CPU profile of the API to bench/out/profile.
   const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, 'bench/out/profile')}`] : [];
   const api = start([process.execPath, ...profile, '--import', 'tsx', 'apps/api/src/main.ts'], { ...env, ...apiEnv, PORT: String(API_PORT) });
+  const floor = start([process.execPath, '--import', 'tsx', 'bench/emails/floor.ts'], { ...env, PORT: String(FLOOR_PORT), FLOOR_TEAM_ID: String(team.id) });
+  const floorRuns: Figures[] = [];
+  const apiRuns: Figures[] = [];
   try {
     await waitForHttp(`http://127.0.0.1:${API_PORT}/health`, api);
+    await waitForHttp(`http://127.0.0.1:${FLOOR_PORT}/nothing`, floor);
     const single = { url: `http://127.0.0.1:${API_PORT}/api/v1/emails`, method: 'POST' as const, headers, body: JSON.stringify(email) };
-    await cannon({ ...single, connections: CONNECTIONS, duration: 3 }, api); // warm-up (JIT, pools)
-    results.single = await cannon({ ...single, connections: CONNECTIONS }, api);
-    results.singleAtTargetRate = await cannon({ ...single, connections: CONNECTIONS, overallRate: TARGET_RATE }, api);
-    if (!singleOnly) {
-      const batch = { url: `http://127.0.0.1:${API_PORT}/api/v1/emails/batch`, method: 'POST' as const, headers, body: JSON.stringify(Array.from({ length: 100 }, () => email)) };
-      await cannon({ ...batch, connections: 8, duration: 3 }, api, 100);
-      results.batch = await cannon({ ...batch, connections: 8 }, api, 100);
+    const floorSingle = { ...single, url: `http://127.0.0.1:${FLOOR_PORT}/floor` };
+    // Warm-up (JIT, pools).
+    if (ROUNDS > 0) {
+      await cannon({ ...floorSingle, connections: CONNECTIONS, duration: 3 }, floor);
+      await cannon({ ...single, connections: CONNECTIONS, duration: 3 }, api);
     }
+    for (let round = 0; round < ROUNDS; round++) {
+      floorRuns.push(await cannon({ ...floorSingle, connections: CONNECTIONS }, floor));
+      apiRuns.push(await cannon({ ...single, connections: CONNECTIONS }, api));
+    }
+    results.singleAtTargetRate = await cannon({ ...single, connections: CONNECTIONS, overallRate: TARGET_RATE }, api);
+    const batch = { url: `http://127.0.0.1:${API_PORT}/api/v1/emails/batch`, method: 'POST' as const, headers, body: JSON.stringify(Array.from({ length: 100 }, () => email)) };
+    await cannon({ ...batch, connections: BATCH_CONNECTIONS, duration: 3 }, api, 100);
+    results.batch = await cannon({ ...batch, connections: BATCH_CONNECTIONS }, api, 100);
   } finally {
     await stop(api);
+    await stop(floor);
   }
-
-  if (!singleOnly) await runFloor('floorAfter');
-  const floorRate = singleOnly ? NaN : (results.floorBefore.requestsPerSec + results.floorAfter.requestsPerSec) / 2;
+  // The round with the median API rate stands for the run; the ratio is the median of the rounds.
+  const median = <T>(xs: T[], key: (x: T) => number) => [...xs].sort((x, y) => key(x) - key(y))[Math.floor(xs.length / 2)];
+  const ratios = apiRuns.map((r, i) => r.requestsPerSec / floorRuns[i].requestsPerSec);
+  const ratio = ratios.length ? median(ratios, (x) => x) : NaN;
+  results.single = median(apiRuns, (r) => r.requestsPerSec);
+  results.floor = median(floorRuns, (r) => r.requestsPerSec);
 
   const rows = await db.email.count();
   const redis = createRedis('redis://127.0.0.1:6379');
@@ -172,8 +173,7 @@ async function main() {
 
   const loadAverage = { before: Number(loadBefore.toFixed(2)), after: Number(os.loadavg()[0].toFixed(2)) };
   const machine = { nproc: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGB: Math.round(os.totalmem() / 2 ** 30), node: process.version };
-  const ratio = results.single.requestsPerSec / floorRate;
-  const out = { at: new Date().toISOString(), machine, loadAverage, apiEnv, durationSeconds: DURATION, connections: CONNECTIONS, targetRate: TARGET_RATE, results, ratioToFloor: Number(ratio.toFixed(2)), rowsWritten: rows };
+  const out = { at: new Date().toISOString(), machine, loadAverage, apiEnv, durationSeconds: DURATION, connections: CONNECTIONS, targetRate: TARGET_RATE, results, rounds: { api: apiRuns, floor: floorRuns, ratios: ratios.map((r) => Number(r.toFixed(2))) }, ratioToFloor: Number(ratio.toFixed(2)), rowsWritten: rows };
   mkdirSync(path.join(root, 'bench/out'), { recursive: true });
   writeFileSync(path.join(root, 'bench/out/emails.json'), JSON.stringify(out, null, 2));
   const line = (name: string, f: Figures | undefined) =>
@@ -184,13 +184,12 @@ async function main() {
       '',
       '| run | requests/s | emails/s | p50 ms | p99 ms | server CPU µs/request | non-2xx | errors |',
       '|---|---|---|---|---|---|---|---|',
-      line('single send (max)', results.single),
+      line(`single send, max (median of ${ROUNDS} rounds)`, results.single),
       line(`single send at ${TARGET_RATE}/s offered`, results.singleAtTargetRate),
-      line('batch of 100 (8 connections)', results.batch),
-      line('floor: 1 INSERT + 1 add per request (before)', results.floorBefore),
-      line('floor: 1 INSERT + 1 add per request (after)', results.floorAfter),
+      line(`batch of 100 (${BATCH_CONNECTIONS} connections)`, results.batch),
+      line('floor: 1 INSERT + 1 add per request (median round)', results.floor),
       '',
-      `ratio single/floor (mean of the two floor runs): ${ratio.toFixed(2)}; rows written: ${rows}`,
+      `single/floor per round: ${ratios.map((r) => r.toFixed(2)).join(', ')}; median ${ratio.toFixed(2)}; rows written: ${rows}`,
     ].join('\n'),
   );
 }
