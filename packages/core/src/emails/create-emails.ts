@@ -52,73 +52,62 @@ export function prepareEmails(drafts: EmailDraft[], now: Date): PreparedEmail[] 
   }));
 }
 
-// One statement writes the emails and their first events. The rows travel column-wise as typed
-// arrays expanded by unnest(): measured cheaper for PostgreSQL than one JSON document expanded by
-// json_populate_recordset, and far cheaper than Prisma's createMany. A single statement is
-// atomic, so no explicit transaction (and no extra round trips) is needed.
+// One statement writes the emails and their first events: the rows travel as one JSON parameter
+// expanded by json_populate_recordset, which is several times cheaper than Prisma's createMany.
+// A single statement is atomic, so no explicit transaction (and no extra round trips) is needed.
+const EMAIL_COLUMNS = [
+  'id', 'teamId', 'domainId', 'apiKeyId', 'from', 'to', 'replyTo', 'cc', 'bcc', 'subject', 'html', 'text',
+  'headers', 'attachments', 'templateId', 'inReplyToId', 'scheduledAt', 'latestStatus', 'campaignId',
+  'contactId', 'isMarketing', 'unsubUrl', 'createdAt', 'updatedAt',
+].map((c) => `"${c}"`).join(', ');
+
 const INSERT_EMAILS_SQL = `
-WITH input AS (
-  SELECT * FROM unnest(
-    $1::text[], $2::int[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-    $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[],
-    $18::text[], $19::text[], $20::text[], $21::bool[], $22::text[], $23::text[]
-  ) AS u(id, "teamId", "domainId", "apiKeyId", "from", "to", "replyTo", cc, bcc, subject, html, text, headers,
-         attachments, "templateId", "inReplyToId", "scheduledAt", "latestStatus", "campaignId", "contactId",
-         "isMarketing", "unsubUrl", "eventData")
-), inserted AS (
-  INSERT INTO "Email" (id, "teamId", "domainId", "apiKeyId", "from", "to", "replyTo", cc, bcc, subject, html, text,
-    headers, attachments, "templateId", "inReplyToId", "scheduledAt", "latestStatus", "campaignId", "contactId",
-    "isMarketing", "unsubUrl", "createdAt", "updatedAt")
-  SELECT id, "teamId", "domainId", "apiKeyId", "from", "to"::text[], "replyTo"::text[], cc::text[], bcc::text[],
-    subject, html, text, headers::jsonb, attachments::jsonb, "templateId", "inReplyToId", "scheduledAt"::timestamp(3),
-    "latestStatus"::"EmailStatus", "campaignId", "contactId", "isMarketing", "unsubUrl", $24::timestamp(3), $24::timestamp(3)
-  FROM input
+WITH inserted AS (
+  INSERT INTO "Email" (${EMAIL_COLUMNS})
+  SELECT ${EMAIL_COLUMNS} FROM json_populate_recordset(NULL::"Email", $1::json)
   RETURNING id
 )
 INSERT INTO "EmailEvent" ("emailId", status, data, "createdAt")
-SELECT i.id, i."latestStatus"::"EmailStatus", i."eventData"::jsonb, $24::timestamp(3)
-FROM input i JOIN inserted USING (id)`;
-
-/** A PostgreSQL array literal of strings: every element quoted, quotes and backslashes escaped. */
-function pgTextArray(values: string[] | undefined | null): string {
-  if (!values || values.length === 0) return '{}';
-  return `{${values.map((v) => `"${v.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
-}
-
-const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+SELECT e."emailId", e.status, e.data, e."createdAt"
+FROM json_populate_recordset(NULL::"EmailEvent", $2::json) e
+JOIN inserted i ON i.id = e."emailId"`;
 
 export async function insertEmailRows(db: Db, items: PreparedEmail[], now: Date): Promise<void> {
   if (items.length === 0) return;
-  const col = <T>(pick: (p: PreparedEmail) => T) => items.map(pick);
-  await db.$executeRawUnsafe(
-    INSERT_EMAILS_SQL,
-    col((p) => p.created.id),
-    col((p) => p.draft.teamId),
-    col((p) => p.draft.domainId),
-    col((p) => p.draft.apiKeyId ?? null),
-    col((p) => p.draft.from),
-    col((p) => pgTextArray(p.draft.to)),
-    col((p) => pgTextArray(p.draft.replyTo)),
-    col((p) => pgTextArray(p.draft.cc)),
-    col((p) => pgTextArray(p.draft.bcc)),
-    col((p) => p.draft.subject),
-    col((p) => p.draft.html ?? null),
-    col((p) => p.draft.text ?? null),
-    col((p) => json(p.draft.headers)),
-    col((p) => json(p.draft.attachments)),
-    col((p) => p.draft.templateId ?? null),
-    col((p) => p.draft.inReplyToId ?? null),
-    col((p) => p.draft.scheduledAt?.toISOString() ?? null),
-    col((p) => p.created.status),
-    col((p) => p.draft.campaignId ?? null),
-    col((p) => p.draft.contactId ?? null),
-    col((p) => p.draft.lane === 'marketing'),
-    col((p) => p.draft.unsubUrl ?? null),
-    col(({ draft: d }) =>
-      d.suppressed ? json({ error: d.suppressed.reason }) : d.scheduledAt ? json({ scheduledAt: d.scheduledAt.toISOString() }) : null,
-    ),
-    now.toISOString(),
-  );
+  const at = now.toISOString();
+  const rows = items.map(({ draft: d, created }) => ({
+    id: created.id,
+    teamId: d.teamId,
+    domainId: d.domainId,
+    apiKeyId: d.apiKeyId ?? null,
+    from: d.from,
+    to: d.to,
+    replyTo: d.replyTo ?? [],
+    cc: d.cc ?? [],
+    bcc: d.bcc ?? [],
+    subject: d.subject,
+    html: d.html ?? null,
+    text: d.text ?? null,
+    headers: d.headers ?? null,
+    attachments: d.attachments ?? null,
+    templateId: d.templateId ?? null,
+    inReplyToId: d.inReplyToId ?? null,
+    scheduledAt: d.scheduledAt ? d.scheduledAt.toISOString() : null,
+    latestStatus: created.status,
+    campaignId: d.campaignId ?? null,
+    contactId: d.contactId ?? null,
+    isMarketing: d.lane === 'marketing',
+    unsubUrl: d.unsubUrl ?? null,
+    createdAt: at,
+    updatedAt: at,
+  }));
+  const events = items.map(({ draft: d, created }) => ({
+    emailId: created.id,
+    status: created.status,
+    data: d.suppressed ? { error: d.suppressed.reason } : d.scheduledAt ? { scheduledAt: d.scheduledAt.toISOString() } : null,
+    createdAt: at,
+  }));
+  await db.$executeRawUnsafe(INSERT_EMAILS_SQL, JSON.stringify(rows), JSON.stringify(events));
 }
 
 /**
