@@ -9,6 +9,7 @@ import { healthRoutes } from './health/routes';
 import { analyticsRoutes } from './analytics/routes';
 import { sesNotificationRoutes } from './ses-notifications/routes';
 import { suppressionRoutes } from './suppressions/routes';
+import { templateRoutes } from './templates/routes';
 import { createAuth } from './http/auth';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { jsonBody } from './http/json-body';
@@ -52,6 +53,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   v1.use('/contactBooks', contactBookRoutes(deps));
   v1.use('/suppressions', suppressionRoutes(deps));
   v1.use('/analytics', analyticsRoutes(deps));
+  v1.use('/templates', templateRoutes(deps));
   v1.use(notFoundHandler);
   app.use('/api/v1', v1);
 

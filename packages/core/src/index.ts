@@ -36,3 +36,5 @@ export * from './ses-events/ses-event';
 export * from './ses-events/count-email-status';
 export * from './ses-events/process-ses-event';
 export * from './ses-events/configuration-sets';
+export * from './emails/suppression';
+export * from './render/template';

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { documentRoute, type DocRegistry } from '../openapi/registry';
 import { listEmailsQuery } from './list-emails';
+import { batchPayload, emailIdParam, rescheduleBody, sendEmailPayload } from './schemas';
 
-const emailStatus = z.enum(['SCHEDULED', 'QUEUED', 'SENT', 'DELIVERY_DELAYED', 'BOUNCED', 'REJECTED', 'RENDERING_FAILURE', 'DELIVERED', 'OPENED', 'CLICKED', 'COMPLAINED', 'FAILED', 'CANCELLED', 'SUPPRESSED']);
+export const emailStatus = z.enum(['SCHEDULED', 'QUEUED', 'SENT', 'DELIVERY_DELAYED', 'BOUNCED', 'REJECTED', 'RENDERING_FAILURE', 'DELIVERED', 'OPENED', 'CLICKED', 'COMPLAINED', 'FAILED', 'CANCELLED', 'SUPPRESSED']);
 
 export const emailListItem = z
   .object({
@@ -23,13 +24,35 @@ export const emailListItem = z
   })
   .meta({ id: 'EmailListItem' });
 
+const email = emailListItem
+  .extend({
+    teamId: z.number().int(),
+    emailEvents: z.array(z.object({ emailId: z.string(), status: emailStatus, createdAt: z.string(), data: z.unknown() })),
+  })
+  .meta({ id: 'Email' });
+
+const idempotencyHeader = z.object({
+  'Idempotency-Key': z.string().min(1).max(256).optional().describe('Same key and body within 24 h returns the first answer; another body is 409 NOT_UNIQUE'),
+});
+
+const emailId = z.object({ emailId: z.string() });
+const example = { from: 'Acme <hello@example.com>', to: ['ada@example.org'], subject: 'Welcome', html: '<p>Hello {{name}}</p>', text: 'Hello' };
+
 export function documentEmailRoutes(r: DocRegistry) {
+  const tag = 'Emails';
   documentRoute(r, {
-    method: 'get',
-    path: '/api/v1/emails',
-    tag: 'Emails',
-    summary: 'List emails, newest first',
-    query: listEmailsQuery,
-    response: z.object({ data: z.array(emailListItem), count: z.number().int() }),
+    method: 'post', path: '/api/v1/emails', tag, summary: 'Send one email (now or at scheduledAt)', headers: idempotencyHeader, body: sendEmailPayload, response: emailId, example,
+    errors: [400, 401, 403, 409, 413, 429, 503],
   });
+  documentRoute(r, {
+    method: 'post', path: '/api/v1/emails/batch', tag, summary: 'Send up to 100 emails, validated as a whole', headers: idempotencyHeader, body: batchPayload,
+    response: z.object({ data: z.array(emailId) }), example: [example, { ...example, to: 'grace@example.org' }], errors: [400, 401, 403, 409, 413, 429, 503],
+  });
+  documentRoute(r, { method: 'get', path: '/api/v1/emails', tag, summary: 'List emails, newest first', query: listEmailsQuery, response: z.object({ data: z.array(emailListItem), count: z.number().int() }) });
+  documentRoute(r, { method: 'get', path: '/api/v1/emails/:emailId', tag, summary: 'Get an email with its events in time order', params: emailIdParam, response: email });
+  documentRoute(r, {
+    method: 'patch', path: '/api/v1/emails/:emailId', tag, summary: 'Reschedule a SCHEDULED email', params: emailIdParam, body: rescheduleBody, response: emailId,
+    example: { scheduledAt: '2026-12-01T09:00:00+01:00' },
+  });
+  documentRoute(r, { method: 'post', path: '/api/v1/emails/:emailId/cancel', tag, summary: 'Cancel a SCHEDULED email', params: emailIdParam, response: emailId });
 }

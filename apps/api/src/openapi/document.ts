@@ -3,6 +3,7 @@ import { documentEmailRoutes } from '../emails/openapi';
 import { documentHealthRoutes } from '../health/openapi';
 import { documentOpsRoutes } from '../ops/openapi';
 import { generateOpenApiDocument } from './registry';
+import { documentTemplateRoutes } from '../templates/openapi';
 import { documentAnalyticsRoutes } from '../analytics/openapi';
 import { documentSesNotificationRoutes } from '../ses-notifications/openapi';
 import { documentSuppressionRoutes } from '../suppressions/openapi';
@@ -11,7 +12,7 @@ import { documentContactRoutes } from '../contacts/openapi';
 import { documentWebhookRoutes } from '../webhooks/openapi';
 
 /** Every capability's route documentation; add a capability's documentRoutes function here. */
-export const documentedCapabilities = [documentHealthRoutes, documentOpsRoutes, documentEmailRoutes, documentDomainRoutes, documentWebhookRoutes, documentContactBookRoutes, documentContactRoutes, documentSuppressionRoutes, documentAnalyticsRoutes, documentSesNotificationRoutes];
+export const documentedCapabilities = [documentHealthRoutes, documentOpsRoutes, documentEmailRoutes, documentTemplateRoutes, documentDomainRoutes, documentWebhookRoutes, documentContactBookRoutes, documentContactRoutes, documentSuppressionRoutes, documentAnalyticsRoutes, documentSesNotificationRoutes];
 
 export function apiDocumentation(serverUrl: string) {
   return generateOpenApiDocument(documentedCapabilities, serverUrl);
