@@ -12,3 +12,5 @@ export * from './teams/api-keys';
 export * from './domains/add-domain';
 export * from './domains/dkim';
 export * from './emails/create-emails';
+export * from './emails/status';
+export * from './ses/client';
