@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 // Prisma's native engines cannot be downloaded on our machines. `generate` runs on Prisma 7's
@@ -9,7 +11,8 @@ import path from 'node:path';
 
 export const repoRoot = path.resolve(__dirname, '../../../..');
 const schemaPath = path.join(repoRoot, 'prisma/schema.prisma');
-const cacheDir = path.join(repoRoot, 'node_modules/.cache/mailrail');
+// Derived files go to the temp dir (the app directory may be read-only in a container), one per checkout.
+const cacheDir = path.join(os.tmpdir(), `mailrail-prisma-${createHash('sha256').update(repoRoot).digest('hex').slice(0, 8)}`);
 
 function engineEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
