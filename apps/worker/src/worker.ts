@@ -12,11 +12,11 @@ export interface RunningWorker {
 }
 
 /** Starts every worker of the process: the send lanes of each SES region and the periodic jobs. */
-export async function startWorker(deps: WorkerDeps, opts: { periodic?: PeriodicJob[] } = {}): Promise<RunningWorker> {
+export async function startWorker(deps: WorkerDeps, opts: { periodic?: PeriodicJob[]; redeclarePeriodicEveryMs?: number } = {}): Promise<RunningWorker> {
   const jobs = opts.periodic ?? periodicJobs(deps.config);
   // Fails before any worker starts when a cron expression is wrong.
   const ratesByRegion = await resolveRegionRates(deps.config, deps.ses, deps.log);
-  const periodic = await startPeriodicJobs(deps, jobs);
+  const periodic = await startPeriodicJobs(deps, jobs, { redeclareEveryMs: opts.redeclarePeriodicEveryMs });
   const send = startSendWorkers(deps, ratesByRegion);
   return {
     send,

@@ -31,6 +31,12 @@ export function validatePeriodicJobs(jobs: PeriodicJob[]): void {
   for (const job of jobs) {
     if (seen.has(job.name)) problems.push(`${job.name}: declared twice`);
     seen.add(job.name);
+    // cron-parser fills in missing fields ("" and "* * * *" parse as every minute): refuse those.
+    const fields = job.cron.trim().split(/\s+/).filter(Boolean).length;
+    if (!job.cron.trim().startsWith('@') && (fields < 5 || fields > 6)) {
+      problems.push(`${job.name}: invalid cron "${job.cron}": expected 5 fields, or 6 with seconds`);
+      continue;
+    }
     try {
       CronExpressionParser.parse(job.cron, { tz: 'UTC' });
     } catch (err) {
@@ -46,21 +52,34 @@ export interface PeriodicJobsRunner {
   close(): Promise<void>;
 }
 
-export async function startPeriodicJobs(deps: WorkerDeps, jobs: PeriodicJob[]): Promise<PeriodicJobsRunner> {
+export async function startPeriodicJobs(
+  deps: WorkerDeps,
+  jobs: PeriodicJob[],
+  opts: { redeclareEveryMs?: number } = {},
+): Promise<PeriodicJobsRunner> {
   validatePeriodicJobs(jobs);
   const queue = deps.queues.get(queueNames.maintenance);
   const byName = new Map(jobs.map((j) => [j.name, j]));
-  for (const job of jobs) {
-    await queue.upsertJobScheduler(
-      job.name,
-      { pattern: job.cron, tz: 'UTC' },
-      { name: job.name, data: {}, opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } },
-    );
-  }
+  const declare = async () => {
+    for (const job of jobs) {
+      await queue.upsertJobScheduler(
+        job.name,
+        { pattern: job.cron, tz: 'UTC' },
+        { name: job.name, data: {}, opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } },
+      );
+    }
+  };
+  await declare();
   // Schedulers of jobs that left the registry would otherwise fire forever.
   for (const s of await queue.getJobSchedulers()) {
     if (s.key && !byName.has(s.key)) await queue.removeJobScheduler(s.key);
   }
+  // Schedulers live in Redis: declare them again now and then, so a Redis that lost its data
+  // (restart without persistence, flush) gets them back without a worker restart.
+  const redeclare = setInterval(() => {
+    declare().catch((err) => deps.log.warn({ err }, 'could not re-declare the periodic jobs'));
+  }, opts.redeclareEveryMs ?? 60_000);
+  redeclare.unref();
   const worker = new Worker(
     queueNames.maintenance,
     async (job) => {
@@ -73,5 +92,12 @@ export async function startPeriodicJobs(deps: WorkerDeps, jobs: PeriodicJob[]): 
   worker.on('error', (err) => deps.log.error({ err }, 'periodic worker error'));
   worker.on('failed', (job, err) => deps.log.error({ err, job: job?.name }, 'periodic job failed'));
   deps.log.info({ jobs: jobs.map((j) => ({ name: j.name, cron: j.cron })) }, 'periodic jobs registered');
-  return { queue, worker, close: () => worker.close() };
+  return {
+    queue,
+    worker,
+    close: async () => {
+      clearInterval(redeclare);
+      await worker.close();
+    },
+  };
 }
