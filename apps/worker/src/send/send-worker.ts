@@ -17,6 +17,7 @@ export interface SendWorkers {
 
 export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, number>): SendWorkers {
   const workers: Worker<SendEmailJob, SendOutcome>[] = [];
+  const stalledAfterMs = Math.min(30_000, Math.max(5_000, (deps.config.SEND_LEASE_SECONDS * 1000) / 2));
   for (const region of deps.config.sesRegions) {
     const limits = splitRate(ratesByRegion.get(region) ?? 1, deps.config.SES_MARKETING_SHARE);
     const regionWorkers: Worker[] = [];
@@ -31,8 +32,10 @@ export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, nu
           prefix: deps.config.REDIS_PREFIX,
           concurrency: deps.config.SEND_CONCURRENCY,
           limiter: limits[lane],
-          // A send takes at most the SES timeout; a lock lost to a stall is covered by the lease.
-          lockDuration: Math.max(30_000, deps.config.SES_TIMEOUT_MS * 3),
+          // A job whose worker died (SIGKILL) goes back to the queue once its lock expires and
+          // the stalled check runs; keep both short so recovery takes about a lease, not minutes.
+          lockDuration: stalledAfterMs,
+          stalledInterval: stalledAfterMs,
         },
       );
       worker.on('error', (err) => deps.log.error({ err, region, lane }, 'send worker error'));
