@@ -11,6 +11,7 @@ import {
   type QueueFactory,
   type Redis,
 } from '@mailrail/core';
+import { Pool } from 'pg';
 import type { SendSettings } from './send/send-email';
 import { createSesV2Sender, type SesSender } from './send/ses-sender';
 
@@ -18,6 +19,8 @@ import { createSesV2Sender, type SesSender } from './send/ses-sender';
 export interface WorkerDeps {
   config: Config;
   db: Db;
+  /** node-postgres pool for the send hot path (claim and record), beside Prisma's own pool. */
+  sql: Pool;
   /** Shared by queues and workers (BullMQ duplicates it for its blocking reads). */
   redis: Redis;
   queues: QueueFactory;
@@ -51,6 +54,7 @@ export function createWorkerDeps(config: Config, overrides: Partial<WorkerDeps> 
   return {
     config,
     db: overrides.db ?? createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE),
+    sql: overrides.sql ?? new Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_SIZE }),
     redis,
     queues: overrides.queues ?? createQueueFactory(redis, config.REDIS_PREFIX),
     ses: overrides.ses ?? createSesV2Sender(config),
@@ -64,5 +68,6 @@ export async function closeWorkerDeps(deps: WorkerDeps): Promise<void> {
   await deps.queues.closeAll();
   deps.ses.close();
   await deps.db.$disconnect();
+  await deps.sql.end();
   deps.redis.disconnect();
 }

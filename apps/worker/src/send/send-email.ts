@@ -1,4 +1,5 @@
-import { Prisma, statusesBelow, type Db, type EmailStatus, type Logger } from '@mailrail/core';
+import { statusesBelow, type EmailStatus, type Logger } from '@mailrail/core';
+import type { Pool } from 'pg';
 import { buildRawMessage } from './build-mime';
 import { classifySesError, type SesFailure } from './ses-errors';
 import type { SesSender } from './ses-sender';
@@ -19,7 +20,8 @@ export interface SendSettings {
 }
 
 export interface SendEmailDeps {
-  db: Db;
+  /** Plain node-postgres pool for the hot path (a quarter of the CPU of a Prisma raw query). */
+  sql: Pick<Pool, 'query'>;
   ses: SesSender;
   log: Logger;
   send: SendSettings;
@@ -58,37 +60,38 @@ interface ClaimedEmail {
 }
 
 // Timestamps are stored as UTC without a zone; compare them with the database's clock in UTC.
-const DB_NOW = Prisma.sql`timezone('UTC', now())`;
-const UNSENT = Prisma.sql`('QUEUED', 'SCHEDULED')`;
+const DB_NOW = `timezone('UTC', now())`;
 
 /** Takes the email for `leaseSeconds` if it is due, unsent and not held by another worker. */
-export async function claimEmailForSending(db: Db, emailId: string, leaseSeconds: number): Promise<ClaimedEmail | null> {
-  const rows = await db.$queryRaw<ClaimedEmail[]>`
-    WITH claimed AS (
-      UPDATE "Email"
-         SET "sendLeaseUntil" = ${DB_NOW} + (${leaseSeconds}::int * interval '1 second'),
-             "sendAttempts" = "sendAttempts" + 1,
-             "updatedAt" = ${DB_NOW}
-       WHERE id = ${emailId}
-         AND "latestStatus" IN ${UNSENT}
-         AND "sesEmailId" IS NULL
-         AND ("sendLeaseUntil" IS NULL OR "sendLeaseUntil" < ${DB_NOW})
-         AND ("scheduledAt" IS NULL OR "scheduledAt" <= ${DB_NOW} + interval '1 second')
-      RETURNING *
-    )
-    SELECT c.id, c."from", c."to", c.cc, c.bcc, c."replyTo", c.subject, c.html, c.text, c.headers,
-           c.attachments, c."unsubUrl", c."sendAttempts", d.region, d."clickTracking", d."openTracking",
-           r."sesEmailId" AS "inReplyToSesId"
-      FROM claimed c
-      LEFT JOIN "Domain" d ON d.id = c."domainId"
-      LEFT JOIN "Email" r ON r.id = c."inReplyToId"`;
+export async function claimEmailForSending(sql: SendEmailDeps['sql'], emailId: string, leaseSeconds: number): Promise<ClaimedEmail | null> {
+  const { rows } = await sql.query<ClaimedEmail>(
+    `WITH claimed AS (
+       UPDATE "Email"
+          SET "sendLeaseUntil" = ${DB_NOW} + ($2::int * interval '1 second'),
+              "sendAttempts" = "sendAttempts" + 1,
+              "updatedAt" = ${DB_NOW}
+        WHERE id = $1
+          AND "latestStatus" IN ('QUEUED', 'SCHEDULED')
+          AND "sesEmailId" IS NULL
+          AND ("sendLeaseUntil" IS NULL OR "sendLeaseUntil" < ${DB_NOW})
+          AND ("scheduledAt" IS NULL OR "scheduledAt" <= ${DB_NOW} + interval '1 second')
+       RETURNING *
+     )
+     SELECT c.id, c."from", c."to", c.cc, c.bcc, c."replyTo", c.subject, c.html, c.text, c.headers,
+            c.attachments, c."unsubUrl", c."sendAttempts", d.region, d."clickTracking", d."openTracking",
+            r."sesEmailId" AS "inReplyToSesId"
+       FROM claimed c
+       LEFT JOIN "Domain" d ON d.id = c."domainId"
+       LEFT JOIN "Email" r ON r.id = c."inReplyToId"`,
+    [emailId, leaseSeconds],
+  );
   return rows[0] ?? null;
 }
 
 export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promise<SendOutcome> {
-  const { db, send } = deps;
-  const email = await claimEmailForSending(db, emailId, send.leaseSeconds);
-  if (!email) return whyNotClaimed(db, emailId);
+  const { sql, send } = deps;
+  const email = await claimEmailForSending(sql, emailId, send.leaseSeconds);
+  if (!email) return whyNotClaimed(sql, emailId);
 
   const region = email.region ?? send.defaultRegion;
   let messageId: string;
@@ -103,33 +106,34 @@ export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promis
   } catch (err) {
     const failure = classifySesError(err);
     if (failure.kind === 'permanent') {
-      await recordFailed(db, emailId, failure);
+      await recordFailed(sql, emailId, failure);
       return { result: 'failed', failure };
     }
     if (failure.kind === 'throttled') {
-      await releaseLease(db, emailId, { giveBackAttempt: true });
+      await releaseLease(sql, emailId, { giveBackAttempt: true });
       return { result: 'throttled', failure };
     }
     if (email.sendAttempts >= send.maxAttempts) {
-      await recordFailed(db, emailId, failure, email.sendAttempts);
+      await recordFailed(sql, emailId, failure, email.sendAttempts);
       return { result: 'failed', failure };
     }
-    await releaseLease(db, emailId, { giveBackAttempt: false });
+    await releaseLease(sql, emailId, { giveBackAttempt: false });
     return { result: 'retry', delayMs: retryDelayMs(email.sendAttempts, send), failure };
   }
 
   // SES has the message: from here on the only risk is losing this fact, so insist a little.
-  await retryDatabaseWrite(deps.log, { emailId, messageId }, () => recordSent(db, emailId, messageId));
+  await retryDatabaseWrite(deps.log, { emailId, messageId }, () => recordSent(sql, emailId, messageId));
   return { result: 'sent', messageId };
 }
 
-async function whyNotClaimed(db: Db, emailId: string): Promise<SendOutcome> {
-  const rows = await db.$queryRaw<
-    { latestStatus: EmailStatus; sesEmailId: string | null; leaseMs: number | null; dueInMs: number | null }[]
-  >`SELECT "latestStatus", "sesEmailId",
-           (EXTRACT(EPOCH FROM ("sendLeaseUntil" - ${DB_NOW})) * 1000)::float8 AS "leaseMs",
-           (EXTRACT(EPOCH FROM ("scheduledAt" - ${DB_NOW})) * 1000)::float8 AS "dueInMs"
-      FROM "Email" WHERE id = ${emailId}`;
+async function whyNotClaimed(sql: SendEmailDeps['sql'], emailId: string): Promise<SendOutcome> {
+  const { rows } = await sql.query<{ latestStatus: EmailStatus; sesEmailId: string | null; leaseMs: number | null; dueInMs: number | null }>(
+    `SELECT "latestStatus", "sesEmailId",
+            (EXTRACT(EPOCH FROM ("sendLeaseUntil" - ${DB_NOW})) * 1000)::float8 AS "leaseMs",
+            (EXTRACT(EPOCH FROM ("scheduledAt" - ${DB_NOW})) * 1000)::float8 AS "dueInMs"
+       FROM "Email" WHERE id = $1`,
+    [emailId],
+  );
   const row = rows[0];
   if (!row) return { result: 'skipped', status: null };
   if (row.sesEmailId || (row.latestStatus !== 'QUEUED' && row.latestStatus !== 'SCHEDULED')) {
@@ -143,49 +147,56 @@ async function whyNotClaimed(db: Db, emailId: string): Promise<SendOutcome> {
 }
 
 /** SES accepted the message: store its id, move the status forward, drop the bulky payload. */
-async function recordSent(db: Db, emailId: string, messageId: string): Promise<void> {
-  await db.$executeRaw`
-    WITH sent AS (
-      UPDATE "Email"
-         SET "sesEmailId" = ${messageId},
-             "sentAt" = ${DB_NOW},
-             "latestStatus" = CASE WHEN "latestStatus" IN (${Prisma.join(statusesBelow('SENT'))})
-                                   THEN 'SENT'::"EmailStatus" ELSE "latestStatus" END,
-             "attachments" = NULL,
-             "headers" = NULL,
-             "sendLeaseUntil" = NULL,
-             "updatedAt" = ${DB_NOW}
-       WHERE id = ${emailId}
-      RETURNING id
-    )
-    INSERT INTO "EmailEvent" ("emailId", status, data)
-    SELECT id, 'SENT', ${JSON.stringify({ messageId })}::jsonb FROM sent`;
+async function recordSent(sql: SendEmailDeps['sql'], emailId: string, messageId: string): Promise<void> {
+  // One statement, so one transaction: the row and its SENT event are written together.
+  await sql.query(
+    `WITH sent AS (
+       UPDATE "Email"
+          SET "sesEmailId" = $2,
+              "sentAt" = ${DB_NOW},
+              "latestStatus" = CASE WHEN "latestStatus" = ANY($3::"EmailStatus"[])
+                                    THEN 'SENT'::"EmailStatus" ELSE "latestStatus" END,
+              "attachments" = NULL,
+              "headers" = NULL,
+              "sendLeaseUntil" = NULL,
+              "updatedAt" = ${DB_NOW}
+        WHERE id = $1
+       RETURNING id
+     )
+     INSERT INTO "EmailEvent" ("emailId", status, data)
+     SELECT id, 'SENT', $4::jsonb FROM sent`,
+    [emailId, messageId, statusesBelow('SENT'), JSON.stringify({ messageId })],
+  );
 }
 
-async function recordFailed(db: Db, emailId: string, failure: SesFailure, attempts?: number): Promise<void> {
+async function recordFailed(sql: SendEmailDeps['sql'], emailId: string, failure: SesFailure, attempts?: number): Promise<void> {
   const data = { error: failure.name, message: failure.message, ...(attempts ? { attempts } : {}) };
-  await db.$executeRaw`
-    WITH failed AS (
-      UPDATE "Email"
-         SET "latestStatus" = CASE WHEN "latestStatus" IN (${Prisma.join(statusesBelow('FAILED'))})
-                                   THEN 'FAILED'::"EmailStatus" ELSE "latestStatus" END,
-             "sendLeaseUntil" = NULL,
-             "updatedAt" = ${DB_NOW}
-       WHERE id = ${emailId} AND "sesEmailId" IS NULL
-      RETURNING id
-    )
-    INSERT INTO "EmailEvent" ("emailId", status, data)
-    SELECT id, 'FAILED', ${JSON.stringify(data)}::jsonb FROM failed`;
+  await sql.query(
+    `WITH failed AS (
+       UPDATE "Email"
+          SET "latestStatus" = CASE WHEN "latestStatus" = ANY($2::"EmailStatus"[])
+                                    THEN 'FAILED'::"EmailStatus" ELSE "latestStatus" END,
+              "sendLeaseUntil" = NULL,
+              "updatedAt" = ${DB_NOW}
+        WHERE id = $1 AND "sesEmailId" IS NULL
+       RETURNING id
+     )
+     INSERT INTO "EmailEvent" ("emailId", status, data)
+     SELECT id, 'FAILED', $3::jsonb FROM failed`,
+    [emailId, statusesBelow('FAILED'), JSON.stringify(data)],
+  );
 }
 
 /** Lets the email be claimed again (by a retry, the sweeper, or a cancel from the API). */
-async function releaseLease(db: Db, emailId: string, opts: { giveBackAttempt: boolean }): Promise<void> {
-  await db.$executeRaw`
-    UPDATE "Email"
-       SET "sendLeaseUntil" = NULL,
-           "sendAttempts" = GREATEST(0, "sendAttempts" - ${opts.giveBackAttempt ? 1 : 0}::int),
-           "updatedAt" = ${DB_NOW}
-     WHERE id = ${emailId} AND "sesEmailId" IS NULL`;
+async function releaseLease(sql: SendEmailDeps['sql'], emailId: string, opts: { giveBackAttempt: boolean }): Promise<void> {
+  await sql.query(
+    `UPDATE "Email"
+        SET "sendLeaseUntil" = NULL,
+            "sendAttempts" = GREATEST(0, "sendAttempts" - $2::int),
+            "updatedAt" = ${DB_NOW}
+      WHERE id = $1 AND "sesEmailId" IS NULL`,
+    [emailId, opts.giveBackAttempt ? 1 : 0],
+  );
 }
 
 export function configurationSetFor(

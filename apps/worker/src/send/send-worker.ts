@@ -61,25 +61,24 @@ async function processSendJob(
 ): Promise<SendOutcome> {
   const emailId = job.data.emailId;
   const outcome = await sendOneEmail(deps, emailId);
-  const log = deps.log.child({ emailId, jobId: job.id });
+  const log = deps.log;
   switch (outcome.result) {
     case 'sent':
-      log.debug({ messageId: outcome.messageId }, 'email sent');
       return outcome;
     case 'failed':
-      log.warn({ error: outcome.failure }, 'email failed');
+      log.warn({ emailId, error: outcome.failure }, 'email failed');
       return outcome;
     case 'skipped':
-      log.debug({ status: outcome.status }, 'nothing to send');
+      log.debug({ emailId, status: outcome.status }, 'nothing to send');
       return outcome;
     case 'throttled':
-      log.warn({ error: outcome.failure.name }, 'SES throttled; pausing the region');
+      log.warn({ emailId, error: outcome.failure.name }, 'SES throttled; pausing the region');
       await throttleRegion(deps.config.SES_THROTTLE_PAUSE_MS);
       // Back to the wait list without counting an attempt.
       throw Worker.RateLimitError();
     case 'retry':
     case 'later':
-      if (outcome.result === 'retry') log.warn({ error: outcome.failure, delayMs: outcome.delayMs }, 'SES call failed; retrying');
+      if (outcome.result === 'retry') log.warn({ emailId, error: outcome.failure, delayMs: outcome.delayMs }, 'SES call failed; retrying');
       await job.moveToDelayed(Date.now() + outcome.delayMs, token);
       throw new DelayedError();
   }
