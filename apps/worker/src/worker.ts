@@ -1,5 +1,5 @@
 import type { WorkerDeps } from './deps';
-import { periodicJobs, startPeriodicJobs, type PeriodicJob, type PeriodicJobsRunner } from './periodic/periodic-jobs';
+import { periodicJobs, startPeriodicJobs, validatePeriodicJobs, type PeriodicJob, type PeriodicJobsRunner } from './periodic/periodic-jobs';
 import { resolveRegionRates } from './send/rate-limits';
 import { startSendWorkers, type SendWorkers } from './send/send-worker';
 
@@ -14,7 +14,8 @@ export interface RunningWorker {
 /** Starts every worker of the process: the send lanes of each SES region and the periodic jobs. */
 export async function startWorker(deps: WorkerDeps, opts: { periodic?: PeriodicJob[]; redeclarePeriodicEveryMs?: number } = {}): Promise<RunningWorker> {
   const jobs = opts.periodic ?? periodicJobs(deps.config);
-  // Fails before any worker starts when a cron expression is wrong.
+  // Fails before anything starts when a cron expression is wrong.
+  validatePeriodicJobs(jobs);
   const ratesByRegion = await resolveRegionRates(deps.config, deps.ses, deps.log);
   const periodic = await startPeriodicJobs(deps, jobs, { redeclareEveryMs: opts.redeclarePeriodicEveryMs });
   const send = startSendWorkers(deps, ratesByRegion);
