@@ -50,18 +50,19 @@ describe('the per-region rate limit', () => {
     await env.createEmails(Array.from({ length: 100 }, (_, i) => ({ to: [`tx${i}@example.net`] })));
     await env.createEmails(Array.from({ length: 100 }, (_, i) => ({ to: [`mk${i}@example.net`], lane: 'marketing' as const })));
     await env.start();
-    await env.waitFor(async () => env.ses.messages.length >= 4 * RATE, 20_000);
+    await env.waitFor(async () => env.ses.messages.length >= 4.5 * RATE, 20_000);
 
-    const WINDOW_MS = 3000;
-    const t0 = Math.min(...env.ses.messages.map((m) => m.at));
-    const inWindow = env.ses.messages.filter((m) => m.at < t0 + WINDOW_MS);
-    const tx = inWindow.filter((m) => m.destination.to[0].startsWith('tx')).length;
-    const mk = inWindow.length - tx;
-    const seconds = WINDOW_MS / 1000;
-    expect(tx / seconds).toBeGreaterThanOrEqual((RATE / 2) * 0.95);
-    expect(tx / seconds).toBeLessThanOrEqual((RATE / 2) * 1.05);
-    expect(mk / seconds).toBeGreaterThanOrEqual((RATE / 2) * 0.95);
-    expect(mk / seconds).toBeLessThanOrEqual((RATE / 2) * 1.05);
-    expect(inWindow.length / seconds).toBeLessThanOrEqual(RATE * 1.05);
+    // The limiter lets a lane's whole allowance go at the start of each one-second window. The
+    // rate is measured from the first message of the second window (the first one includes the
+    // cold start of the HTTP connections) to the first message of the fifth: three windows.
+    const lane = RATE / 2;
+    const rateOf = (prefix: string) => {
+      const times = env.ses.messages.filter((m) => m.destination.to[0].startsWith(prefix)).map((m) => m.at).sort((a, b) => a - b);
+      return (3 * lane) / ((times[4 * lane] - times[lane]) / 1000);
+    };
+    for (const prefix of ['tx', 'mk']) {
+      expect(rateOf(prefix)).toBeGreaterThanOrEqual(lane * 0.95);
+      expect(rateOf(prefix)).toBeLessThanOrEqual(lane * 1.05);
+    }
   });
 });
