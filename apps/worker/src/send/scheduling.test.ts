@@ -117,3 +117,15 @@ it('still sends every email when Redis loses its jobs (sweeper)', async () => {
   await new Promise((r) => setTimeout(r, 1500));
   expect(env.ses.messages).toHaveLength(8);
 });
+
+it('replaces a finished job of an email that is still unsent (sweeper)', async () => {
+  // A job that completed without sending (here: the row said SENT at the time) leaves a completed
+  // job behind; re-adding the same job id would be a no-op, so the sweeper replaces it.
+  const [id] = await env.createEmails([{ to: ['stale-job@example.net'] }]);
+  await env.waitFor(async () => (await sendQueue().getJobState(id)) === 'completed');
+  env.ses.reset();
+  await env.deps.db.email.update({ where: { id }, data: { latestStatus: 'QUEUED', sesEmailId: null } });
+  await sentAt('stale-job@example.net');
+  await env.waitFor(async () => (await env.email(id)).latestStatus === 'SENT');
+  expect(env.ses.messagesTo('stale-job@example.net')).toHaveLength(1);
+});
