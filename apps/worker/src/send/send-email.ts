@@ -94,9 +94,17 @@ export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promis
   if (!email) return whyNotClaimed(sql, emailId);
 
   const region = email.region ?? send.defaultRegion;
+  let raw: Buffer;
+  try {
+    raw = await buildRawMessage(email);
+  } catch (err) {
+    // A message that cannot be built will not build on a retry either.
+    const failure: SesFailure = { kind: 'permanent', name: 'MessageBuildError', message: (err as Error).message };
+    await recordFailed(sql, emailId, failure);
+    return { result: 'failed', failure };
+  }
   let messageId: string;
   try {
-    const raw = await buildRawMessage(email);
     ({ messageId } = await deps.ses.sendRawEmail({
       region,
       raw,
