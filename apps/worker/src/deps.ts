@@ -51,14 +51,22 @@ export function sendSettings(config: Config): SendSettings {
 
 export function createWorkerDeps(config: Config, overrides: Partial<WorkerDeps> = {}): WorkerDeps {
   const redis = overrides.redis ?? createRedis(config.REDIS_URL, { forWorker: true });
+  const log = overrides.log ?? createLogger(config.LOG_LEVEL, 'mailrail-worker');
+  let sql = overrides.sql;
+  if (!sql) {
+    sql = new Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_SIZE });
+    // An idle connection closed by the server (restart, failover) must not crash the process;
+    // the pool opens a new one on the next query.
+    sql.on('error', (err) => log.warn({ err }, 'idle PostgreSQL connection lost'));
+  }
   return {
     config,
     db: overrides.db ?? createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE),
-    sql: overrides.sql ?? new Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_SIZE }),
+    sql,
     redis,
     queues: overrides.queues ?? createQueueFactory(redis, config.REDIS_PREFIX),
     ses: overrides.ses ?? createSesV2Sender(config),
-    log: overrides.log ?? createLogger(config.LOG_LEVEL, 'mailrail-worker'),
+    log,
     clock: overrides.clock ?? systemClock,
     send: overrides.send ?? sendSettings(config),
   };
