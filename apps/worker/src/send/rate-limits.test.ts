@@ -62,8 +62,9 @@ describe('the per-region rate limit', () => {
     // delay between the two). Never above the rate by more than 5% (10% at SES). The lower bound
     // is loose on purpose: BullMQ starts a window at the first fetch after the previous one
     // expired, so on a loaded machine (other suites running) a late fetch makes a late window;
-    // on a quiet machine the lanes measure 19.7 to 21/s.
-    const [low, lowAtSes] = [0.7, 0.65];
+    // on a quiet machine the lanes measure 19.7 to 21/s, with the whole worker suite running
+    // beside it as low as 14/s.
+    const [low, lowAtSes] = [0.6, 0.55]; // still catches a lane held to half its share
     const lane = RATE / 2;
     const rateOf = (unsorted: number[]) => {
       const times = [...unsorted].sort((a, b) => a - b);
