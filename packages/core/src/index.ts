@@ -38,3 +38,5 @@ export * from './ses-events/process-ses-event';
 export * from './ses-events/configuration-sets';
 export * from './emails/suppression';
 export * from './render/template';
+export * from './emails/status';
+export * from './ses/client';

@@ -97,10 +97,13 @@ function usageError(message: string): Error {
   return Object.assign(new TypeError(message), { code: 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' });
 }
 
+/** Sets are created under this prefix when SES_CONFIGURATION_SET_PREFIX is unset; the worker uses them once it is set. */
+export const DEFAULT_CONFIGURATION_SET_PREFIX = 'mailrail';
+
 /** `ses setup --region R [--topic-name N] [--callback-url URL]` for the admin CLI. */
 export async function sesSetupCommand(
   args: string[],
-  config: { PUBLIC_URL: string; SES_CONFIGURATION_SET_PREFIX: string },
+  config: { PUBLIC_URL: string; SES_CONFIGURATION_SET_PREFIX?: string },
   clientsFor: (region: string) => SesSetupClients = awsSetupClients,
 ): Promise<SesSetupResult> {
   const { values } = parseArgs({
@@ -115,6 +118,6 @@ export async function sesSetupCommand(
   if (topicName !== undefined && !/^[A-Za-z0-9_-]{1,256}$/.test(topicName)) throw usageError('--topic-name may use letters, digits, - and _ only');
   const callbackUrl = values['callback-url']?.trim();
   if (callbackUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(callbackUrl)) throw usageError('--callback-url must be an http(s) URL');
-  const plan = buildSesSetupPlan({ region, prefix: config.SES_CONFIGURATION_SET_PREFIX, publicUrl: config.PUBLIC_URL, topicName, callbackUrl });
+  const plan = buildSesSetupPlan({ region, prefix: config.SES_CONFIGURATION_SET_PREFIX ?? DEFAULT_CONFIGURATION_SET_PREFIX, publicUrl: config.PUBLIC_URL, topicName, callbackUrl });
   return applySesSetup(plan, clientsFor(region));
 }

@@ -1,0 +1,54 @@
+import { createDnsLookup, createIdentityPort } from '@mailrail/core';
+import type { Worker } from 'bullmq';
+import type { WorkerDeps } from './deps';
+import { registerDomainVerification } from './domains/domain-verification';
+import { registerSesEventProcessing } from './ses-events/register';
+import { emailEventWebhooks } from './webhooks/email-event-webhooks';
+import { registerWebhookWorkers, type WebhookWorkers } from './webhooks/register';
+import { periodicJobs, startPeriodicJobs, validatePeriodicJobs, type PeriodicJob, type PeriodicJobsRunner } from './periodic/periodic-jobs';
+import { resolveRegionRates } from './send/rate-limits';
+import { startSendWorkers, type SendWorkers } from './send/send-worker';
+
+export interface RunningWorker {
+  send: SendWorkers;
+  periodic: PeriodicJobsRunner;
+  sesEvents: Worker;
+  webhooks: WebhookWorkers;
+  ratesByRegion: Map<string, number>;
+  /** Graceful stop: no new jobs, in-flight sends finish, then the periodic worker stops. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts every worker of the process: the send lanes of each SES region, the periodic jobs, SES
+ * event processing, webhook delivery and domain verification.
+ */
+export async function startWorker(deps: WorkerDeps, opts: { periodic?: PeriodicJob[]; redeclarePeriodicEveryMs?: number } = {}): Promise<RunningWorker> {
+  const jobs = opts.periodic ?? periodicJobs(deps.config);
+  // Fails before anything starts when a cron expression is wrong.
+  validatePeriodicJobs(jobs);
+  const ratesByRegion = await resolveRegionRates(deps.config, deps.ses, deps.log);
+  const periodic = await startPeriodicJobs(deps, jobs, { redeclareEveryMs: opts.redeclarePeriodicEveryMs });
+  const send = startSendWorkers(deps, ratesByRegion);
+  const connection = deps.redis;
+  const prefix = deps.config.REDIS_PREFIX;
+  const sesEvents = registerSesEventProcessing({ connection, prefix, db: deps.db, log: deps.log, clock: deps.clock, onEmailEvent: emailEventWebhooks(deps.db) });
+  const webhooks = registerWebhookWorkers(deps);
+  const dns = createDnsLookup(deps.config.DNS_RESOLVER, deps.config.DNS_TIMEOUT_MS);
+  const domains = await registerDomainVerification(
+    { db: deps.db, queues: deps.queues, identities: createIdentityPort(deps.config, { db: deps.db, dns }), dns, config: deps.config, log: deps.log, now: () => deps.clock.now() },
+    { connection, prefix },
+  );
+  return {
+    send,
+    periodic,
+    sesEvents,
+    webhooks,
+    ratesByRegion,
+    close: async () => {
+      // Stop taking new work everywhere first, then let what is in flight finish.
+      await Promise.all([send.close(), sesEvents.close(), webhooks.close(), domains.close()]);
+      await periodic.close();
+    },
+  };
+}
