@@ -7,7 +7,7 @@ import { subscriptionPages } from './contacts/subscription-pages';
 import { emailRoutes } from './emails/routes';
 import { healthRoutes } from './health/routes';
 import { analyticsRoutes } from './analytics/routes';
-import { sesNotificationRoutes } from './ses-notifications/routes';
+import { sesNotificationRoutes, type SesNotificationOptions } from './ses-notifications/routes';
 import { suppressionRoutes } from './suppressions/routes';
 import { templateRoutes } from './templates/routes';
 import { createAuth } from './http/auth';
@@ -27,7 +27,12 @@ export interface ApiApp {
   close: () => void;
 }
 
-export function createApp(deps: ApiDeps): ApiApp {
+/** Test seams for edges that reach outside the machine (the SNS certificate fetch). */
+export interface AppOptions {
+  sesNotifications?: SesNotificationOptions;
+}
+
+export function createApp(deps: ApiDeps, opts: AppOptions = {}): ApiApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
@@ -40,7 +45,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   app.get('/metrics', metricsEndpoint(deps, metrics));
   const dashboard = queueDashboard(deps);
   if (dashboard) app.use(QUEUE_DASHBOARD_PATH, dashboard.guard, dashboard.router);
-  app.use('/api/ses/notifications', sesNotificationRoutes(deps)); // SNS: signed messages, no API key
+  app.use('/api/ses/notifications', sesNotificationRoutes(deps, opts.sesNotifications)); // SNS: signed messages, no API key
 
   // Authentication first, then the rate limit, and only then is a body read: an unauthenticated
   // caller cannot make us parse 50 MB.

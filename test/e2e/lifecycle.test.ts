@@ -1,0 +1,162 @@
+// The API and the worker together, on one database and one Redis prefix, as in production: an
+// email goes from POST /api/v1/emails through the worker to SES (a fake SES endpoint on
+// loopback, reached through the real AWS SDK), SES's delivery event comes back through signed
+// SNS, and the status, the counters and the outbound webhook follow. Only the SNS certificate
+// download is replaced (no internet here): the test signs with its own certificate.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { Webhooks } from 'usesend-js';
+import { createApiKey, createTeam, insertDomain, type Config } from '@mailrail/core';
+import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databases';
+import { startFakeSes, type FakeSes } from '@mailrail/core/testing/fake-ses';
+import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
+import { testConfig } from '@mailrail/core/testing/config';
+import { createApp } from '../../apps/api/src/app';
+import { closeApiDeps, createApiDeps, type ApiDeps } from '../../apps/api/src/deps';
+import { createTestSnsSigner, sesEventMessage, type TestSnsSigner } from '../../apps/api/src/ses-notifications/testing/sns-signer';
+import { closeWorkerDeps, createWorkerDeps, type WorkerDeps } from '../../apps/worker/src/deps';
+import { startWorker, type RunningWorker } from '../../apps/worker/src/worker';
+
+interface Received {
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+let databaseUrl: string;
+let prefix: string;
+let config: Config;
+let ses: FakeSes;
+let sns: TestSnsSigner;
+let api: ApiDeps;
+let app: ReturnType<typeof createApp>;
+let worker: WorkerDeps;
+let running: RunningWorker;
+let receiver: Server;
+let receiverUrl: string;
+const received: Received[] = [];
+let auth: { Authorization: string };
+const DOMAIN = 'e2e.example.com';
+
+async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+beforeAll(async () => {
+  [ses, sns] = await Promise.all([startFakeSes(), createTestSnsSigner()]);
+  databaseUrl = await createTestDatabase();
+  prefix = testRedisPrefix();
+  config = testConfig(databaseUrl, prefix, {
+    SES_ENDPOINT: ses.url,
+    SES_RATE_LIMIT: '100',
+    SEND_SWEEP_CRON: '* * * * * *',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    PUBLIC_URL: 'http://mailrail.test',
+  });
+  api = createApiDeps(config);
+  app = createApp(api, {
+    sesNotifications: { httpGet: async (url) => (url === sns.certUrl ? { status: 200, body: sns.certPem } : { status: 200, body: 'ok' }) },
+  });
+  worker = createWorkerDeps(config);
+  running = await startWorker(worker);
+
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+
+  const team = await createTeam(api.db, 'E2E');
+  await insertDomain(api.db, config.SECRET, { teamId: team.id, name: DOMAIN, region: config.AWS_REGION, dkimSelector: config.DKIM_SELECTOR, verified: true });
+  auth = { Authorization: `Bearer ${(await createApiKey(api.db, { teamId: team.id })).apiKey}` };
+});
+
+afterAll(async () => {
+  await running.close();
+  app.close();
+  await new Promise((r) => receiver.close(r));
+  await deleteRedisPrefix(api.redis, prefix).catch(() => undefined);
+  await closeWorkerDeps(worker);
+  await closeApiDeps(api);
+  await ses.close();
+  await dropDatabase(databaseUrl);
+});
+
+it('sends through SES, follows the delivery event, counts it and tells the webhook', async () => {
+  const hook = await request(app.app).post('/api/v1/webhooks').set(auth).send({ url: receiverUrl, events: ['email.delivered'] });
+  expect(hook.status).toBe(200);
+  const secret: string = hook.body.secret;
+
+  const sent = await request(app.app)
+    .post('/api/v1/emails')
+    .set(auth)
+    .send({ from: `Shop <orders@${DOMAIN}>`, to: 'buyer@example.org', subject: 'Your order', html: '<p>Thanks</p>' });
+  expect(sent.status).toBe(200);
+  const emailId: string = sent.body.emailId;
+
+  // The worker claims it and SES accepts it exactly once.
+  const email = await waitFor(async () => {
+    const e = await api.db.email.findUnique({ where: { id: emailId } });
+    return e?.latestStatus === 'SENT' && e;
+  });
+  expect(ses.messagesTo('buyer@example.org')).toHaveLength(1);
+  expect(ses.messagesTo('buyer@example.org')[0].raw).toContain(`X-Usesend-Email-ID: ${emailId}`);
+
+  // SES reports the delivery through SNS; posting it twice changes nothing more.
+  const envelope = sns.notification(sesEventMessage('Delivery', { sesMessageId: email.sesEmailId!, emailId }));
+  for (let i = 0; i < 2; i++) {
+    const res = await request(app.app).post('/api/ses/notifications').set('Content-Type', 'text/plain').send(JSON.stringify(envelope));
+    expect(res.status).toBe(200);
+  }
+  await waitFor(async () => (await api.db.email.findUnique({ where: { id: emailId } }))?.latestStatus === 'DELIVERED');
+
+  const got = await request(app.app).get(`/api/v1/emails/${emailId}`).set(auth);
+  expect(got.body.emailEvents.map((e: { status: string }) => e.status)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
+
+  const usage = await api.db.dailyEmailUsage.findMany({ where: { domainId: email.domainId! } });
+  expect(usage.reduce((n, u) => n + u.delivered, 0)).toBe(1);
+  const series = await request(app.app).get('/api/v1/analytics/email-time-series?days=7').set(auth);
+  expect(series.body.result).toHaveLength(8);
+  expect(series.body.totalCounts.delivered).toBe(1);
+
+  // The webhook arrives once, signed so that the usesend-js SDK accepts it.
+  const delivery = await waitFor(async () => received.find((r) => r.headers['x-usesend-event'] === 'email.delivered'));
+  const event = new Webhooks(secret).constructEvent(delivery.body, { headers: delivery.headers as Record<string, string> });
+  expect(event).toMatchObject({ type: 'email.delivered', data: { id: emailId } });
+  await new Promise((r) => setTimeout(r, 1500));
+  expect(received.filter((r) => r.headers['x-usesend-event'] === 'email.delivered')).toHaveLength(1);
+});
+
+it('double opt-in: the confirmation email reaches SES, its link shows a page, and POST confirms', async () => {
+  const book = await request(app.app)
+    .post('/api/v1/contactBooks')
+    .set(auth)
+    .send({ name: 'Newsletter', doubleOptInEnabled: true, doubleOptInFrom: `news@${DOMAIN}` });
+  expect(book.status).toBe(200);
+  const created = await request(app.app).post(`/api/v1/contactBooks/${book.body.id}/contacts`).set(auth).send({ email: 'reader@example.org', firstName: 'Ada' });
+  expect(created.status).toBe(200);
+
+  const message = await waitFor(async () => ses.messagesTo('reader@example.org')[0]);
+  const link = /http:\/\/mailrail\.test(\/subscribe\/confirm\?[^"\s<]+)/.exec(message.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '='))?.[1].replace(/&amp;/g, '&');
+  expect(link).toBeDefined();
+
+  const page = await request(app.app).get(link!);
+  expect(page.status).toBe(200);
+  expect(page.text).toContain('<form method="post">');
+  expect((await api.db.contact.findUniqueOrThrow({ where: { id: created.body.contactId } })).subscribed).toBe(false);
+
+  const confirmed = await request(app.app).post(link!).type('form').send({});
+  expect(confirmed.status).toBe(200);
+  expect((await api.db.contact.findUniqueOrThrow({ where: { id: created.body.contactId } })).subscribed).toBe(true);
+});
