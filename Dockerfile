@@ -14,4 +14,5 @@ COPY apps apps
 RUN npm ci --include=dev --no-audit --no-fund && npm cache clean --force
 USER node
 EXPOSE 3000
-CMD ["npm", "run", "start:api"]
+# node itself is PID 1 (not npm), so SIGTERM reaches the process and shutdown is graceful.
+CMD ["node", "--import", "tsx", "apps/api/src/main.ts"]

@@ -64,9 +64,9 @@ async function main() {
   }
 
   const seeded = await seedDemo(config);
-  const tsx = path.join(__dirname, '../node_modules/tsx/dist/cli.mjs');
+  // `node --import tsx` (not the tsx CLI) so that our SIGTERM reaches each process itself.
   for (const app of ['api', 'worker']) {
-    children.push(spawn(process.execPath, [tsx, path.join(__dirname, `../apps/${app}/src/main.ts`)], { env, stdio: ['ignore', 'inherit', 'inherit'] }));
+    children.push(spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, `../apps/${app}/src/main.ts`)], { cwd: path.join(__dirname, '..'), env, stdio: ['ignore', 'inherit', 'inherit'] }));
   }
 
   let stopping = false;

@@ -6,13 +6,17 @@ const config = loadConfigOrExit();
 const deps = createApiDeps(config);
 const { app, close } = createApp(deps);
 
+// Graceful stop: refuse new connections, let in-flight requests finish, then close pools.
+let stopping = false;
 const server = app.listen(config.PORT, config.HOST, () => {
   deps.log.info({ port: config.PORT }, 'mailrail API listening');
 });
 server.keepAliveTimeout = 65_000;
+// Once stopping, every answer closes its connection so keep-alive clients reconnect elsewhere.
+server.on('request', (_req, res) => {
+  if (stopping) res.setHeader('Connection', 'close');
+});
 
-// Graceful stop: refuse new connections, let in-flight requests finish, then close pools.
-let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;

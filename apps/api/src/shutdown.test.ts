@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { createApiKey, createDb, createTeam, insertDomain, type Db } from '@mailrail/core';
+import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databases';
+import { testRedisPrefix } from '@mailrail/core/testing/redis';
+
+// SIGTERM during a burst of sends: every request is either answered 200 with its email stored,
+// or refused before any work (connection refused or reset) with nothing stored. The real API
+// process is started, as an operator runs it.
+
+const root = path.resolve(__dirname, '../../..');
+let url: string;
+let db: Db;
+beforeAll(async () => {
+  url = await createTestDatabase();
+  db = createDb(url, 2);
+});
+afterAll(async () => {
+  await db.$disconnect();
+  await dropDatabase(url);
+});
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+it('loses no request when stopped with SIGTERM mid-burst', async () => {
+  const team = await createTeam(db, 'shutdown');
+  await insertDomain(db, 'x'.repeat(40), { teamId: team.id, name: 'shutdown.example.com', region: 'us-east-1', dkimSelector: 'usesend', verified: true });
+  const { apiKey } = await createApiKey(db, { teamId: team.id });
+  const port = await freePort();
+  // `node --import tsx` rather than the tsx CLI: the signal must reach the API process itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/api/src/main.ts')], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: url, REDIS_PREFIX: testRedisPrefix(), LOG_LEVEL: 'warn', API_RATE_LIMIT: '0', SECRET: 'x'.repeat(40) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if ((await fetch(`${base}/health`).catch(() => null))?.ok) break;
+    if (i > 150) throw new Error('API did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  const answered = new Map<string, string>(); // subject -> emailId
+  const refused: string[] = [];
+  const other: string[] = [];
+  let n = 0;
+  let stop = false;
+  const loop = async () => {
+    while (!stop) {
+      const subject = `burst-${n++}`;
+      try {
+        const res = await fetch(`${base}/api/v1/emails`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ from: 'a@shutdown.example.com', to: 'b@example.org', subject, text: 'x' }),
+        });
+        const body = (await res.json()) as { emailId: string };
+        if (res.status === 200) answered.set(subject, body.emailId);
+        else other.push(`${res.status} ${JSON.stringify(body)}`);
+      } catch {
+        refused.push(subject);
+        await new Promise((r) => setTimeout(r, 20));
+        if (child.exitCode !== null) stop = true;
+      }
+    }
+  };
+  const loops = Array.from({ length: 20 }, loop);
+  // Stop once the burst is in full swing (the first requests also warm the process up).
+  for (let i = 0; answered.size < 50 && i < 200; i++) await new Promise((r) => setTimeout(r, 50));
+  const answeredBeforeStop = answered.size;
+  child.kill('SIGTERM');
+  expect(await exited).toBe(0);
+  stop = true;
+  await Promise.all(loops);
+
+  expect({ answeredBeforeStop, other: other.slice(0, 3), refused: refused.length }).toMatchObject({ other: [] });
+  expect(answeredBeforeStop).toBeGreaterThan(10);
+  expect(other).toEqual([]);
+  const rows = await db.email.findMany({ where: { teamId: team.id }, select: { id: true, subject: true } });
+  // Every 200 is stored under the id it answered, and nothing is stored that was not answered.
+  expect(new Map(rows.map((r) => [r.subject, r.id]))).toEqual(answered);
+  expect(refused.filter((s) => answered.has(s))).toEqual([]);
+});
