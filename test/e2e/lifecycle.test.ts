@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { Webhooks } from 'usesend-js';
+import { UseSend, Webhooks } from 'usesend-js';
 import { createApiKey, createTeam, insertDomain, type Config } from '@mailrail/core';
 import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databases';
 import { startFakeSes, type FakeSes } from '@mailrail/core/testing/fake-ses';
@@ -159,4 +159,45 @@ it('double opt-in: the confirmation email reaches SES, its link shows a page, an
   const confirmed = await request(app.app).post(link!).type('form').send({});
   expect(confirmed.status).toBe(200);
   expect((await api.db.contact.findUniqueOrThrow({ where: { id: created.body.contactId } })).subscribed).toBe(true);
+});
+
+it('an unchanged usesend-js client works against mailrail', async () => {
+  const server = app.app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  try {
+    const client = new UseSend(auth.Authorization.slice('Bearer '.length), `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const sent = await client.emails.send({ from: `hello@${DOMAIN}`, to: 'sdk@example.org', subject: 'From the SDK', text: 'hi' });
+    expect(sent.error).toBeNull();
+    const emailId = sent.data!.emailId!;
+    const got = await client.emails.get(emailId);
+    expect(got.data).toMatchObject({ id: emailId, subject: 'From the SDK', to: ['sdk@example.org'] });
+    await waitFor(async () => ses.messagesTo('sdk@example.org')[0]);
+
+    const batch = await client.emails.batch([
+      { from: `hello@${DOMAIN}`, to: 'one@example.org', subject: 'One', text: '1' },
+      { from: `hello@${DOMAIN}`, to: 'two@example.org', subject: 'Two', text: '2' },
+    ]);
+    expect(batch.error).toBeNull();
+    expect(batch.data).toHaveLength(2);
+
+    const scheduled = await client.emails.send({ from: `hello@${DOMAIN}`, to: 'later@example.org', subject: 'Later', text: 'x', scheduledAt: new Date(Date.now() + 3_600_000).toISOString() });
+    expect((await client.emails.update(scheduled.data!.emailId!, { scheduledAt: new Date(Date.now() + 7_200_000).toISOString() })).error).toBeNull();
+    expect((await client.emails.cancel(scheduled.data!.emailId!)).error).toBeNull();
+
+    const book = await client.contactBooks.create({ name: 'SDK book' });
+    expect(book.error).toBeNull();
+    const contact = await client.contacts.create(book.data!.id, { email: 'Reader@Example.org', firstName: 'Ada' });
+    expect(contact.data?.contactId).toBeDefined();
+    expect((await client.contacts.get(book.data!.id, contact.data!.contactId!)).data).toMatchObject({ email: 'reader@example.org', firstName: 'Ada', subscribed: true });
+    expect((await client.contactBooks.list()).data?.some((b: { id: string }) => b.id === book.data!.id)).toBe(true);
+
+    const domains = await client.domains.list();
+    expect(domains.data?.map((d: { name: string }) => d.name)).toContain(DOMAIN);
+
+    const missing = await client.emails.get('nope-not-here');
+    // The SDK hands back useSend's error body as it is.
+    expect(missing.error).toMatchObject({ error: { code: 'NOT_FOUND', message: 'Email not found' } });
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
 });
