@@ -201,3 +201,31 @@ it('an unchanged usesend-js client works against mailrail', async () => {
     await new Promise((r) => server.close(r));
   }
 });
+
+it('writes email.queued, email.cancelled, email.suppressed and email.failed webhook events where those states change', async () => {
+  const hook = await request(app.app)
+    .post('/api/v1/webhooks')
+    .set(auth)
+    .send({ url: receiverUrl, events: ['email.queued', 'email.cancelled', 'email.suppressed', 'email.failed'] });
+  expect(hook.status).toBe(200);
+  const typesFor = (emailId: string) =>
+    received.filter((r) => JSON.parse(r.body).data?.id === emailId).map((r) => JSON.parse(r.body).type as string);
+
+  const queued = (await request(app.app).post('/api/v1/emails').set(auth).send({ from: `a@${DOMAIN}`, to: 'q@example.org', subject: 'q', text: 'q' })).body.emailId;
+  const later = new Date(Date.now() + 3_600_000).toISOString();
+  const cancelled = (await request(app.app).post('/api/v1/emails').set(auth).send({ from: `a@${DOMAIN}`, to: 'c@example.org', subject: 'c', text: 'c', scheduledAt: later })).body.emailId;
+  expect((await request(app.app).post(`/api/v1/emails/${cancelled}/cancel`).set(auth)).status).toBe(200);
+  await request(app.app).post('/api/v1/suppressions').set(auth).send({ email: 'gone@example.org' });
+  const suppressed = (await request(app.app).post('/api/v1/emails').set(auth).send({ from: `a@${DOMAIN}`, to: 'gone@example.org', subject: 's', text: 's' })).body.emailId;
+  ses.setRule((req) => (req.destination.to.includes('reject@example.org') ? { kind: 'reject', message: 'Email address is not verified.' } : undefined));
+  const failed = (await request(app.app).post('/api/v1/emails').set(auth).send({ from: `a@${DOMAIN}`, to: 'reject@example.org', subject: 'f', text: 'f' })).body.emailId;
+
+  await waitFor(async () => typesFor(failed).includes('email.failed'));
+  await waitFor(async () => typesFor(queued).includes('email.queued') && typesFor(cancelled).includes('email.cancelled') && typesFor(suppressed).includes('email.suppressed'));
+  ses.setRule(null);
+  // A scheduled email reports nothing until something happens to it; each event arrives once.
+  expect(typesFor(cancelled)).toEqual(['email.cancelled']);
+  expect(typesFor(suppressed)).toEqual(['email.suppressed']);
+  expect(typesFor(failed)).toEqual(['email.queued', 'email.failed']);
+  expect(JSON.parse(received.find((r) => JSON.parse(r.body).type === 'email.failed')!.body).data).toMatchObject({ id: failed, status: 'FAILED', to: ['reject@example.org'], subject: 'f' });
+});

@@ -1,4 +1,4 @@
-import { ApiError, badRequest, notFound, queueNames, sendDelay } from '@mailrail/core';
+import { ApiError, badRequest, EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql, notFound, queueNames, sendDelay } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 
@@ -39,9 +39,11 @@ export async function cancelEmail(deps: ApiDeps, auth: AuthContext, emailId: str
     `WITH cancelled AS (
        UPDATE "Email" SET "latestStatus" = 'CANCELLED', "updatedAt" = ${NOW_UTC}
        WHERE ${s.sql} AND ${GUARD}
-       RETURNING id, "domainId"
+       RETURNING ${EMAIL_OUTBOX_RETURNING}
      ), event AS (
        INSERT INTO "EmailEvent" ("emailId", status, "createdAt") SELECT id, 'CANCELLED', ${NOW_UTC} FROM cancelled
+     ), outbox AS (
+       ${emailOutboxInsertSql('cancelled')}
      )
      SELECT "domainId" FROM cancelled`,
     emailId, auth.teamId, ...s.params,

@@ -1,4 +1,4 @@
-import { configurationSetName, statusesBelow, type EmailStatus, type Logger } from '@mailrail/core';
+import { configurationSetName, EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql, statusesBelow, type EmailStatus, type Logger } from '@mailrail/core';
 import type { Pool } from 'pg';
 import { buildRawMessage } from './build-mime';
 import { classifySesError, type SesFailure } from './ses-errors';
@@ -187,7 +187,9 @@ async function recordFailed(sql: SendEmailDeps['sql'], emailId: string, failure:
               "sendLeaseUntil" = NULL,
               "updatedAt" = ${DB_NOW}
         WHERE id = $1 AND "sesEmailId" IS NULL
-       RETURNING id
+       RETURNING ${EMAIL_OUTBOX_RETURNING}
+     ), outbox AS (
+       ${emailOutboxInsertSql(`(SELECT * FROM failed WHERE "latestStatus" = 'FAILED')`)}
      )
      INSERT INTO "EmailEvent" ("emailId", status, data)
      SELECT id, 'FAILED', $3::jsonb FROM failed`,

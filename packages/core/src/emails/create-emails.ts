@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/client';
 import { newId } from '../ids';
 import { queueNames, type QueueFactory, type SendEmailJob, type SendLane } from '../queue/queues';
+import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '../webhooks/email-outbox-sql';
 
 /** An email ready to be stored: recipients normalised, template already rendered. */
 export interface EmailDraft {
@@ -65,7 +66,9 @@ const INSERT_EMAILS_SQL = `
 WITH inserted AS (
   INSERT INTO "Email" (${EMAIL_COLUMNS})
   SELECT ${EMAIL_COLUMNS} FROM json_populate_recordset(NULL::"Email", $1::json)
-  RETURNING id
+  RETURNING ${EMAIL_OUTBOX_RETURNING}
+), outbox AS (
+  ${emailOutboxInsertSql('inserted')}
 )
 INSERT INTO "EmailEvent" ("emailId", status, data, "createdAt")
 SELECT e."emailId", e.status, e.data, e."createdAt"

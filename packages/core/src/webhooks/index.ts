@@ -3,3 +3,4 @@ export * from './outbox';
 export * from './signing';
 export * from './ssrf';
 export * from './payloads';
+export * from './email-outbox-sql';
