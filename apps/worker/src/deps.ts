@@ -1,6 +1,7 @@
 import {
   createDb,
   createLogger,
+  createMetrics,
   createQueueFactory,
   createRedis,
   systemClock,
@@ -8,6 +9,7 @@ import {
   type Config,
   type Db,
   type Logger,
+  type Metrics,
   type QueueFactory,
   type Redis,
 } from '@mailrail/core';
@@ -28,6 +30,7 @@ export interface WorkerDeps {
   log: Logger;
   clock: Clock;
   send: SendSettings;
+  metrics: Metrics;
 }
 
 export class WorkerConfigError extends Error {}
@@ -69,6 +72,7 @@ export function createWorkerDeps(config: Config, overrides: Partial<WorkerDeps> 
     log,
     clock: overrides.clock ?? systemClock,
     send: overrides.send ?? sendSettings(config),
+    metrics: overrides.metrics ?? createMetrics('worker'),
   };
 }
 

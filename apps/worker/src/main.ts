@@ -1,5 +1,6 @@
 import { createLogger, loadConfigOrExit } from '@mailrail/core';
 import { closeWorkerDeps, createWorkerDeps } from './deps';
+import { startMetricsServer } from './metrics-server';
 import { startWorker } from './worker';
 
 // The worker process: sends queued and scheduled emails, runs the periodic jobs.
@@ -19,7 +20,8 @@ async function main(): Promise<void> {
     log.fatal({ err }, 'worker failed to start');
     process.exit(1);
   });
-  log.info({ regions: config.sesRegions, rates: Object.fromEntries(running.ratesByRegion) }, 'mailrail worker started');
+  const metricsServer = config.WORKER_METRICS_PORT ? await startMetricsServer(deps, config.WORKER_METRICS_PORT) : null;
+  log.info({ regions: config.sesRegions, rates: Object.fromEntries(running.ratesByRegion), metricsPort: config.WORKER_METRICS_PORT || null }, 'mailrail worker started');
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -27,6 +29,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'stopping: finishing the sends in flight');
     try {
+      metricsServer?.close();
       await running.close();
       await closeWorkerDeps(deps);
       log.info('mailrail worker stopped');

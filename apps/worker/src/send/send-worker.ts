@@ -60,12 +60,17 @@ async function processSendJob(
   throttleRegion: (ms: number) => Promise<unknown>,
 ): Promise<SendOutcome> {
   const emailId = job.data.emailId;
+  const timer = deps.metrics.jobDuration.startTimer({ queue: job.queueName });
   const outcome = await sendOneEmail(deps, emailId);
+  timer({ outcome: outcome.result });
+  if ('failure' in outcome) deps.metrics.sesErrors.inc({ name: outcome.failure.name });
   const log = deps.log;
   switch (outcome.result) {
     case 'sent':
+      deps.metrics.emailsByStatus.inc({ status: 'SENT' });
       return outcome;
     case 'failed':
+      deps.metrics.emailsByStatus.inc({ status: 'FAILED' });
       log.warn({ emailId, error: outcome.failure }, 'email failed');
       return outcome;
     case 'skipped':
@@ -73,6 +78,7 @@ async function processSendJob(
       return outcome;
     case 'throttled':
       log.warn({ emailId, error: outcome.failure.name }, 'SES throttled; pausing the region');
+      deps.metrics.rateLimitWaits.inc({ queue: job.queueName, reason: 'ses-throttling' });
       await throttleRegion(deps.config.SES_THROTTLE_PAUSE_MS);
       // Back to the wait list without counting an attempt.
       throw Worker.RateLimitError();

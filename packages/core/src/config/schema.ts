@@ -69,6 +69,7 @@ export const configSchema = z.object({
   DOMAIN_CHECK_CRON: cron('0 */4 * * *').describe('Cron (UTC) of the domain verification sweep, and how often a domain that is not verified yet is checked again'),
   DOMAIN_RECHECK_CRON: cron('30 3 * * *').describe('Cron (UTC) at which verified domains are checked again'),
   WEBHOOK_ALLOW_PRIVATE: bool(false).describe('Allow webhook URLs on private and loopback addresses'),
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464).describe('Port of the worker\'s GET /metrics (0 = off)'),
   METRICS_TOKEN: z.string().optional().describe('Bearer token required by GET /metrics when set'),
   ADMIN_TOKEN: z.string().optional().describe('Bearer token of the queue dashboard at /admin/queues (disabled when unset)'),
 });
