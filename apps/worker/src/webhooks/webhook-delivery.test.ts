@@ -164,8 +164,9 @@ describe('which webhooks receive an event', () => {
     expect(await kit.db.webhookDelivery.count({ where: { webhookId: { in: [paused.id, disabled.id] } } })).toBe(0);
 
     // A delivery created while active, attempted after the endpoint was paused.
-    const eventId = await recordWebhookEvent(kit.db, { teamId, type: 'contact.updated', data: {} });
-    await kit.db.webhookEvent.update({ where: { id: eventId }, data: { dispatchedAt: new Date() } });
+    // (Written as already dispatched in one statement, so the running dispatcher cannot take it first.)
+    const eventId = newId();
+    await kit.db.webhookEvent.create({ data: { id: eventId, teamId, type: 'contact.updated', data: {}, dispatchedAt: new Date() } });
     const deliveryId = newId();
     await kit.db.webhookDelivery.create({ data: { id: deliveryId, webhookId: active.id, eventId } });
     await kit.db.webhook.update({ where: { id: active.id }, data: { status: 'PAUSED' } });
