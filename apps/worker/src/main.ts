@@ -1,14 +1,43 @@
 import { createLogger, loadConfigOrExit } from '@mailrail/core';
+import { closeWorkerDeps, createWorkerDeps } from './deps';
+import { startWorker } from './worker';
 
-// Placeholder until the send pipeline lands: proves configuration and lifecycle.
-const config = loadConfigOrExit();
-const log = createLogger(config.LOG_LEVEL, 'mailrail-worker');
-log.info('mailrail worker started');
-const keepAlive = setInterval(() => undefined, 60_000);
-const stop = () => {
-  clearInterval(keepAlive);
-  log.info('mailrail worker stopped');
-  process.exit(0);
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+// The worker process: sends queued and scheduled emails, runs the periodic jobs.
+// SIGTERM/SIGINT: stop taking jobs, let the sends in flight finish, close connections, exit 0.
+// A SIGKILL loses nothing: leases expire and the sweeper re-enqueues from PostgreSQL.
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const log = createLogger(config.LOG_LEVEL, 'mailrail-worker');
+  let deps;
+  try {
+    deps = createWorkerDeps(config, { log });
+  } catch (err) {
+    log.fatal({ err }, 'invalid worker configuration');
+    process.exit(1);
+  }
+  const running = await startWorker(deps).catch((err) => {
+    log.fatal({ err }, 'worker failed to start');
+    process.exit(1);
+  });
+  log.info({ regions: config.sesRegions, rates: Object.fromEntries(running.ratesByRegion) }, 'mailrail worker started');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping: finishing the sends in flight');
+    try {
+      await running.close();
+      await closeWorkerDeps(deps);
+      log.info('mailrail worker stopped');
+      process.exit(0);
+    } catch (err) {
+      log.error({ err }, 'unclean stop');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+void main();

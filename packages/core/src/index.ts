@@ -31,3 +31,5 @@ export * from './audience/contact-sql';
 export * from './audience/unsubscribe';
 export * from './audience/editor-document';
 export * from './audience/contact-id';
+export * from './emails/status';
+export * from './ses/client';

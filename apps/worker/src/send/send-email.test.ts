@@ -1,0 +1,166 @@
+import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
+import { claimEmailForSending, configurationSetFor, retryDelayMs, sendOneEmail } from './send-email';
+
+// sendOneEmail called directly (no BullMQ worker runs in this file): the claim, the outcomes and
+// what the database says afterwards. SES is the fake SES HTTP endpoint, reached by the real SDK.
+
+let env: TestWorkerEnv;
+beforeAll(async () => {
+  env = await startTestWorkerEnv();
+});
+afterAll(async () => {
+  await env?.close();
+});
+beforeEach(() => env.ses.reset());
+
+const sentTo = (address: string) => env.ses.messagesTo(address).length;
+
+describe('sendOneEmail', () => {
+  it('sends a queued email once and records SENT with the SES message id', async () => {
+    const [id] = await env.createEmails([{ to: ['once@example.net'] }]);
+    const first = await sendOneEmail(env.deps, id);
+    expect(first.result).toBe('sent');
+    const row = await env.email(id);
+    expect(row.latestStatus).toBe('SENT');
+    expect(row.sesEmailId).toBe(env.ses.messages[0].messageId);
+    expect(row.sentAt).toBeInstanceOf(Date);
+    expect(row.sendLeaseUntil).toBeNull();
+    expect(row.sendAttempts).toBe(1);
+    expect(await env.events(id)).toEqual([
+      { status: 'QUEUED', data: null },
+      { status: 'SENT', data: { messageId: row.sesEmailId } },
+    ]);
+
+    // The same job run again finds the email sent and does nothing.
+    expect(await sendOneEmail(env.deps, id)).toEqual({ result: 'skipped', status: 'SENT' });
+    expect(sentTo('once@example.net')).toBe(1);
+    expect((await env.events(id)).length).toBe(2);
+  });
+
+  it('lets exactly one of two workers claiming at the same moment send', async () => {
+    const replica = env.replica();
+    env.ses.latencyMs = 300; // both calls overlap while the first one is at SES
+    const ids = await env.createEmails(Array.from({ length: 10 }, (_, i) => ({ to: [`race${i}@example.net`] })));
+    const outcomes = await Promise.all(ids.flatMap((id) => [sendOneEmail(env.deps, id), sendOneEmail(replica, id)]));
+    const results = outcomes.map((o) => o.result);
+    expect(results.filter((r) => r === 'sent')).toHaveLength(10);
+    expect(results.filter((r) => r === 'later')).toHaveLength(10);
+    for (let i = 0; i < 10; i++) expect(sentTo(`race${i}@example.net`)).toBe(1);
+    for (const id of ids) expect((await env.events(id)).filter((e) => e.status === 'SENT')).toHaveLength(1);
+  });
+
+  it('waits for a live lease and takes over an expired one', async () => {
+    const [id] = await env.createEmails([{ to: ['crashed@example.net'] }]);
+    // A worker claimed it for one second and died before calling SES.
+    expect(await claimEmailForSending(env.deps.sql, id, 1)).not.toBeNull();
+    const blocked = await sendOneEmail(env.deps, id);
+    expect(blocked).toMatchObject({ result: 'later', reason: 'leased' });
+    expect((blocked as { delayMs: number }).delayMs).toBeLessThanOrEqual(1300);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await sendOneEmail(env.deps, id)).result).toBe('sent');
+    expect(sentTo('crashed@example.net')).toBe(1);
+    expect((await env.email(id)).sendAttempts).toBe(2);
+  });
+
+  it('does not send an email before its time', async () => {
+    const [id] = await env.createEmails([{ to: ['later@example.net'], scheduledAt: new Date(Date.now() + 60_000) }]);
+    const outcome = await sendOneEmail(env.deps, id);
+    expect(outcome).toMatchObject({ result: 'later', reason: 'not-due' });
+    expect((outcome as { delayMs: number }).delayMs).toBeGreaterThan(55_000);
+    expect(env.ses.sendCalls).toBe(0);
+    expect((await env.email(id)).latestStatus).toBe('SCHEDULED');
+  });
+
+  it.each(['CANCELLED', 'SUPPRESSED', 'FAILED'] as const)('never sends a %s email', async (status) => {
+    const [id] = await env.createEmails([{ to: [`${status}@example.net`] }]);
+    await env.deps.db.email.update({ where: { id }, data: { latestStatus: status } });
+    expect(await sendOneEmail(env.deps, id)).toEqual({ result: 'skipped', status });
+    expect(env.ses.sendCalls).toBe(0);
+  });
+
+  it('fails a rejected email at once with the SES error name and message', async () => {
+    const [id] = await env.createEmails([{ to: ['rejected@example.net'] }]);
+    env.ses.failNext(1, { kind: 'reject', message: 'Email address is not verified.' });
+    const outcome = await sendOneEmail(env.deps, id);
+    expect(outcome).toMatchObject({ result: 'failed', failure: { kind: 'permanent', name: 'MessageRejected' } });
+    const row = await env.email(id);
+    expect(row.latestStatus).toBe('FAILED');
+    expect(row.sesEmailId).toBeNull();
+    expect(row.sendLeaseUntil).toBeNull();
+    expect((await env.events(id)).at(-1)).toEqual({
+      status: 'FAILED',
+      data: { error: 'MessageRejected', message: 'Email address is not verified.' },
+    });
+  });
+
+  it.each([
+    ['MailFromDomainNotVerifiedException', 400],
+    ['AccountSuspendedException', 400],
+    ['NotFoundException', 404],
+  ])('treats %s as permanent', async (name, status) => {
+    const [id] = await env.createEmails([{ to: [`${name}@example.net`] }]);
+    env.ses.failNext(1, { kind: 'reject', name, status });
+    expect(await sendOneEmail(env.deps, id)).toMatchObject({ result: 'failed', failure: { name } });
+    expect((await env.email(id)).latestStatus).toBe('FAILED');
+  });
+
+  it('gives throttled attempts back and releases the lease', async () => {
+    const [id] = await env.createEmails([{ to: ['throttled@example.net'] }]);
+    env.ses.failNext(1, { kind: 'throttle' });
+    expect(await sendOneEmail(env.deps, id)).toMatchObject({ result: 'throttled', failure: { name: 'ThrottlingException' } });
+    let row = await env.email(id);
+    expect(row).toMatchObject({ latestStatus: 'QUEUED', sendAttempts: 0, sendLeaseUntil: null });
+    env.ses.failNext(1, { kind: 'tooManyRequests' });
+    expect(await sendOneEmail(env.deps, id)).toMatchObject({ result: 'throttled', failure: { name: 'TooManyRequestsException' } });
+    expect((await sendOneEmail(env.deps, id)).result).toBe('sent');
+    row = await env.email(id);
+    expect(row.sendAttempts).toBe(1);
+    expect(sentTo('throttled@example.net')).toBe(1);
+  });
+
+  it('retries 5xx and timeouts with backoff, then fails when the attempts are spent', async () => {
+    const deps = { ...env.deps, send: { ...env.deps.send, maxAttempts: 3 } };
+    const [id] = await env.createEmails([{ to: ['flaky@example.net'] }]);
+    env.ses.failNext(1, { kind: 'serverError', status: 503, name: 'ServiceUnavailable' });
+    env.ses.failNext(1, { kind: 'timeout', delayMs: 2500 }); // beyond SES_TIMEOUT_MS=1000
+    const first = await sendOneEmail(deps, id);
+    expect(first).toMatchObject({ result: 'retry', failure: { kind: 'transient', name: 'ServiceUnavailable' } });
+    expect((await env.email(id)).sendLeaseUntil).toBeNull();
+    const second = await sendOneEmail(deps, id);
+    expect(second).toMatchObject({ result: 'retry', failure: { kind: 'transient', name: 'TimeoutError' } });
+    expect((second as { delayMs: number }).delayMs).toBeGreaterThan((first as { delayMs: number }).delayMs * 1.2);
+    env.ses.failNext(1, { kind: 'serverError' });
+    expect(await sendOneEmail(deps, id)).toMatchObject({ result: 'failed', failure: { name: 'InternalFailure' } });
+    expect((await env.events(id)).at(-1)).toEqual({
+      status: 'FAILED',
+      data: { error: 'InternalFailure', message: 'Internal failure.', attempts: 3 },
+    });
+    expect(env.ses.messages).toHaveLength(0);
+  });
+});
+
+describe('retryDelayMs', () => {
+  const s = { retryBaseMs: 10_000, retryMaxMs: 900_000 };
+  it('doubles per attempt with at most 20% jitter and a cap', () => {
+    expect(retryDelayMs(1, s, () => 0.5)).toBe(10_000);
+    expect(retryDelayMs(4, s, () => 0.5)).toBe(80_000);
+    expect(retryDelayMs(20, s, () => 0.5)).toBe(900_000);
+    expect(retryDelayMs(1, s, () => 0)).toBe(8_000);
+    expect(retryDelayMs(1, s, () => 1)).toBe(12_000);
+  });
+  it('spans about an hour with the default 10 attempts', () => {
+    const total = Array.from({ length: 9 }, (_, i) => retryDelayMs(i + 1, s, () => 0.5)).reduce((a, b) => a + b, 0);
+    expect(total / 60_000).toBeGreaterThan(45);
+    expect(total / 60_000).toBeLessThan(75);
+  });
+});
+
+describe('configurationSetFor', () => {
+  it('picks the set from the tracking flags, none without a prefix', () => {
+    expect(configurationSetFor(undefined, { clickTracking: true, openTracking: true })).toBeUndefined();
+    expect(configurationSetFor('mr', { clickTracking: false, openTracking: false })).toBe('mr-general');
+    expect(configurationSetFor('mr', { clickTracking: true, openTracking: false })).toBe('mr-click');
+    expect(configurationSetFor('mr', { clickTracking: false, openTracking: true })).toBe('mr-open');
+    expect(configurationSetFor('mr', { clickTracking: true, openTracking: true })).toBe('mr-full');
+  });
+});

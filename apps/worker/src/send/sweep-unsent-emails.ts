@@ -1,0 +1,73 @@
+import { Prisma, queueNames, type SendEmailJob } from '@mailrail/core';
+import type { WorkerDeps } from '../deps';
+
+// PostgreSQL is the source of truth, Redis only carries work. This sweep finds every email that
+// should have a live send job and makes sure it has one: emails that are due (or due within the
+// look-ahead) and unsent, with no lease or an expired one (a worker died mid-send). Re-adding a
+// job whose id (= email id) is waiting, delayed or active is a no-op in BullMQ; a finished job
+// (completed or failed) for an email that is still unsent is removed and added again.
+
+export interface SweepResult {
+  checked: number;
+  enqueued: number;
+}
+
+interface Candidate {
+  id: string;
+  region: string;
+  isMarketing: boolean;
+  delayMs: number;
+}
+
+const LIVE_STATES = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
+
+export async function sweepUnsentEmails(deps: Pick<WorkerDeps, 'db' | 'queues' | 'log' | 'config'>): Promise<SweepResult> {
+  const { config } = deps;
+  const now = Prisma.sql`timezone('UTC', now())`;
+  const candidates = await deps.db.$queryRaw<Candidate[]>`
+    SELECT e.id, COALESCE(d.region, ${config.AWS_REGION}) AS region, e."isMarketing",
+           GREATEST(0, EXTRACT(EPOCH FROM (e."scheduledAt" - ${now})) * 1000)::float8 AS "delayMs"
+      FROM "Email" e
+      LEFT JOIN "Domain" d ON d.id = e."domainId"
+     WHERE e."latestStatus" IN ('QUEUED', 'SCHEDULED')
+       AND e."sesEmailId" IS NULL
+       AND (e."sendLeaseUntil" IS NULL OR e."sendLeaseUntil" < ${now})
+       AND (e."scheduledAt" IS NULL
+            OR e."scheduledAt" <= ${now} + (${config.SEND_SWEEP_LOOKAHEAD_SECONDS}::int * interval '1 second'))
+     ORDER BY COALESCE(e."scheduledAt", e."createdAt")
+     LIMIT ${config.SEND_SWEEP_BATCH}`;
+
+  const byQueue = new Map<string, Candidate[]>();
+  for (const c of candidates) {
+    const name = queueNames.send(c.region, c.isMarketing ? 'marketing' : 'transactional');
+    byQueue.set(name, [...(byQueue.get(name) ?? []), c]);
+  }
+
+  let enqueued = 0;
+  for (const [name, list] of byQueue) {
+    const queue = deps.queues.get(name);
+    const states = await Promise.all(list.map((c) => queue.getJobState(c.id)));
+    const missing: Candidate[] = [];
+    await Promise.all(
+      list.map(async (c, i) => {
+        if (LIVE_STATES.has(states[i])) return;
+        if (states[i] === 'completed' || states[i] === 'failed') {
+          const removed = await queue.remove(c.id).catch(() => 0);
+          if (!removed) return; // locked or already re-added: the next sweep looks again
+        }
+        missing.push(c);
+      }),
+    );
+    if (missing.length === 0) continue;
+    await queue.addBulk(
+      missing.map((c) => ({
+        name: 'send',
+        data: { emailId: c.id } satisfies SendEmailJob,
+        opts: { jobId: c.id, ...(c.delayMs > 0 ? { delay: Math.ceil(c.delayMs) } : {}) },
+      })),
+    );
+    enqueued += missing.length;
+  }
+  if (enqueued > 0) deps.log.warn({ enqueued, checked: candidates.length }, 'sweeper re-enqueued emails without a live job');
+  return { checked: candidates.length, enqueued };
+}

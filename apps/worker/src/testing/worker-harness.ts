@@ -1,0 +1,120 @@
+import {
+  createTeam,
+  insertAndEnqueueEmails,
+  insertDomain,
+  type Config,
+  type EmailDraft,
+} from '@mailrail/core';
+import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databases';
+import { startFakeSes, type FakeSes } from '@mailrail/core/testing/fake-ses';
+import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
+import { testConfig } from '@mailrail/core/testing/config';
+import { closeWorkerDeps, createWorkerDeps, type WorkerDeps } from '../deps';
+import { startWorker, type RunningWorker } from '../worker';
+
+export interface TestWorkerEnv {
+  config: Config;
+  deps: WorkerDeps;
+  ses: FakeSes;
+  teamId: number;
+  domain: { id: number; name: string; region: string };
+  /** Stores emails (and enqueues their jobs) the way the API does. */
+  createEmails(drafts: Partial<EmailDraft>[]): Promise<string[]>;
+  /** Starts the worker in this process; stopped by close(). */
+  start(): Promise<RunningWorker>;
+  /** Another set of dependencies on the same database, Redis prefix and fake SES (a second replica). */
+  replica(env?: Record<string, string>): WorkerDeps;
+  email(id: string): Promise<NonNullable<Awaited<ReturnType<WorkerDeps['db']['email']['findUnique']>>>>;
+  events(id: string): Promise<{ status: string; data: unknown }[]>;
+  waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs?: number): Promise<T>;
+  close(): Promise<void>;
+}
+
+// Fast retries and a sweeper every second: tests must not wait for production timings.
+const TEST_ENV: Record<string, string> = {
+  SES_RATE_LIMIT: '1000',
+  SES_TIMEOUT_MS: '1000',
+  SEND_LEASE_SECONDS: '5',
+  SEND_RETRY_BASE_MS: '200',
+  SEND_RETRY_MAX_MS: '1000',
+  SES_THROTTLE_PAUSE_MS: '200',
+  SEND_SWEEP_CRON: '* * * * * *',
+  SEND_CONCURRENCY: '10',
+};
+
+/** A worker on the test file's own database and Redis prefix, talking to a fake SES over HTTP. */
+export async function startTestWorkerEnv(env: Record<string, string> = {}): Promise<TestWorkerEnv> {
+  const ses = await startFakeSes();
+  const databaseUrl = await createTestDatabase();
+  const prefix = testRedisPrefix();
+  const configFor = (extra: Record<string, string>) =>
+    testConfig(databaseUrl, prefix, { ...TEST_ENV, SES_ENDPOINT: ses.url, ...env, ...extra });
+  const config = configFor({});
+  const deps = createWorkerDeps(config);
+  const team = await createTeam(deps.db, 'Worker team');
+  const domain = await insertDomain(deps.db, config.SECRET, {
+    teamId: team.id,
+    name: 'example.com',
+    region: config.AWS_REGION,
+    dkimSelector: config.DKIM_SELECTOR,
+    verified: true,
+  });
+  const running: RunningWorker[] = [];
+  const replicas: WorkerDeps[] = [];
+
+  const waitFor: TestWorkerEnv['waitFor'] = async (probe, timeoutMs = 15_000) => {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const v = await probe();
+      if (v) return v;
+      if (Date.now() > until) throw new Error('waitFor: timed out');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+
+  return {
+    config,
+    deps,
+    ses,
+    teamId: team.id,
+    domain: { id: domain.id, name: domain.name, region: domain.region },
+    createEmails: async (drafts) => {
+      const created = await insertAndEnqueueEmails(
+        deps,
+        drafts.map((d) => ({
+          teamId: team.id,
+          domainId: domain.id,
+          region: domain.region,
+          from: `Sender <hello@${domain.name}>`,
+          to: ['to@example.net'],
+          subject: 'Hello',
+          text: 'Hello text',
+          ...d,
+        })),
+      );
+      return created.map((c) => c.id);
+    },
+    start: async () => {
+      const r = await startWorker(deps, { redeclarePeriodicEveryMs: 1000 });
+      running.push(r);
+      return r;
+    },
+    replica: (extra = {}) => {
+      const r = createWorkerDeps(configFor(extra));
+      replicas.push(r);
+      return r;
+    },
+    email: async (id) => (await deps.db.email.findUnique({ where: { id } }))!,
+    events: async (id) =>
+      (await deps.db.emailEvent.findMany({ where: { emailId: id }, orderBy: { id: 'asc' } })).map((e) => ({ status: e.status, data: e.data })),
+    waitFor,
+    close: async () => {
+      for (const r of running) await r.close();
+      for (const r of replicas) await closeWorkerDeps(r);
+      await deleteRedisPrefix(deps.redis, prefix).catch(() => undefined);
+      await closeWorkerDeps(deps);
+      await ses.close();
+      await dropDatabase(databaseUrl);
+    },
+  };
+}

@@ -1,0 +1,216 @@
+// Worker throughput against the local SES endpoint (aws-ses-v2-local), compared with the
+// endpoint's own ceiling measured in the same run by a bare SDK loop with the same concurrency.
+// The worker runs as its own process (as in production) so its RSS can be read from /proc.
+// Run: npx tsx bench/worker/throughput.ts [emails per round=5000] [concurrency=16] [rounds=3]
+// BENCH_WORKER_CONCURRENCY overrides the worker's SEND_CONCURRENCY (to explore; the comparison
+// at equal concurrency is the default). BENCH_PROFILE=<dir> writes CPU profiles of the worker.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { SendEmailCommand } from '@aws-sdk/client-sesv2';
+import {
+  createDb,
+  createQueueFactory,
+  createRedis,
+  createSesClient,
+  createTeam,
+  insertAndEnqueueEmails,
+  insertDomain,
+  loadConfig,
+  type EmailDraft,
+} from '../../packages/core/src';
+import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '../../packages/core/src/testing/databases';
+import { deleteRedisPrefix, testRedisPrefix } from '../../packages/core/src/testing/redis';
+import { buildRawMessage } from '../../apps/worker/src/send/build-mime';
+
+const N = Number(process.argv[2] ?? 5000);
+const C = Number(process.argv[3] ?? 16);
+const ROUNDS = Number(process.argv[4] ?? 3);
+const root = path.resolve(__dirname, '../..');
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100/s)
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+const html = `<html><body><h1>Hello {{name}}</h1>${'<p>Some paragraph of a typical transactional email, with a link to <a href="https://example.com/x">example</a>.</p>'.repeat(12)}</body></html>`;
+const text = 'Hello, this is the plain text part of a typical transactional email.\n'.repeat(12);
+
+async function bareSdkLoop(endpoint: string, count = N): Promise<{ rate: number; cpuMsPerEmail: number; sesCpuMsPerEmail: number }> {
+  const client = createSesClient({ SES_ENDPOINT: endpoint }, 'us-east-1', { timeoutMs: 10_000, maxSockets: C });
+  const raw = await buildRawMessage({
+    id: 'bench', from: 'Bench <bench@bench.example.com>', to: ['to@example.net'], cc: [], replyTo: [],
+    subject: 'Benchmark', html, text, headers: null, attachments: null, unsubUrl: null, inReplyToSesId: null,
+  });
+  await client.send(new SendEmailCommand({ Content: { Raw: { Data: raw } }, Destination: { ToAddresses: ['warm@example.net'] } }));
+  let next = 0;
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const ses0 = cpuSeconds(sesPid);
+  await Promise.all(
+    Array.from({ length: C }, async () => {
+      while (next < count) {
+        next++;
+        // Each message is built like the worker builds it, so the loop pays for MIME too.
+        const body = await buildRawMessage({
+          id: `bench${next}`, from: 'Bench <bench@bench.example.com>', to: [`to${next}@example.net`], cc: [], replyTo: [],
+          subject: 'Benchmark', html, text, headers: null, attachments: null, unsubUrl: null, inReplyToSesId: null,
+        });
+        await client.send(new SendEmailCommand({ Content: { Raw: { Data: body } }, Destination: { ToAddresses: [`to${next}@example.net`] } }));
+      }
+    }),
+  );
+  const rate = count / ((performance.now() - t0) / 1000);
+  const cpu = process.cpuUsage(cpu0);
+  const sesCpu = cpuSeconds(sesPid) - ses0;
+  client.destroy();
+  return { rate, cpuMsPerEmail: (cpu.user + cpu.system) / 1000 / count, sesCpuMsPerEmail: (sesCpu * 1000) / count };
+}
+
+let sesPid = 0;
+
+async function main() {
+  const load = os.loadavg()[0];
+  await prepareTemplateDatabase();
+  const databaseUrl = await createTestDatabase();
+  const prefix = testRedisPrefix();
+  const sesPort = await freePort();
+  const endpoint = `http://127.0.0.1:${sesPort}`;
+  const children: ChildProcess[] = [];
+  const ses = spawn(process.execPath, [path.join(root, 'node_modules/aws-ses-v2-local/dist/cli.js'), '--port', String(sesPort), '--host', '127.0.0.1'], { stdio: 'ignore' });
+  children.push(ses);
+  sesPid = ses.pid!;
+  const config = loadConfig({ DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix, SES_ENDPOINT: endpoint, LOG_LEVEL: 'silent' });
+  const db = createDb(databaseUrl, 4);
+  const redis = createRedis(config.REDIS_URL);
+  const queues = createQueueFactory(redis, prefix);
+  try {
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`${endpoint}/store`)).ok) break;
+      } catch {
+        if (i > 100) throw new Error('local SES did not start');
+      }
+      await sleep(100);
+    }
+    const clear = () => fetch(`${endpoint}/clear-store`, { method: 'POST' });
+
+    await bareSdkLoop(endpoint, 500); // warm the emulator up (JIT) before measuring anything
+    await clear();
+
+    const team = await createTeam(db, 'Bench');
+    const domain = await insertDomain(db, config.SECRET, { teamId: team.id, name: 'bench.example.com', region: 'us-east-1', dkimSelector: 'usesend', verified: true });
+    const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+    const workerConcurrency = Number(process.env.BENCH_WORKER_CONCURRENCY ?? C);
+
+    // One worker round: N stored emails, a fresh worker process, timed from first to last sentAt.
+    const workerRound = async (round: number) => {
+      const subject = `Benchmark round ${round}`;
+      const drafts: EmailDraft[] = Array.from({ length: N }, (_, i) => ({
+        teamId: team.id, domainId: domain.id, region: 'us-east-1', from: 'Bench <bench@bench.example.com>',
+        to: [`to${i}@example.net`], subject, html, text,
+      }));
+      for (let i = 0; i < N; i += 1000) await insertAndEnqueueEmails({ db, queues }, drafts.slice(i, i + 1000));
+      const worker = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(root, 'apps/worker/src/main.ts')], {
+        cwd: root,
+        env: {
+          ...process.env, DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix, SES_ENDPOINT: endpoint, LOG_LEVEL: 'warn',
+          SES_RATE_LIMIT: '1000000', SEND_CONCURRENCY: String(workerConcurrency), DATABASE_POOL_SIZE: String(workerConcurrency + 4),
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      children.push(worker);
+      let peakRss = 0;
+      let idleRss = NaN;
+      let cpu0 = NaN;
+      let sesCpu0 = NaN;
+      for (;;) {
+        await sleep(100);
+        const rss = rssMb(worker.pid!);
+        peakRss = Math.max(peakRss, rss);
+        const sent = await db.email.count({ where: { subject, latestStatus: 'SENT' } });
+        if (sent === 0) {
+          idleRss = rss;
+          cpu0 = cpuSeconds(worker.pid!);
+          sesCpu0 = cpuSeconds(sesPid);
+        }
+        if (sent >= N) break;
+      }
+      const cpuMsPerEmail = ((cpuSeconds(worker.pid!) - cpu0) * 1000) / N;
+      const sesCpuMsPerEmail = ((cpuSeconds(sesPid) - sesCpu0) * 1000) / N;
+      const span = await db.$queryRaw<{ first: Date; last: Date }[]>`
+        SELECT min("sentAt") AS first, max("sentAt") AS last FROM "Email" WHERE subject = ${subject}`;
+      const rate = (N - 1) / ((span[0].last.getTime() - span[0].first.getTime()) / 1000);
+      const stored = ((await (await fetch(`${endpoint}/store`)).json()) as { emails: unknown[] }).emails.length;
+      worker.kill('SIGTERM');
+      await new Promise((r) => worker.on('exit', r));
+      await clear();
+      return { rate, peakRss, idleRss, cpuMsPerEmail, sesCpuMsPerEmail, stored };
+    };
+
+    // Loop, worker, loop, worker, ..., loop: each worker round is compared with the loops on
+    // either side of it, so a change in the machine's load hits both sides alike.
+    const loops: Awaited<ReturnType<typeof bareSdkLoop>>[] = [];
+    const workers: Awaited<ReturnType<typeof workerRound>>[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      loops.push(await bareSdkLoop(endpoint));
+      await clear();
+      workers.push(await workerRound(round));
+    }
+    loops.push(await bareSdkLoop(endpoint));
+    const ratios = workers.map((w, i) => w.rate / ((loops[i].rate + loops[i + 1].rate) / 2));
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const events = await db.emailEvent.count({ where: { status: 'SENT' } });
+
+    console.log(`Machine: ${os.cpus().length} cores (${os.cpus()[0].model}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`);
+    console.log(`Command: npx tsx bench/worker/throughput.ts ${N} ${C} ${ROUNDS}${process.env.BENCH_WORKER_CONCURRENCY ? ` (BENCH_WORKER_CONCURRENCY=${workerConcurrency})` : ''}`);
+    console.log(`Load average at start (1 min): ${load.toFixed(2)}`);
+    console.log('');
+    console.log('| round | bare SDK loop before | worker | bare SDK loop after | worker / mean of loops |');
+    console.log('|---|---|---|---|---|');
+    workers.forEach((w, i) =>
+      console.log(`| ${i + 1} | ${loops[i].rate.toFixed(0)}/s | ${w.rate.toFixed(0)}/s | ${loops[i + 1].rate.toFixed(0)}/s | ${ratios[i].toFixed(2)} |`),
+    );
+    console.log('');
+    console.log('| measure | value |');
+    console.log('|---|---|');
+    console.log(`| emails per round / rounds | ${N} / ${ROUNDS} |`);
+    console.log(`| SES calls in flight (SDK loop callers; SEND_CONCURRENCY) | ${C}; ${workerConcurrency} |`);
+    console.log(`| worker / ceiling, median of rounds | ${median(ratios).toFixed(2)} |`);
+    console.log(`| worker RSS idle / peak | ${workers[0].idleRss.toFixed(0)} MB / ${Math.max(...workers.map((w) => w.peakRss)).toFixed(0)} MB |`);
+    console.log(`| CPU per email: bare loop process / worker process | ${mean(loops.map((l) => l.cpuMsPerEmail)).toFixed(2)} ms / ${mean(workers.map((w) => w.cpuMsPerEmail)).toFixed(2)} ms |`);
+    console.log(`| CPU per email in the emulator: bare loop / worker | ${mean(loops.map((l) => l.sesCpuMsPerEmail)).toFixed(2)} ms / ${mean(workers.map((w) => w.sesCpuMsPerEmail)).toFixed(2)} ms |`);
+    console.log(`| SENT events / messages in the SES store | ${events} / ${workers.reduce((a, w) => a + w.stored, 0)} |`);
+  } finally {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+    await deleteRedisPrefix(redis, prefix).catch(() => undefined);
+    await queues.closeAll();
+    redis.disconnect();
+    await db.$disconnect();
+    await dropDatabase(databaseUrl);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
