@@ -6,6 +6,7 @@ import { contactBookRoutes } from './contact-books/routes';
 import { subscriptionPages } from './contacts/subscription-pages';
 import { emailRoutes } from './emails/routes';
 import { healthRoutes } from './health/routes';
+import { templateRoutes } from './templates/routes';
 import { createAuth } from './http/auth';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { jsonBody } from './http/json-body';
@@ -46,6 +47,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   v1.use('/domains', domainRoutes(deps));
   v1.use('/webhooks', webhookRoutes(deps));
   v1.use('/contactBooks', contactBookRoutes(deps));
+  v1.use('/templates', templateRoutes(deps));
   v1.use(notFoundHandler);
   app.use('/api/v1', v1);
 

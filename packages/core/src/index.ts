@@ -33,3 +33,5 @@ export * from './audience/editor-document';
 export * from './audience/contact-id';
 export * from './emails/status';
 export * from './ses/client';
+export * from './emails/suppression';
+export * from './render/template';

@@ -1,18 +1,11 @@
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
+import { intString, pageQuery } from '../http/query';
 
 const isoDate = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
-const intString = (min: number, max?: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, 'must be a positive integer')
-    .transform(Number)
-    .pipe(max === undefined ? z.number().int().min(min) : z.number().int().min(min).max(max));
-
 export const listEmailsQuery = z.object({
-  page: intString(1).default(1),
-  limit: intString(1, 100).default(50),
+  ...pageQuery,
   startDate: isoDate.optional(),
   endDate: isoDate.optional(),
   // One value or the parameter repeated: ?domainId=1&domainId=2.

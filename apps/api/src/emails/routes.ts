@@ -1,13 +1,60 @@
 import { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';
+import { createEmailCommitter } from './email-committer';
+import { getEmail } from './get-email';
+import { readIdempotencyKey } from './idempotency';
 import { listEmails, listEmailsQuery } from './list-emails';
+import { cancelEmail, rescheduleEmail } from './schedule-email';
+import { batchPayload, emailIdParam, rescheduleBody, sendEmailPayload } from './schemas';
+import { sendEmails, type SendContext } from './send-emails';
+import { createTeamDomains } from './team-domains';
 
 export function emailRoutes(deps: ApiDeps): Router {
+  const ctx: SendContext = {
+    deps,
+    domains: createTeamDomains(deps.db),
+    committer: createEmailCommitter(
+      { db: deps.db, queues: deps.queues, log: deps.log, now: () => deps.clock.now() },
+      { maxBatch: deps.config.EMAIL_COMMIT_MAX_BATCH, concurrency: deps.config.EMAIL_COMMIT_CONCURRENCY },
+    ),
+  };
   const r = Router();
+
+  r.post('/', async (req, res) => {
+    const payload = parseOrThrow(sendEmailPayload, req.body);
+    const idempotencyKey = readIdempotencyKey(req.headers['idempotency-key']);
+    const [emailId] = await sendEmails(ctx, req.auth, { payloads: [payload], batch: false, idempotencyKey, body: payload });
+    res.json({ emailId });
+  });
+
+  r.post('/batch', async (req, res) => {
+    const payloads = parseOrThrow(batchPayload, req.body);
+    const idempotencyKey = readIdempotencyKey(req.headers['idempotency-key']);
+    const ids = await sendEmails(ctx, req.auth, { payloads, batch: true, idempotencyKey, body: payloads });
+    res.json({ data: ids.map((emailId) => ({ emailId })) });
+  });
+
   r.get('/', async (req, res) => {
     const q = parseOrThrow(listEmailsQuery, req.query, 'query');
     res.json(await listEmails(deps, req.auth, q));
   });
+
+  r.get('/:emailId', async (req, res) => {
+    const { emailId } = parseOrThrow(emailIdParam, req.params, 'path');
+    res.json(await getEmail(deps, req.auth, emailId));
+  });
+
+  r.patch('/:emailId', async (req, res) => {
+    const { emailId } = parseOrThrow(emailIdParam, req.params, 'path');
+    const { scheduledAt } = parseOrThrow(rescheduleBody, req.body ?? {});
+    res.json(await rescheduleEmail(deps, req.auth, emailId, scheduledAt));
+  });
+
+  r.post('/:emailId/cancel', async (req, res) => {
+    const { emailId } = parseOrThrow(emailIdParam, req.params, 'path');
+    res.json(await cancelEmail(deps, req.auth, emailId));
+  });
+
   return r;
 }

@@ -1,5 +1,6 @@
 // The editor document: the rich-text JSON (a ProseMirror/TipTap-style tree, as useSend's editor
 // stores) that contact books answer for `doubleOptInContent`, and its rendering to simple HTML.
+import { escapeHtml } from '../render/template';
 
 export interface EditorNode {
   type: string;
@@ -35,13 +36,9 @@ export function toEditorDocument(content: string | null): EditorDocument | null 
   return { type: 'doc', content: [{ type: 'html', attrs: { html: content } }] };
 }
 
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
-}
-
 const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
 
-export interface RenderOptions {
+export interface EditorRenderOptions {
   /** Values of `variable` nodes, looked up case-insensitively (then the node's fallback). */
   variables?: Record<string, string>;
 }
@@ -59,7 +56,7 @@ function renderMarks(html: string, marks: EditorNode['marks']): string {
   return out;
 }
 
-function renderNode(node: EditorNode, opts: RenderOptions): string {
+function renderNode(node: EditorNode, opts: EditorRenderOptions): string {
   const inner = () => (node.content ?? []).filter(isNode).map((n) => renderNode(n, opts)).join('');
   const a = node.attrs ?? {};
   switch (node.type) {
@@ -108,7 +105,7 @@ function renderNode(node: EditorNode, opts: RenderOptions): string {
 }
 
 /** Simple, email-safe HTML of a document. */
-export function renderEditorDocument(doc: EditorNode, opts: RenderOptions = {}): string {
+export function renderEditorDocument(doc: EditorNode, opts: EditorRenderOptions = {}): string {
   return (
     '<!doctype html><html><body style="font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;color:#111827">' +
     `<div style="max-width:560px;margin:0 auto;padding:24px">${renderNode(doc, opts)}</div></body></html>`

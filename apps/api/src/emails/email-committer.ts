@@ -1,0 +1,119 @@
+import {
+  applySuppressions,
+  enqueueSendJobs,
+  insertEmailRows,
+  prepareEmails,
+  type CreatedEmail,
+  type Db,
+  type EmailDraft,
+  type Logger,
+  type QueueFactory,
+} from '@mailrail/core';
+
+interface Entry {
+  drafts: EmailDraft[];
+  resolve: (created: CreatedEmail[]) => void;
+  reject: (err: unknown) => void;
+}
+
+export interface CommitterOptions {
+  /** Most drafts written by one statement. */
+  maxBatch: number;
+  /** Statements in flight at once; requests arriving meanwhile wait and share the next one. */
+  concurrency: number;
+}
+
+/**
+ * Group commit for email creation. Each call's drafts join a pending list; a flush writes
+ * everything pending with one suppression query, one multi-row INSERT and one addBulk per queue,
+ * then answers every caller. A call's drafts are never split across flushes, so a batch stays
+ * all-or-nothing; if a combined write fails, each call is retried alone so one bad call cannot
+ * fail its neighbours. Under light load a flush starts on the next tick (no added latency);
+ * under load, flushes grow to fill the time the previous ones take.
+ */
+export function createEmailCommitter(deps: { db: Db; queues: QueueFactory; log: Logger; now: () => Date }, opts: CommitterOptions) {
+  const pending: Entry[] = [];
+  let pendingDrafts = 0;
+  let inFlight = 0;
+  let scheduled = false;
+  const concurrency = Math.max(1, opts.concurrency);
+  const maxBatch = Math.max(1, opts.maxBatch);
+
+  async function write(entries: Entry[]): Promise<CreatedEmail[][]> {
+    const now = deps.now();
+    const drafts = await applySuppressions(deps.db, entries.flatMap((e) => e.drafts));
+    const prepared = prepareEmails(drafts, now);
+    await insertEmailRows(deps.db, prepared, now);
+    await enqueueSendJobs(deps, prepared, now);
+    const out: CreatedEmail[][] = [];
+    let k = 0;
+    for (const e of entries) {
+      out.push(prepared.slice(k, k + e.drafts.length).map((p) => p.created));
+      k += e.drafts.length;
+    }
+    return out;
+  }
+
+  async function flush(entries: Entry[]) {
+    try {
+      const results = await write(entries);
+      entries.forEach((e, i) => e.resolve(results[i]));
+    } catch (err) {
+      if (entries.length === 1) return entries[0].reject(err);
+      deps.log.warn({ err, calls: entries.length }, 'group commit failed; writing each call alone');
+      await Promise.all(
+        entries.map((e) =>
+          write([e]).then(
+            (r) => e.resolve(r[0]),
+            (e2) => e.reject(e2),
+          ),
+        ),
+      );
+    }
+  }
+
+  function takeBatch(): Entry[] {
+    const taken: Entry[] = [];
+    let n = 0;
+    while (pending.length && (taken.length === 0 || n + pending[0].drafts.length <= maxBatch)) {
+      const e = pending.shift()!;
+      n += e.drafts.length;
+      taken.push(e);
+    }
+    pendingDrafts -= n;
+    return taken;
+  }
+
+  function pump() {
+    scheduled = false;
+    while (inFlight < concurrency && pending.length) {
+      const batch = takeBatch();
+      inFlight++;
+      void flush(batch).finally(() => {
+        inFlight--;
+        if (pending.length && !scheduled) schedule();
+      });
+    }
+  }
+
+  function schedule() {
+    scheduled = true;
+    // setImmediate lets every request already read from the sockets join this flush.
+    setImmediate(pump);
+  }
+
+  return {
+    /** Resolves once the drafts are committed (and enqueued), in order. */
+    submit(drafts: EmailDraft[]): Promise<CreatedEmail[]> {
+      if (drafts.length === 0) return Promise.resolve([]);
+      return new Promise<CreatedEmail[]>((resolve, reject) => {
+        pending.push({ drafts, resolve, reject });
+        pendingDrafts += drafts.length;
+        if (!scheduled && inFlight < concurrency) schedule();
+      });
+    },
+    stats: () => ({ pending: pending.length, pendingDrafts, inFlight }),
+  };
+}
+
+export type EmailCommitter = ReturnType<typeof createEmailCommitter>;

@@ -1,0 +1,124 @@
+import request from 'supertest';
+import type { Server } from 'node:http';
+import { startTestApi, type TestApi } from '../testing/api-harness';
+import { bodyHash, canonicalJson } from './idempotency';
+
+let api: TestApi;
+let server: Server;
+const from = 'hello@idem.org';
+const body = { to: 'a@dest.org', from, subject: 'Once', text: 'T' };
+
+beforeAll(async () => {
+  api = await startTestApi();
+  await api.addDomain(api.team.teamId, 'idem.org');
+  server = api.app.listen(0);
+});
+
+afterAll(async () => {
+  server.close();
+  await api.close();
+});
+
+const send = (key: string | undefined, b: unknown = body, auth = api.team.auth) => {
+  const r = request(server).post('/api/v1/emails').set(auth);
+  return (key === undefined ? r : r.set('Idempotency-Key', key)).send(b as object);
+};
+const emailsWithSubject = (subject: string) => api.deps.db.email.count({ where: { subject } });
+
+describe('canonical body', () => {
+  it('sorts keys at every depth and ignores undefined', () => {
+    expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[{"y":2,"z":1}]},"b":1}');
+    expect(bodyHash({ a: 1, b: 2 })).toBe(bodyHash({ b: 2, a: 1 }));
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('replays the same body: the original id, nothing re-sent', async () => {
+    const first = await send('k-replay', { ...body, subject: 'replay' });
+    const again = await send('k-replay', { subject: 'replay', text: 'T', from, to: 'a@dest.org' });
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(await emailsWithSubject('replay')).toBe(1);
+    const ttl = await api.deps.redis.ttl(`${api.config.REDIS_PREFIX}:idem:${api.team.teamId}:k-replay`);
+    expect(ttl).toBeGreaterThan(86_000);
+    expect(ttl).toBeLessThanOrEqual(86_400);
+  });
+
+  it('answers 409 NOT_UNIQUE for the same key with another body', async () => {
+    await send('k-diff', { ...body, subject: 'diff-1' });
+    const res = await send('k-diff', { ...body, subject: 'diff-2' });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ code: 'NOT_UNIQUE', message: 'Idempotency-Key already used with a different payload' });
+    expect(await emailsWithSubject('diff-2')).toBe(0);
+  });
+
+  it('answers 409 while the first request with the key is still in flight', async () => {
+    // Hold the lock as a first request would while it runs.
+    const lock = `${api.config.REDIS_PREFIX}:idemlock:${api.team.teamId}:k-busy`;
+    await api.deps.redis.set(lock, `someone:${bodyHash({ ...body, to: ['a@dest.org'] })}`, 'PX', 10_000);
+    const res = await send('k-busy');
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ code: 'NOT_UNIQUE', message: 'Request with same Idempotency-Key is in progress. Retry later.' });
+    await api.deps.redis.del(lock);
+    expect((await send('k-busy')).status).toBe(200);
+  });
+
+  it('creates exactly one email for 50 concurrent identical requests', async () => {
+    const b = { ...body, subject: 'race' };
+    const responses = await Promise.all(Array.from({ length: 50 }, () => send('k-race', b)));
+    const ok = responses.filter((r) => r.status === 200);
+    const conflicts = responses.filter((r) => r.status === 409);
+    expect(ok.length + conflicts.length).toBe(50);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(ok.map((r) => r.body.emailId)).size).toBe(1);
+    conflicts.forEach((r) => expect(r.body.error.code).toBe('NOT_UNIQUE'));
+    expect(await emailsWithSubject('race')).toBe(1);
+    // Once the first has finished, a retry is a replay.
+    expect((await send('k-race', b)).body.emailId).toBe(ok[0].body.emailId);
+  });
+
+  it('releases the key when the operation fails, so a retry runs', async () => {
+    const b = { ...body, from: 'x@later.org', subject: 'retry' };
+    expect((await send('k-fail', b)).status).toBe(400);
+    await api.addDomain(api.team.teamId, 'later.org');
+    const retry = await send('k-fail', b);
+    expect(retry.status).toBe(200);
+    expect(await emailsWithSubject('retry')).toBe(1);
+  });
+
+  it('does not consume the key on a body that fails validation', async () => {
+    expect((await send('k-invalid', { ...body, to: 'nope' })).status).toBe(400);
+    expect((await send('k-invalid', { ...body, subject: 'valid now' })).status).toBe(200);
+  });
+
+  it('refuses an empty key or one over 256 characters', async () => {
+    for (const key of ['', 'x'.repeat(257)]) {
+      const res = await send(key);
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toBe('Invalid Idempotency-Key length');
+    }
+    expect((await send('x'.repeat(256), { ...body, subject: 'long key' })).status).toBe(200);
+  });
+
+  it('is per team', async () => {
+    const other = await api.newTeam('Other');
+    await api.addDomain(other.teamId, 'other-idem.org');
+    const a = await send('k-team', { ...body, subject: 'team-a' });
+    const b = await send('k-team', { ...body, from: 'x@other-idem.org', subject: 'team-b' }, other.auth);
+    expect(a.status).toBe(200);
+    expect(b.status).toBe(200);
+    expect(b.body.emailId).not.toBe(a.body.emailId);
+  });
+
+  it('works for batch: a replay returns the same data, nothing re-sent', async () => {
+    const items = [1, 2].map((i) => ({ ...body, subject: `batch-idem-${i}` }));
+    const first = await request(server).post('/api/v1/emails/batch').set(api.team.auth).set('Idempotency-Key', 'k-batch').send(items);
+    const again = await request(server).post('/api/v1/emails/batch').set(api.team.auth).set('Idempotency-Key', 'k-batch').send(items);
+    expect(first.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(await emailsWithSubject('batch-idem-1')).toBe(1);
+    const other = await request(server).post('/api/v1/emails/batch').set(api.team.auth).set('Idempotency-Key', 'k-batch').send(items.slice(0, 1));
+    expect(other.status).toBe(409);
+  });
+});

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { newId, notFound } from '@mailrail/core';
+import type { ApiDeps } from '../deps';
+import type { AuthContext } from '../http/auth';
+import { pageQuery } from '../http/query';
+
+// Team-owned transactional templates: `{{name}}` / `{{name,fallback=x}}` placeholders in subject,
+// html and text are filled from a send's `variables` (packages/core/src/render).
+
+const body = z.string().min(1).nullable();
+
+export const createTemplateBody = z.object({
+  name: z.string().trim().min(1).max(200),
+  subject: z.string().min(1).max(998),
+  html: body.optional(),
+  text: body.optional(),
+});
+
+export const updateTemplateBody = createTemplateBody
+  .partial()
+  .refine((v) => Object.values(v).some((x) => x !== undefined), { message: 'Provide at least one of name, subject, html, text' });
+
+export const templateIdParam = z.object({ templateId: z.string().min(1) });
+
+export const listTemplatesQuery = z.object(pageQuery);
+
+const select = { id: true, name: true, subject: true, html: true, text: true, createdAt: true, updatedAt: true } as const;
+
+export async function createTemplate(deps: ApiDeps, auth: AuthContext, input: z.infer<typeof createTemplateBody>) {
+  return deps.db.template.create({
+    data: { id: newId(), teamId: auth.teamId, name: input.name, subject: input.subject, html: input.html ?? null, text: input.text ?? null },
+    select,
+  });
+}
+
+export async function listTemplates(deps: ApiDeps, auth: AuthContext, q: z.infer<typeof listTemplatesQuery>) {
+  const where = { teamId: auth.teamId };
+  const [data, count] = await Promise.all([
+    deps.db.template.findMany({ where, select, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (q.page - 1) * q.limit, take: q.limit }),
+    deps.db.template.count({ where }),
+  ]);
+  return { data, count };
+}
+
+export async function getTemplate(deps: ApiDeps, auth: AuthContext, id: string) {
+  const t = await deps.db.template.findFirst({ where: { id, teamId: auth.teamId }, select });
+  if (!t) throw notFound('Template not found');
+  return t;
+}
+
+export async function updateTemplate(deps: ApiDeps, auth: AuthContext, id: string, input: z.infer<typeof updateTemplateBody>) {
+  // updateMany scopes the write to the team in the same statement.
+  const { count } = await deps.db.template.updateMany({ where: { id, teamId: auth.teamId }, data: input });
+  if (count === 0) throw notFound('Template not found');
+  return getTemplate(deps, auth, id);
+}
+
+export async function deleteTemplate(deps: ApiDeps, auth: AuthContext, id: string) {
+  const { count } = await deps.db.template.deleteMany({ where: { id, teamId: auth.teamId } });
+  if (count === 0) throw notFound('Template not found');
+  return { id, success: true };
+}

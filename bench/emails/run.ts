@@ -1,0 +1,200 @@
+// Email API benchmark: single sends, batch sends, and the floor (one INSERT + one enqueue per
+// request), each against a freshly started server with the worker stopped.
+//   npx tsx bench/emails/run.ts [--duration 15] [--connections 32] [--rounds 3] [--rate 2500] [--batch-connections 16] [--env K=V] [--profile]
+// Writes bench/out/emails.json and prints a markdown summary.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createApiKey, createDb, createRedis, createTeam, insertDomain } from '@mailrail/core';
+import { dropDatabase, ensureDatabase } from '@mailrail/core/db/admin';
+import { prepareTemplateDatabase, templateDatabaseName, testServerUrl } from '@mailrail/core/testing/databases';
+import { deleteRedisPrefix } from '@mailrail/core/testing/redis';
+
+// autocannon ships no types; this is the part we use.
+interface CannonOptions {
+  url: string;
+  method: 'POST';
+  headers: Record<string, string>;
+  body: string;
+  connections: number;
+  duration?: number;
+  overallRate?: number;
+}
+interface CannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require('autocannon') as (o: CannonOptions) => Promise<CannonResult>;
+
+const arg = (name: string, def: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+};
+// --env KEY=VALUE (repeatable) passes settings to the API, e.g. --env EMAIL_COMMIT_CONCURRENCY=4.
+const apiEnv = Object.fromEntries(
+  process.argv.flatMap((a, i) => (a === '--env' ? [process.argv[i + 1].split(/=(.*)/s).slice(0, 2)] : [])),
+) as Record<string, string>;
+const DURATION = arg('duration', 15);
+const CONNECTIONS = arg('connections', 32);
+const TARGET_RATE = arg('rate', 2500);
+const ROUNDS = arg('rounds', 3);
+const BATCH_CONNECTIONS = arg('batch-connections', 16);
+const API_PORT = 3900;
+const FLOOR_PORT = 3901;
+const root = path.resolve(__dirname, '../..');
+
+async function waitForHttp(url: string, child: ChildProcess) {
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      const r = await fetch(url);
+      if (r.status < 500) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timeout waiting for ${url}`);
+}
+
+function start(cmd: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(cmd[0], cmd.slice(1), { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+  return child;
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const done = new Promise((r) => child.once('exit', r));
+  process.kill(-child.pid!, 'SIGTERM');
+  await Promise.race([done, new Promise((r) => setTimeout(r, 10_000))]);
+}
+
+/** CPU seconds (user + system) used so far by a process, from /proc (Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+interface Figures {
+  requestsPerSec: number;
+  emailsPerSec: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  /** CPU time of the server process per request, in microseconds: independent of other load. */
+  serverCpuMicrosPerRequest: number;
+}
+
+async function cannon(opts: CannonOptions, server: ChildProcess, emailsPerRequest = 1): Promise<Figures> {
+  const cpu0 = cpuSeconds(server.pid);
+  const r = await autocannon({ ...opts, duration: opts.duration ?? DURATION });
+  const cpu = cpuSeconds(server.pid) - cpu0;
+  return {
+    serverCpuMicrosPerRequest: Math.round((cpu * 1e6) / Math.max(1, r.requests.total)),
+    requestsPerSec: Math.round(r.requests.average),
+    emailsPerSec: Math.round(r.requests.average * emailsPerRequest),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+  };
+}
+
+async function main() {
+  await prepareTemplateDatabase();
+  const dbUrl = `${testServerUrl}/mailrail_bench_emails`;
+  await dropDatabase(dbUrl);
+  await ensureDatabase(dbUrl, templateDatabaseName());
+  const prefix = `bench_emails_${process.pid}`;
+  const db = createDb(dbUrl, 2);
+  const team = await createTeam(db, 'Bench');
+  const { apiKey } = await createApiKey(db, { teamId: team.id, permission: 'SENDING' });
+  await insertDomain(db, 'dev-secret-change-me-dev-secret-change-me', { teamId: team.id, name: 'bench.example.com', region: 'us-east-1', dkimSelector: 'usesend', verified: true });
+
+  const email = { to: 'someone@dest.example.org', from: 'Bench <hello@bench.example.com>', subject: 'Hello', html: '<p>Hello there</p>', text: 'Hello there' };
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` };
+  const env = { DATABASE_URL: dbUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', API_RATE_LIMIT: '0', NODE_ENV: 'production', SECRET: 'bench-secret-bench-secret-bench-secret-0123' };
+  const results: Record<string, Figures> = {};
+  const loadBefore = os.loadavg()[0];
+
+  // Both servers run side by side (only one is loaded at a time) and the single-send runs
+  // alternate floor, API, floor, API... so load from elsewhere on the machine hits both alike.
+  // --profile writes a V8 CPU profile of the API to bench/out/profile.
+  const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, 'bench/out/profile')}`] : [];
+  const api = start([process.execPath, ...profile, '--import', 'tsx', 'apps/api/src/main.ts'], { ...env, ...apiEnv, PORT: String(API_PORT) });
+  const floor = start([process.execPath, '--import', 'tsx', 'bench/emails/floor.ts'], { ...env, PORT: String(FLOOR_PORT), FLOOR_TEAM_ID: String(team.id) });
+  const floorRuns: Figures[] = [];
+  const apiRuns: Figures[] = [];
+  try {
+    await waitForHttp(`http://127.0.0.1:${API_PORT}/health`, api);
+    await waitForHttp(`http://127.0.0.1:${FLOOR_PORT}/nothing`, floor);
+    const single = { url: `http://127.0.0.1:${API_PORT}/api/v1/emails`, method: 'POST' as const, headers, body: JSON.stringify(email) };
+    const floorSingle = { ...single, url: `http://127.0.0.1:${FLOOR_PORT}/floor` };
+    // Warm-up (JIT, pools).
+    if (ROUNDS > 0) {
+      await cannon({ ...floorSingle, connections: CONNECTIONS, duration: 3 }, floor);
+      await cannon({ ...single, connections: CONNECTIONS, duration: 3 }, api);
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      floorRuns.push(await cannon({ ...floorSingle, connections: CONNECTIONS }, floor));
+      apiRuns.push(await cannon({ ...single, connections: CONNECTIONS }, api));
+    }
+    results.singleAtTargetRate = await cannon({ ...single, connections: CONNECTIONS, overallRate: TARGET_RATE }, api);
+    const batch = { url: `http://127.0.0.1:${API_PORT}/api/v1/emails/batch`, method: 'POST' as const, headers, body: JSON.stringify(Array.from({ length: 100 }, () => email)) };
+    await cannon({ ...batch, connections: BATCH_CONNECTIONS, duration: 3 }, api, 100);
+    results.batch = await cannon({ ...batch, connections: BATCH_CONNECTIONS }, api, 100);
+  } finally {
+    await stop(api);
+    await stop(floor);
+  }
+  // The round with the median API rate stands for the run; the ratio is the median of the rounds.
+  const median = <T>(xs: T[], key: (x: T) => number) => [...xs].sort((x, y) => key(x) - key(y))[Math.floor(xs.length / 2)];
+  const ratios = apiRuns.map((r, i) => r.requestsPerSec / floorRuns[i].requestsPerSec);
+  const ratio = ratios.length ? median(ratios, (x) => x) : NaN;
+  results.single = median(apiRuns, (r) => r.requestsPerSec);
+  results.floor = median(floorRuns, (r) => r.requestsPerSec);
+
+  const rows = await db.email.count();
+  const redis = createRedis('redis://127.0.0.1:6379');
+  await deleteRedisPrefix(redis, prefix);
+  redis.disconnect();
+  await db.$disconnect();
+  await dropDatabase(dbUrl);
+
+  const loadAverage = { before: Number(loadBefore.toFixed(2)), after: Number(os.loadavg()[0].toFixed(2)) };
+  const machine = { nproc: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGB: Math.round(os.totalmem() / 2 ** 30), node: process.version };
+  const out = { at: new Date().toISOString(), machine, loadAverage, apiEnv, durationSeconds: DURATION, connections: CONNECTIONS, targetRate: TARGET_RATE, results, rounds: { api: apiRuns, floor: floorRuns, ratios: ratios.map((r) => Number(r.toFixed(2))) }, ratioToFloor: Number(ratio.toFixed(2)), rowsWritten: rows };
+  mkdirSync(path.join(root, 'bench/out'), { recursive: true });
+  writeFileSync(path.join(root, 'bench/out/emails.json'), JSON.stringify(out, null, 2));
+  const line = (name: string, f: Figures | undefined) =>
+    !f ? `| ${name} | not run |` : `| ${name} | ${f.requestsPerSec} | ${f.emailsPerSec} | ${f.p50} | ${f.p99} | ${f.serverCpuMicrosPerRequest} | ${f.non2xx} | ${f.errors} |`;
+  console.log(
+    [
+      `machine: ${machine.nproc} cores (${machine.cpu}), ${machine.memoryGB} GB, node ${machine.node}; ${DURATION} s per run, ${CONNECTIONS} connections; load average ${loadAverage.before} -> ${loadAverage.after}; API env ${JSON.stringify(apiEnv)}`,
+      '',
+      '| run | requests/s | emails/s | p50 ms | p99 ms | server CPU µs/request | non-2xx | errors |',
+      '|---|---|---|---|---|---|---|---|',
+      line(`single send, max (median of ${ROUNDS} rounds)`, results.single),
+      line(`single send at ${TARGET_RATE}/s offered`, results.singleAtTargetRate),
+      line(`batch of 100 (${BATCH_CONNECTIONS} connections)`, results.batch),
+      line('floor: 1 INSERT + 1 add per request (median round)', results.floor),
+      '',
+      `single/floor per round: ${ratios.map((r) => r.toFixed(2)).join(', ')}; median ${ratio.toFixed(2)}; rows written: ${rows}`,
+    ].join('\n'),
+  );
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
