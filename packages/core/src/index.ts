@@ -35,3 +35,5 @@ export * from './emails/status';
 export * from './ses/client';
 export * from './emails/suppression';
 export * from './render/template';
+export * from './campaigns/schedule-time';
+export * from './campaigns/campaign-content';

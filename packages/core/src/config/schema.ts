@@ -61,7 +61,7 @@ export const configSchema = z.object({
   EMAIL_COMMIT_MAX_BATCH: int(500).describe('Group commit: most emails written by one multi-row INSERT when concurrent sends are combined'),
   EMAIL_COMMIT_CONCURRENCY: int(6).describe('Group commit: INSERT statements in flight at once; sends arriving meanwhile wait and share the next one'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
-  CAMPAIGN_TIMEZONE: z.string().default('UTC').describe('IANA time zone for natural-language campaign schedules'),
+  CAMPAIGN_TIMEZONE: z.string().default('UTC').refine((tz) => { try { new Intl.DateTimeFormat('en-US', { timeZone: tz }); return true; } catch { return false; } }, 'must be an IANA time zone such as Europe/Paris').describe('IANA time zone for natural-language campaign schedules'),
   DKIM_SELECTOR: z.string().regex(/^[a-z0-9-]+$/).default('usesend').describe('DKIM selector of new domains'),
   DNS_RESOLVER: z.string().optional().describe('host:port of the DNS server used for domain checks (default: the system resolver)'),
   DNS_TIMEOUT_MS: z.coerce.number().int().min(100).default(3000).describe('Timeout of one DNS query of a domain check (two tries)'),
