@@ -1,3 +1,4 @@
+import { startCampaignEngine } from './campaigns/campaign-engine';
 import type { WorkerDeps } from './deps';
 import { periodicJobs, startPeriodicJobs, validatePeriodicJobs, type PeriodicJob, type PeriodicJobsRunner } from './periodic/periodic-jobs';
 import { resolveRegionRates } from './send/rate-limits';
@@ -19,11 +20,13 @@ export async function startWorker(deps: WorkerDeps, opts: { periodic?: PeriodicJ
   const ratesByRegion = await resolveRegionRates(deps.config, deps.ses, deps.log);
   const periodic = await startPeriodicJobs(deps, jobs, { redeclareEveryMs: opts.redeclarePeriodicEveryMs });
   const send = startSendWorkers(deps, ratesByRegion);
+  const campaigns = await startCampaignEngine(deps);
   return {
     send,
     periodic,
     ratesByRegion,
     close: async () => {
+      await campaigns.close();
       await send.close();
       await periodic.close();
     },

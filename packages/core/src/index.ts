@@ -37,3 +37,4 @@ export * from './emails/suppression';
 export * from './render/template';
 export * from './campaigns/schedule-time';
 export * from './campaigns/campaign-content';
+export * from './campaigns/campaign-state';

@@ -5,6 +5,9 @@ import {
   hasUnsubscribePlaceholder,
   newId,
   parseScheduledAt,
+  pauseCampaignAndHoldEmails,
+  PAUSABLE_STATUSES,
+  resumePausedCampaign,
   renderCampaignContent,
   UNSUBSCRIBE_REQUIRED,
   type Campaign,
@@ -200,49 +203,16 @@ export async function scheduleCampaign(deps: ApiDeps, auth: AuthContext, id: str
   return { success: true as const };
 }
 
-const PAUSABLE: CampaignStatus[] = ['SCHEDULED', 'RUNNING'];
-
-/**
- * Pause holds back every email of the campaign that no worker has claimed yet: they are
- * CANCELLED and their recipients go back to PENDING, in the transaction that sets PAUSED. The
- * engine's window takes the campaign row lock too, so a window being written either commits
- * before (and its emails are held here) or sees PAUSED and writes nothing.
- */
+/** See pauseCampaignAndHoldEmails: emails not claimed yet are held back until resume. */
 export async function pauseCampaign(deps: ApiDeps, auth: AuthContext, id: string) {
-  const now = deps.clock.now().toISOString();
-  const held = await deps.db.$transaction(
-    async (tx) => {
-      const { count } = await tx.campaign.updateMany({ where: { id, teamId: auth.teamId, status: { in: PAUSABLE } }, data: { status: 'PAUSED' } });
-      if (count === 0) return null;
-      return tx.$executeRawUnsafe(
-        `WITH held AS (
-           UPDATE "Email" SET "latestStatus" = 'CANCELLED', "updatedAt" = ($2::timestamptz AT TIME ZONE 'UTC')
-            WHERE "campaignId" = $1 AND "latestStatus" IN ('QUEUED', 'SCHEDULED') AND "sesEmailId" IS NULL
-              AND ("sendLeaseUntil" IS NULL OR "sendLeaseUntil" < timezone('UTC', now()))
-           RETURNING id
-         ), events AS (
-           INSERT INTO "EmailEvent" ("emailId", status, data, "createdAt")
-           SELECT id, 'CANCELLED', '{"reason":"campaign paused"}'::jsonb, ($2::timestamptz AT TIME ZONE 'UTC') FROM held
-         )
-         UPDATE "CampaignEmail" SET status = 'PENDING', "emailId" = NULL, "updatedAt" = ($2::timestamptz AT TIME ZONE 'UTC')
-          WHERE "campaignId" = $1 AND "emailId" IN (SELECT id FROM held)`,
-        id,
-        now,
-      );
-    },
-    { timeout: 60_000 },
-  );
-  if (held === null) return refuse(deps, auth, id, 'pause', PAUSABLE);
+  const paused = await pauseCampaignAndHoldEmails(deps.db, { id, teamId: auth.teamId }, deps.clock.now());
+  if (!paused) return refuse(deps, auth, id, 'pause', PAUSABLE_STATUSES);
   return { success: true as const };
 }
 
-/** PAUSED only: back to SCHEDULED if its time is still ahead, else RUNNING (the engine continues). */
 export async function resumeCampaign(deps: ApiDeps, auth: AuthContext, id: string) {
-  const now = deps.clock.now();
-  const c = await findCampaign(deps, auth, id);
-  const status: CampaignStatus = c.scheduledAt && c.scheduledAt > now ? 'SCHEDULED' : 'RUNNING';
-  const { count } = await deps.db.campaign.updateMany({ where: { id, teamId: auth.teamId, status: 'PAUSED' }, data: { status } });
-  if (count === 0) return refuse(deps, auth, id, 'resume', ['PAUSED']);
+  const resumed = await resumePausedCampaign(deps.db, { id, teamId: auth.teamId }, deps.clock.now());
+  if (!resumed) return refuse(deps, auth, id, 'resume', ['PAUSED']);
   return { success: true as const };
 }
 

@@ -40,3 +40,31 @@ export async function seedContactBook(
   await insert('p', counts.pending ?? 0, false, null);
   return { id };
 }
+
+export const CAMPAIGN_TEST_HTML =
+  '<p>Hi {{firstName}} from {{Company,fallback=nowhere}}</p><p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a></p>';
+
+/** A SCHEDULED campaign row, as the API writes it. */
+export async function insertScheduledCampaign(
+  db: Db,
+  c: { teamId: number; domainId: number; contactBookId: string; from: string; scheduledAt: Date; batchSize?: number; batchWindowMinutes?: number; html?: string },
+): Promise<string> {
+  const id = newId();
+  await db.campaign.create({
+    data: {
+      id,
+      teamId: c.teamId,
+      domainId: c.domainId,
+      name: 'Test campaign',
+      from: c.from,
+      subject: 'Hello {{firstName,fallback=there}}',
+      contactBookId: c.contactBookId,
+      html: c.html ?? CAMPAIGN_TEST_HTML,
+      status: 'SCHEDULED',
+      scheduledAt: c.scheduledAt,
+      batchSize: c.batchSize ?? 500,
+      batchWindowMinutes: c.batchWindowMinutes ?? 0,
+    },
+  });
+  return id;
+}
