@@ -61,15 +61,27 @@ const utc = (param: string) => `(${param}::timestamptz AT TIME ZONE 'UTC')`;
 
 export async function runCampaignWindow(deps: WorkerDeps, campaignId: string): Promise<WindowResult> {
   const total: WindowResult = { queued: 0, suppressed: 0, stopped: 'no-pending' };
-  for (;;) {
-    const chunk = await withTransaction(deps, (client) => queueNextChunk(deps, client, campaignId));
-    total.queued += chunk.queued;
-    total.suppressed += chunk.suppressed;
-    if (chunk.prepared.length) await enqueueSendJobs(deps, chunk.prepared, chunk.now);
-    if (chunk.stopped) {
-      total.stopped = chunk.stopped;
-      return total;
+  // The send jobs of one chunk are added while the next chunk is written (Redis and PostgreSQL
+  // work overlap). enqueueSendJobs never throws: jobs it could not add are left to the sweeper.
+  let enqueuing: Promise<void> = Promise.resolve();
+  // Recipients are taken in contactId order; within one run, every PENDING row below the last one
+  // taken is already taken, so the next chunk starts after it instead of skipping them again.
+  let after = '';
+  try {
+    for (;;) {
+      const chunk = await withTransaction(deps, (client) => queueNextChunk(deps, client, campaignId, after));
+      after = chunk.lastContactId ?? after;
+      total.queued += chunk.queued;
+      total.suppressed += chunk.suppressed;
+      await enqueuing;
+      if (chunk.prepared.length) enqueuing = enqueueSendJobs(deps, chunk.prepared, chunk.now);
+      if (chunk.stopped) {
+        total.stopped = chunk.stopped;
+        return total;
+      }
     }
+  } finally {
+    await enqueuing;
   }
 }
 
@@ -88,10 +100,10 @@ async function withTransaction<T>(deps: WorkerDeps, work: (client: PoolClient) =
   }
 }
 
-async function queueNextChunk(deps: WorkerDeps, client: PoolClient, campaignId: string) {
+async function queueNextChunk(deps: WorkerDeps, client: PoolClient, campaignId: string, after: string) {
   const now = deps.clock.now();
   const nowIso = now.toISOString();
-  const nothing = (stopped: WindowResult['stopped']) => ({ queued: 0, suppressed: 0, prepared: [], now, stopped });
+  const nothing = (stopped: WindowResult['stopped']) => ({ queued: 0, suppressed: 0, prepared: [], now, stopped, lastContactId: null });
 
   const { rows } = await client.query<CampaignForWindow>(
     `SELECT c.id, c."teamId", c."domainId", c.status, c."from", c.subject, c."previewText", c.html, c."replyTo", c.cc, c.bcc,
@@ -136,10 +148,10 @@ async function queueNextChunk(deps: WorkerDeps, client: PoolClient, campaignId: 
             COALESCE(ct.subscribed, false) AS "stillSubscribed"
        FROM "CampaignEmail" ce
        LEFT JOIN "Contact" ct ON ct.id = ce."contactId"
-      WHERE ce."campaignId" = $1 AND ce.status = 'PENDING'
+      WHERE ce."campaignId" = $1 AND ce.status = 'PENDING' AND ce."contactId" > $3
       ORDER BY ce."contactId"
       LIMIT $2`,
-    [campaignId, limit],
+    [campaignId, limit, after],
   );
   if (pending.rows.length === 0) return nothing('no-pending');
 
@@ -201,6 +213,7 @@ async function queueNextChunk(deps: WorkerDeps, client: PoolClient, campaignId: 
     suppressed: dropped.length,
     prepared,
     now,
+    lastContactId: pending.rows[pending.rows.length - 1].contactId,
     // A full chunk: the next one re-checks the status and the window's budget.
     stopped: pending.rows.length < limit ? ('no-pending' as const) : null,
   };
