@@ -1,6 +1,7 @@
 import { pauseCampaignAndHoldEmails, resumePausedCampaign } from '@mailrail/core';
 import { insertScheduledCampaign, seedContactBook } from '@mailrail/core/campaigns/test-fixtures';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
+import { scanCampaigns } from './scan-campaigns';
 
 // The engine in a real worker (in this process) against PostgreSQL, Redis and the fake SES over
 // HTTP. The campaign clock is controllable: windows advance when the test says so.
@@ -99,4 +100,28 @@ it('pause stops new sends, holds queued emails, and resume continues where it st
   expect(sentTo(domain)).toBe(300);
   expect(Math.max(...recipientsOf('').values())).toBe(1);
   expect(await campaign(id)).toMatchObject({ total: 300, sent: 300 });
+});
+
+it('two replicas scanning at once start a due campaign once, and its recipients are written once', async () => {
+  const domain = 'replicas.test';
+  const book = await seedContactBook(env.deps.db, env.teamId, { subscribed: 50 }, { domain });
+  // Due only for the replicas' clocks, not for the running worker's.
+  const id = await insertScheduledCampaign(env.deps.db, {
+    teamId: env.teamId,
+    domainId: env.domain.id,
+    contactBookId: book.id,
+    from: `news@${env.domain.name}`,
+    scheduledAt: new Date(t + 10 * 60_000),
+  });
+  const later = { now: () => new Date(t + 11 * 60_000) };
+  const [a, b] = [env.replica(), env.replica()];
+  a.clock = later;
+  b.clock = later;
+  const [ra, rb] = await Promise.all([scanCampaigns(a), scanCampaigns(b)]);
+  expect([...ra.started, ...rb.started].filter((s) => s === id)).toEqual([id]);
+  await env.waitFor(async () => (await campaign(id)).status === 'SENT', 20_000);
+  expect(await env.deps.db.campaignEmail.count({ where: { campaignId: id } })).toBe(50);
+  expect(await env.deps.db.email.count({ where: { campaignId: id } })).toBe(50);
+  expect(sentTo(domain)).toBe(50);
+  expect(await campaign(id)).toMatchObject({ total: 50, sent: 50 });
 });
