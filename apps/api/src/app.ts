@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import { createMetrics, type Metrics } from '@mailrail/core';
 import type { ApiDeps } from './deps';
+import { campaignRoutes } from './campaigns/routes';
 import { domainRoutes } from './domains/routes';
 import { contactBookRoutes } from './contact-books/routes';
 import { subscriptionPages } from './contacts/subscription-pages';
@@ -59,6 +60,7 @@ export function createApp(deps: ApiDeps, opts: AppOptions = {}): ApiApp {
   v1.use('/suppressions', suppressionRoutes(deps));
   v1.use('/analytics', analyticsRoutes(deps));
   v1.use('/templates', templateRoutes(deps));
+  v1.use('/campaigns', campaignRoutes(deps));
   v1.use(notFoundHandler);
   app.use('/api/v1', v1);
 

@@ -1,5 +1,6 @@
 import { createDnsLookup, createIdentityPort } from '@mailrail/core';
 import type { Worker } from 'bullmq';
+import { startCampaignEngine } from './campaigns/campaign-engine';
 import type { WorkerDeps } from './deps';
 import { registerDomainVerification } from './domains/domain-verification';
 import { registerSesEventProcessing } from './ses-events/register';
@@ -39,6 +40,7 @@ export async function startWorker(deps: WorkerDeps, opts: { periodic?: PeriodicJ
     { db: deps.db, queues: deps.queues, identities: createIdentityPort(deps.config, { db: deps.db, dns }), dns, config: deps.config, log: deps.log, now: () => deps.clock.now() },
     { connection, prefix },
   );
+  const campaigns = await startCampaignEngine(deps);
   return {
     send,
     periodic,
@@ -46,7 +48,9 @@ export async function startWorker(deps: WorkerDeps, opts: { periodic?: PeriodicJ
     webhooks,
     ratesByRegion,
     close: async () => {
-      // Stop taking new work everywhere first, then let what is in flight finish.
+      // Campaign windows stop first (they feed the send queues), then every worker stops taking
+      // new work and lets what is in flight finish.
+      await campaigns.close();
       await Promise.all([send.close(), sesEvents.close(), webhooks.close(), domains.close()]);
       await periodic.close();
     },

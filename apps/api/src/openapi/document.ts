@@ -10,9 +10,10 @@ import { documentSuppressionRoutes } from '../suppressions/openapi';
 import { documentContactBookRoutes } from '../contact-books/openapi';
 import { documentContactRoutes } from '../contacts/openapi';
 import { documentWebhookRoutes } from '../webhooks/openapi';
+import { documentCampaignRoutes } from '../campaigns/openapi';
 
 /** Every capability's route documentation; add a capability's documentRoutes function here. */
-export const documentedCapabilities = [documentHealthRoutes, documentOpsRoutes, documentEmailRoutes, documentTemplateRoutes, documentDomainRoutes, documentWebhookRoutes, documentContactBookRoutes, documentContactRoutes, documentSuppressionRoutes, documentAnalyticsRoutes, documentSesNotificationRoutes];
+export const documentedCapabilities = [documentHealthRoutes, documentOpsRoutes, documentEmailRoutes, documentTemplateRoutes, documentDomainRoutes, documentWebhookRoutes, documentContactBookRoutes, documentContactRoutes, documentSuppressionRoutes, documentAnalyticsRoutes, documentSesNotificationRoutes, documentCampaignRoutes];
 
 export function apiDocumentation(serverUrl: string) {
   return generateOpenApiDocument(documentedCapabilities, serverUrl);

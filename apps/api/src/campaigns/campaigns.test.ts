@@ -1,0 +1,189 @@
+import request from 'supertest';
+import { seedContactBook } from '@mailrail/core/campaigns/test-fixtures';
+import { startTestApi, type TestApi } from '../testing/api-harness';
+import { expectBadRequest } from '../testing/expect-bad-request';
+
+let api: TestApi;
+let book: { id: string };
+const HTML = '<p>Hi {{firstName}}</p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a>';
+
+beforeAll(async () => {
+  // Reference instants below are absolute; the zone only matters for natural language.
+  api = await startTestApi({ CAMPAIGN_TIMEZONE: 'America/New_York' });
+  await api.addDomain(api.team.teamId, 'example.com');
+  book = await seedContactBook(api.deps.db, api.team.teamId, { subscribed: 3, unsubscribed: 1 });
+});
+afterAll(() => api.close());
+
+const post = (path: string, body: unknown, auth = api.team.auth) => request(api.app).post(`/api/v1/campaigns${path}`).set(auth).send(body as object);
+const base = () => ({ name: 'News', from: 'News <news@example.com>', subject: 'Hello {{firstName}}', contactBookId: book.id, html: HTML });
+
+describe('POST /api/v1/campaigns', () => {
+  it('creates a DRAFT with every field, lists normalised, defaults for batch settings', async () => {
+    const res = await post('', { ...base(), previewText: 'Preview', replyTo: ' reply@example.com ', cc: ['a@x.test', 'b@x.test'], bcc: 'c@x.test' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      name: 'News',
+      from: 'News <news@example.com>',
+      status: 'DRAFT',
+      scheduledAt: null,
+      batchSize: 500,
+      batchWindowMinutes: 0,
+      replyTo: ['reply@example.com'],
+      cc: ['a@x.test', 'b@x.test'],
+      bcc: ['c@x.test'],
+      previewText: 'Preview',
+      contactBookId: book.id,
+      html: HTML,
+      total: 0,
+      sent: 0,
+      unsubscribed: 0,
+      hardBounced: 0,
+    });
+    const row = await api.deps.db.campaign.findUnique({ where: { id: res.body.id } });
+    expect(row?.teamId).toBe(api.team.teamId);
+  });
+
+  it('schedules from natural language in CAMPAIGN_TIMEZONE, and sendNow at once', async () => {
+    api.deps.clock = { now: () => new Date('2026-10-31T16:00:00Z') };
+    try {
+      const res = await post('', { ...base(), scheduledAt: 'tomorrow at 9am', batchSize: 100, batchWindowMinutes: 5 });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ status: 'SCHEDULED', scheduledAt: '2026-11-01T14:00:00.000Z', batchSize: 100, batchWindowMinutes: 5 });
+      const now = await post('', { ...base(), sendNow: true, scheduledAt: 'next week' });
+      expect(now.body).toMatchObject({ status: 'SCHEDULED', scheduledAt: '2026-10-31T16:00:00.000Z' });
+    } finally {
+      api.deps.clock = { now: () => new Date() };
+    }
+  });
+
+  it('renders editor JSON content to the HTML it will send', async () => {
+    const content = JSON.stringify({
+      type: 'doc',
+      content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Bye', marks: [{ type: 'link', attrs: { href: '{{unsend_unsubscribe_url}}' } }] }] }],
+    });
+    const { html: _html, ...noHtml } = base();
+    const res = await post('', { ...noHtml, content });
+    expect(res.status).toBe(200);
+    expect(res.body.content).toBe(content);
+    expect(res.body.html).toContain('<a href="{{unsend_unsubscribe_url}}">Bye</a>');
+  });
+
+  it('answers 400 naming the field for bad input, and writes nothing', async () => {
+    const before = await api.deps.db.campaign.count();
+    expectBadRequest(await post('', { ...base(), name: '' }), ['name']);
+    expectBadRequest(await post('', { ...base(), batchSize: 0 }), ['batchSize']);
+    expectBadRequest(await post('', { ...base(), batchSize: 100001 }), ['batchSize']);
+    expectBadRequest(await post('', { ...base(), batchWindowMinutes: -1 }), ['batchWindowMinutes']);
+    const { html: _h, ...noBody } = base();
+    expectBadRequest(await post('', noBody), ['html']);
+    expectBadRequest(await post('', { ...base(), html: '<p>no link</p>' }), ['html']);
+    expectBadRequest(await post('', { ...noBody, content: '{not json' }), ['content']);
+    expectBadRequest(await post('', { ...base(), from: 'x@unknown.test' }), ['from']);
+    expectBadRequest(await post('', { ...base(), contactBookId: 'nope' }), ['contactBookId']);
+    const badDate = await post('', { ...base(), scheduledAt: 'when pigs fly' });
+    expectBadRequest(badDate, ['scheduledAt']);
+    expect(badDate.body.error.message).toMatch(/tomorrow 9am/);
+    expect(await api.deps.db.campaign.count()).toBe(before);
+  });
+
+  it('is all-or-nothing: a schedule that cannot run leaves no DRAFT behind', async () => {
+    const empty = await seedContactBook(api.deps.db, api.team.teamId, { subscribed: 0, unsubscribed: 2, pending: 1 });
+    const before = await api.deps.db.campaign.count();
+    const res = await post('', { ...base(), contactBookId: empty.id, sendNow: true });
+    expectBadRequest(res, ['contactBookId']);
+    expect(res.body.error.message).toBe('No subscribed contacts to send');
+    expect(await api.deps.db.campaign.count()).toBe(before);
+  });
+
+  it("refuses another team's book (400) and a domain-bound key on another domain (403)", async () => {
+    const other = await api.newTeam('Other');
+    await api.addDomain(other.teamId, 'other.test');
+    const res = await post('', { ...base(), from: 'a@other.test' }, other.auth);
+    expectBadRequest(res, ['contactBookId']);
+    const domain = await api.addDomain(api.team.teamId, 'second.test');
+    const bound = await api.newKey(api.team.teamId, { domainId: domain.id });
+    const forbidden = await post('', base(), { Authorization: `Bearer ${bound}` });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.error.code).toBe('FORBIDDEN');
+  });
+});
+
+describe('reading, listing and the state rules', () => {
+  it('lists 30 per page newest first, filters by status and searches name or subject', async () => {
+    const team = await api.newTeam('Lister');
+    await api.addDomain(team.teamId, 'lister.test');
+    const b = await seedContactBook(api.deps.db, team.teamId, { subscribed: 1 });
+    for (let i = 0; i < 32; i++) {
+      const res = await post('', { ...base(), from: 'a@lister.test', contactBookId: b.id, name: `Camp ${i}`, subject: i === 5 ? 'Black FRIDAY deals' : 'Weekly' }, team.auth);
+      expect(res.status).toBe(200);
+    }
+    const list = (q: string) => request(api.app).get(`/api/v1/campaigns${q}`).set(team.auth);
+    const first = await list('');
+    expect(first.body.campaigns).toHaveLength(30);
+    expect(first.body.totalPage).toBe(2);
+    expect(first.body.campaigns[0].name).toBe('Camp 31');
+    expect(Object.keys(first.body.campaigns[0]).sort()).toEqual(
+      ['createdAt', 'delivered', 'from', 'id', 'name', 'scheduledAt', 'sent', 'status', 'subject', 'total', 'unsubscribed', 'updatedAt'].sort(),
+    );
+    expect((await list('?page=2')).body.campaigns).toHaveLength(2);
+    expect((await list('?search=friday')).body.campaigns.map((c: { name: string }) => c.name)).toEqual(['Camp 5']);
+    expect((await list('?search=CAMP 1')).body.campaigns).toHaveLength(11);
+    expect((await list('?status=DRAFT')).body.campaigns).toHaveLength(30);
+    expect((await list('?status=SENT')).body).toEqual({ campaigns: [], totalPage: 0 });
+    expectBadRequest(await list('?status=DONE'), ['status']);
+  });
+
+  it('applies the state rules: pause from SCHEDULED/RUNNING, resume from PAUSED, no delete while RUNNING', async () => {
+    const c = (await post('', base())).body;
+    const act = (what: string) => post(`/${c.id}/${what}`, {});
+    // DRAFT: cannot pause or resume.
+    expect((await act('pause')).status).toBe(400);
+    expect((await act('resume')).status).toBe(400);
+    const future = new Date(Date.now() + 3600_000).toISOString();
+    expect((await post(`/${c.id}/schedule`, { scheduledAt: future, batchSize: 7, batchWindowMinutes: 2 })).body).toEqual({ success: true });
+    let row = (await request(api.app).get(`/api/v1/campaigns/${c.id}`).set(api.team.auth)).body;
+    expect(row).toMatchObject({ status: 'SCHEDULED', scheduledAt: future, batchSize: 7, batchWindowMinutes: 2 });
+    expect((await act('pause')).body).toEqual({ success: true });
+    expect((await act('pause')).status).toBe(400);
+    expect((await act('resume')).body).toEqual({ success: true });
+    row = (await request(api.app).get(`/api/v1/campaigns/${c.id}`).set(api.team.auth)).body;
+    expect(row.status).toBe('SCHEDULED');
+    await api.deps.db.campaign.update({ where: { id: c.id }, data: { status: 'RUNNING' } });
+    const del = await request(api.app).delete(`/api/v1/campaigns/${c.id}`).set(api.team.auth);
+    expect(del.status).toBe(400);
+    expect(del.body.error.message).toMatch(/RUNNING/);
+    expect((await post(`/${c.id}/schedule`, {})).status).toBe(400);
+    expect((await act('pause')).status).toBe(200);
+    await api.deps.db.campaign.update({ where: { id: c.id }, data: { status: 'SENT' } });
+    expect((await act('resume')).status).toBe(400);
+    expect((await post(`/${c.id}/schedule`, {})).status).toBe(400);
+    const gone = await request(api.app).delete(`/api/v1/campaigns/${c.id}`).set(api.team.auth);
+    expect(gone.status).toBe(200);
+    expect(gone.body.id).toBe(c.id);
+    expect((await request(api.app).get(`/api/v1/campaigns/${c.id}`).set(api.team.auth)).status).toBe(404);
+  });
+
+  it('rejects an unreadable schedule with an example', async () => {
+    const c = (await post('', base())).body;
+    const res = await post(`/${c.id}/schedule`, { scheduledAt: 'someday maybe' });
+    expectBadRequest(res, ['scheduledAt']);
+    expect(res.body.error.message).toMatch(/ISO 8601/);
+    expectBadRequest(await post(`/${c.id}/schedule`, { batchSize: 0 }), ['batchSize']);
+  });
+
+  it("answers 404 for another team's campaign on every route", async () => {
+    const c = (await post('', base())).body;
+    const other = await api.newTeam('Stranger');
+    const g = (r: request.Test) => r.set(other.auth);
+    expect((await g(request(api.app).get(`/api/v1/campaigns/${c.id}`))).status).toBe(404);
+    for (const what of ['schedule', 'pause', 'resume']) {
+      const res = await post(`/${c.id}/${what}`, {}, other.auth);
+      expect(res.status).toBe(404);
+      expect(res.body.error).toEqual({ code: 'NOT_FOUND', message: 'Campaign not found' });
+    }
+    expect((await g(request(api.app).delete(`/api/v1/campaigns/${c.id}`))).status).toBe(404);
+    expect((await g(request(api.app).get('/api/v1/campaigns'))).body.campaigns).toEqual([]);
+    expect((await api.deps.db.campaign.findUnique({ where: { id: c.id } }))?.status).toBe('DRAFT');
+  });
+});

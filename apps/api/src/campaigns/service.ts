@@ -1,0 +1,225 @@
+import {
+  ApiError,
+  badRequest,
+  forbidden,
+  hasUnsubscribePlaceholder,
+  newId,
+  parseScheduledAt,
+  pauseCampaignAndHoldEmails,
+  PAUSABLE_STATUSES,
+  resumePausedCampaign,
+  renderCampaignContent,
+  UNSUBSCRIBE_REQUIRED,
+  type Campaign,
+  type CampaignStatus,
+  type Prisma,
+} from '@mailrail/core';
+import type { ApiDeps } from '../deps';
+import { parseFromAddress } from '../emails/schemas';
+import type { AuthContext } from '../http/auth';
+import type { CreateCampaignBody, ListCampaignsQuery, ScheduleCampaignBody } from './schemas';
+
+// Campaign rows and their state rules. The engine (apps/worker/src/campaigns) starts SCHEDULED
+// campaigns and sends; this side only writes the plan and moves the status, always with a
+// conditional UPDATE so a concurrent start, pause or delete cannot be overwritten.
+
+export const PAGE_SIZE = 30;
+const campaignNotFound = () => new ApiError('NOT_FOUND', 'Campaign not found');
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function campaignView(c: Campaign) {
+  return {
+    id: c.id,
+    name: c.name,
+    from: c.from,
+    subject: c.subject,
+    previewText: c.previewText,
+    contactBookId: c.contactBookId,
+    html: c.html,
+    content: c.content,
+    status: c.status,
+    scheduledAt: iso(c.scheduledAt),
+    batchSize: c.batchSize,
+    batchWindowMinutes: c.batchWindowMinutes,
+    total: c.total,
+    sent: c.sent,
+    delivered: c.delivered,
+    opened: c.opened,
+    clicked: c.clicked,
+    unsubscribed: c.unsubscribed,
+    bounced: c.bounced,
+    hardBounced: c.hardBounced,
+    complained: c.complained,
+    replyTo: c.replyTo,
+    cc: c.cc,
+    bcc: c.bcc,
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
+  };
+}
+
+async function findCampaign(deps: ApiDeps, auth: AuthContext, id: string): Promise<Campaign> {
+  const c = await deps.db.campaign.findFirst({ where: { id, teamId: auth.teamId } });
+  if (!c) throw campaignNotFound();
+  return c;
+}
+
+/** The verified domain of `from`; a key bound to another domain is a 403, as for emails. */
+async function senderDomain(deps: ApiDeps, auth: AuthContext, from: string) {
+  const parsed = parseFromAddress(from);
+  if (!parsed) throw badRequest('Invalid request body: from: must be an email address or "Name <address>"', [{ path: ['from'], message: 'Invalid from address' }]);
+  const domain = await deps.db.domain.findFirst({ where: { teamId: auth.teamId, name: parsed.domain } });
+  if (auth.domainId !== null && domain?.id !== auth.domainId) {
+    throw forbidden(`API key does not have access to domain: ${parsed.domain}`);
+  }
+  if (!domain || domain.status !== 'SUCCESS') {
+    const why = domain ? 'is not verified' : 'not found. Add it and verify it before sending';
+    throw badRequest(`Domain: ${parsed.domain} ${why}`, [{ path: ['from'], message: `Domain: ${parsed.domain} ${why}` }]);
+  }
+  return domain;
+}
+
+/** The HTML the campaign sends: editor JSON rendered to a template, or the raw HTML. */
+function campaignHtml(body: { content?: string; html?: string }): string {
+  if (body.content !== undefined) {
+    const html = renderCampaignContent(body.content);
+    if (html === null) throw badRequest('Invalid content JSON', [{ path: ['content'], message: 'Invalid content JSON' }]);
+    return html;
+  }
+  return body.html!;
+}
+
+function requireUnsubscribeLink(html: string, field: string): void {
+  if (!hasUnsubscribePlaceholder(html)) throw badRequest(UNSUBSCRIBE_REQUIRED, [{ path: [field], message: UNSUBSCRIBE_REQUIRED }]);
+}
+
+async function requireSubscribedContacts(deps: ApiDeps, contactBookId: string): Promise<void> {
+  const one = await deps.db.contact.findFirst({ where: { contactBookId, subscribed: true }, select: { id: true } });
+  if (!one) throw badRequest('No subscribed contacts to send', [{ path: ['contactBookId'], message: 'No subscribed contacts to send' }]);
+}
+
+/**
+ * Create is all-or-nothing: every check (domain, book, content, schedule, recipients) runs before
+ * the single INSERT, so a campaign that cannot be scheduled is not left behind as a DRAFT.
+ */
+export async function createCampaign(deps: ApiDeps, auth: AuthContext, body: CreateCampaignBody) {
+  const now = deps.clock.now();
+  const domain = await senderDomain(deps, auth, body.from);
+  const book = await deps.db.contactBook.findFirst({ where: { id: body.contactBookId, teamId: auth.teamId }, select: { id: true } });
+  if (!book) throw badRequest('Contact book not found', [{ path: ['contactBookId'], message: 'Contact book not found' }]);
+  const html = campaignHtml(body);
+  requireUnsubscribeLink(html, body.content !== undefined ? 'content' : 'html');
+
+  let scheduledAt: Date | null = null;
+  if (body.sendNow) scheduledAt = now;
+  else if (body.scheduledAt) scheduledAt = parseScheduledAt(body.scheduledAt, now, deps.config.CAMPAIGN_TIMEZONE);
+  if (scheduledAt) await requireSubscribedContacts(deps, book.id);
+
+  const created = await deps.db.campaign.create({
+    data: {
+      id: newId(),
+      teamId: auth.teamId,
+      domainId: domain.id,
+      name: body.name,
+      from: body.from,
+      subject: body.subject,
+      previewText: body.previewText ?? null,
+      contactBookId: book.id,
+      html,
+      content: body.content ?? null,
+      status: scheduledAt ? 'SCHEDULED' : 'DRAFT',
+      scheduledAt,
+      batchSize: body.batchSize ?? 500,
+      batchWindowMinutes: body.batchWindowMinutes ?? 0,
+      replyTo: body.replyTo ?? [],
+      cc: body.cc ?? [],
+      bcc: body.bcc ?? [],
+    },
+  });
+  return campaignView(created);
+}
+
+export async function listCampaigns(deps: ApiDeps, auth: AuthContext, q: ListCampaignsQuery) {
+  const where: Prisma.CampaignWhereInput = { teamId: auth.teamId };
+  if (q.status) where.status = q.status;
+  if (q.search) {
+    where.OR = [{ name: { contains: q.search, mode: 'insensitive' } }, { subject: { contains: q.search, mode: 'insensitive' } }];
+  }
+  const [rows, count] = await Promise.all([
+    deps.db.campaign.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (q.page - 1) * PAGE_SIZE, take: PAGE_SIZE }),
+    deps.db.campaign.count({ where }),
+  ]);
+  return {
+    campaigns: rows.map((c) => ({
+      id: c.id,
+      name: c.name,
+      from: c.from,
+      subject: c.subject,
+      createdAt: c.createdAt.toISOString(),
+      updatedAt: c.updatedAt.toISOString(),
+      status: c.status,
+      scheduledAt: iso(c.scheduledAt),
+      total: c.total,
+      sent: c.sent,
+      delivered: c.delivered,
+      unsubscribed: c.unsubscribed,
+    })),
+    totalPage: Math.ceil(count / PAGE_SIZE),
+  };
+}
+
+export async function getCampaign(deps: ApiDeps, auth: AuthContext, id: string) {
+  return campaignView(await findCampaign(deps, auth, id));
+}
+
+/** A refused transition: 404 when the campaign is not the team's, else 400 naming its status. */
+async function refuse(deps: ApiDeps, auth: AuthContext, id: string, action: string, allowed: CampaignStatus[]): Promise<never> {
+  const c = await findCampaign(deps, auth, id);
+  throw badRequest(`Cannot ${action} a campaign that is ${c.status}; allowed from ${allowed.join(' or ')}`);
+}
+
+// A PAUSED campaign may be scheduled again: it resumes at the new time where it stopped.
+const SCHEDULABLE: CampaignStatus[] = ['DRAFT', 'SCHEDULED', 'PAUSED'];
+
+export async function scheduleCampaign(deps: ApiDeps, auth: AuthContext, id: string, body: ScheduleCampaignBody) {
+  const now = deps.clock.now();
+  const c = await findCampaign(deps, auth, id);
+  if (!SCHEDULABLE.includes(c.status)) return refuse(deps, auth, id, 'schedule', SCHEDULABLE);
+  const scheduledAt = body.scheduledAt ? parseScheduledAt(body.scheduledAt, now, deps.config.CAMPAIGN_TIMEZONE) : now;
+  if (!c.contactBookId) throw badRequest('No contact book found for campaign');
+  if (!c.html) throw badRequest('No content added for campaign');
+  requireUnsubscribeLink(c.html, 'html');
+  if (!c.recipientsReadyAt) await requireSubscribedContacts(deps, c.contactBookId);
+  const { count } = await deps.db.campaign.updateMany({
+    where: { id, teamId: auth.teamId, status: { in: SCHEDULABLE } },
+    data: {
+      status: 'SCHEDULED',
+      scheduledAt,
+      ...(body.batchSize !== undefined ? { batchSize: body.batchSize } : {}),
+      ...(body.batchWindowMinutes !== undefined ? { batchWindowMinutes: body.batchWindowMinutes } : {}),
+    },
+  });
+  if (count === 0) return refuse(deps, auth, id, 'schedule', SCHEDULABLE);
+  return { success: true as const };
+}
+
+/** See pauseCampaignAndHoldEmails: emails not claimed yet are held back until resume. */
+export async function pauseCampaign(deps: ApiDeps, auth: AuthContext, id: string) {
+  const paused = await pauseCampaignAndHoldEmails(deps.db, { id, teamId: auth.teamId }, deps.clock.now());
+  if (!paused) return refuse(deps, auth, id, 'pause', PAUSABLE_STATUSES);
+  return { success: true as const };
+}
+
+export async function resumeCampaign(deps: ApiDeps, auth: AuthContext, id: string) {
+  const resumed = await resumePausedCampaign(deps.db, { id, teamId: auth.teamId }, deps.clock.now());
+  if (!resumed) return refuse(deps, auth, id, 'resume', ['PAUSED']);
+  return { success: true as const };
+}
+
+/** Refused while RUNNING (pause first). Recipient rows go with it; its Email rows stay. */
+export async function deleteCampaign(deps: ApiDeps, auth: AuthContext, id: string) {
+  const c = await findCampaign(deps, auth, id);
+  const { count } = await deps.db.campaign.deleteMany({ where: { id, teamId: auth.teamId, status: { not: 'RUNNING' } } });
+  if (count === 0) return refuse(deps, auth, id, 'delete', ['DRAFT', 'SCHEDULED', 'PAUSED', 'SENT']);
+  return campaignView(c);
+}

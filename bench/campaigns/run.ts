@@ -1,0 +1,125 @@
+// Campaign engine benchmark: one campaign to a 100,000-contact book with no window, sent by the
+// real worker process (`apps/worker/src/main.ts`) to the fake SES v2 endpoint over HTTP.
+// Measures, from the campaign's start time: recipients written, all recipients enqueued (every
+// Email row and send job created), all messages accepted at SES, campaign SENT; and the worker's
+// peak RSS from /proc.
+// Run: npx tsx bench/campaigns/run.ts [contacts=100000] [sesRatePerSecond=4000]
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createDb, createTeam, insertDomain, loadConfig } from '../../packages/core/src';
+import { insertScheduledCampaign, seedContactBook } from '../../packages/core/src/campaigns/test-fixtures';
+import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '../../packages/core/src/testing/databases';
+import { startFakeSes } from '../../packages/core/src/testing/fake-ses';
+import { createRedis } from '../../packages/core/src';
+import { deleteRedisPrefix, testRedisPrefix } from '../../packages/core/src/testing/redis';
+
+const N = Number(process.argv[2] ?? 100_000);
+const RATE = Number(process.argv[3] ?? 4000);
+const root = path.resolve(__dirname, '../..');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+async function main() {
+  await prepareTemplateDatabase();
+  const databaseUrl = await createTestDatabase();
+  const prefix = testRedisPrefix();
+  const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix });
+  const db = createDb(databaseUrl, 4);
+  const ses = await startFakeSes();
+  // The fake keeps every raw message; the benchmark only needs the count.
+  let accepted = 0;
+  ses.setRule(() => {
+    accepted++;
+    return undefined;
+  });
+  const team = await createTeam(db, 'Bench');
+  const domain = await insertDomain(db, config.SECRET, { teamId: team.id, name: 'bench.example.com', region: 'us-east-1', dkimSelector: 'usesend', verified: true });
+  const seed0 = performance.now();
+  const book = await seedContactBook(db, team.id, { subscribed: N }, { domain: 'people.example.net', variables: ['Company'] });
+  await db.$executeRawUnsafe('VACUUM ANALYZE "Contact"');
+  console.log(`seeded ${N} contacts in ${((performance.now() - seed0) / 1000).toFixed(1)} s`);
+
+  const worker = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/worker/src/main.ts')], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix, SES_ENDPOINT: ses.url, LOG_LEVEL: 'warn', SES_RATE_LIMIT: String(RATE * 2), SES_MARKETING_SHARE: '0.5' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await sleep(4000); // worker start-up (tsx compile) is not campaign time
+  const idleRss = rssMb(worker.pid!);
+
+  const start = new Date();
+  const id = await insertScheduledCampaign(db, {
+    teamId: team.id,
+    domainId: domain.id,
+    contactBookId: book.id,
+    from: 'News <news@bench.example.com>',
+    scheduledAt: start,
+    html: `<html><body><h1>Hello {{firstName,fallback=there}}</h1>${'<p>A paragraph of a typical newsletter, with a <a href="https://example.com/x">link</a>.</p>'.repeat(10)}<p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a></p></body></html>`,
+  });
+  const t0 = start.getTime();
+  const marks: Record<string, number> = {};
+  let peakRss = idleRss;
+  for (;;) {
+    await sleep(250);
+    peakRss = Math.max(peakRss, rssMb(worker.pid!));
+    const elapsed = Date.now() - t0;
+    if (!marks.recipients || !marks.enqueued) {
+      const [c] = await db.$queryRawUnsafe<{ ready: boolean; pending: number }[]>(
+        `SELECT "recipientsReadyAt" IS NOT NULL AS ready,
+                (SELECT count(*)::int FROM "CampaignEmail" WHERE "campaignId" = $1 AND status = 'PENDING') AS pending
+           FROM "Campaign" WHERE id = $1`,
+        id,
+      );
+      if (c.ready && !marks.recipients) marks.recipients = elapsed;
+      if (c.ready && c.pending === 0 && !marks.enqueued) marks.enqueued = elapsed;
+    }
+    if (accepted >= N && !marks.sesAll) marks.sesAll = elapsed;
+    if (marks.sesAll) {
+      const c = await db.campaign.findUniqueOrThrow({ where: { id } });
+      if (c.status === 'SENT') {
+        marks.campaignSent = elapsed;
+        console.log(`counters: total=${c.total} sent=${c.sent}`);
+        break;
+      }
+    }
+    if (elapsed > 30 * 60_000) throw new Error('benchmark timed out');
+  }
+  worker.kill('SIGTERM');
+  await new Promise((r) => worker.on('exit', r));
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  console.log(
+    JSON.stringify(
+      {
+        contacts: N,
+        sesRateLimitForMarketing: RATE,
+        recipientsWritten: s(marks.recipients),
+        allEnqueued: s(marks.enqueued),
+        allAcceptedAtSes: s(marks.sesAll),
+        campaignSent: s(marks.campaignSent),
+        sesMessagesPerSecond: Math.round(N / (marks.sesAll / 1000)),
+        workerRssMb: { idle: Math.round(idleRss), peak: Math.round(peakRss) },
+        fakeSesMessages: ses.messages.length,
+        machine: `${os.cpus().length} x ${os.cpus()[0].model}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+      },
+      null,
+      2,
+    ),
+  );
+  await ses.close();
+  await db.$disconnect();
+  const redis = createRedis(config.REDIS_URL);
+  await deleteRedisPrefix(redis, prefix).catch(() => undefined);
+  redis.disconnect();
+  await dropDatabase(databaseUrl);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
