@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { createApiKey, createDb, createTeam, insertDomain, type Db } from '@mailrail/core';
-import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databases';
+import { createApiKey, createTeam, insertDomain } from '@mailrail/core';
+import { useTestDatabase } from '@mailrail/core/testing/databases';
 import { testRedisPrefix } from '@mailrail/core/testing/redis';
 
 // SIGTERM during a burst of sends: every request is either answered 200 with its email stored,
@@ -10,16 +10,7 @@ import { testRedisPrefix } from '@mailrail/core/testing/redis';
 // process is started, as an operator runs it.
 
 const root = path.resolve(__dirname, '../../..');
-let url: string;
-let db: Db;
-beforeAll(async () => {
-  url = await createTestDatabase();
-  db = createDb(url, 2);
-});
-afterAll(async () => {
-  await db.$disconnect();
-  await dropDatabase(url);
-});
+const database = useTestDatabase();
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -30,14 +21,14 @@ const freePort = () =>
   });
 
 it('loses no request when stopped with SIGTERM mid-burst', async () => {
-  const team = await createTeam(db, 'shutdown');
-  await insertDomain(db, 'x'.repeat(40), { teamId: team.id, name: 'shutdown.example.com', region: 'us-east-1', dkimSelector: 'usesend', verified: true });
-  const { apiKey } = await createApiKey(db, { teamId: team.id });
+  const team = await createTeam(database.db, 'shutdown');
+  await insertDomain(database.db, 'x'.repeat(40), { teamId: team.id, name: 'shutdown.example.com', region: 'us-east-1', dkimSelector: 'usesend', verified: true });
+  const { apiKey } = await createApiKey(database.db, { teamId: team.id });
   const port = await freePort();
   // `node --import tsx` rather than the tsx CLI: the signal must reach the API process itself.
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/api/src/main.ts')], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: url, REDIS_PREFIX: testRedisPrefix(), LOG_LEVEL: 'warn', API_RATE_LIMIT: '0', SECRET: 'x'.repeat(40) },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: database.url, REDIS_PREFIX: testRedisPrefix(), LOG_LEVEL: 'warn', API_RATE_LIMIT: '0', SECRET: 'x'.repeat(40) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
@@ -84,7 +75,7 @@ it('loses no request when stopped with SIGTERM mid-burst', async () => {
   expect({ answeredBeforeStop, other: other.slice(0, 3), refused: refused.length }).toMatchObject({ other: [] });
   expect(answeredBeforeStop).toBeGreaterThan(10);
   expect(other).toEqual([]);
-  const rows = await db.email.findMany({ where: { teamId: team.id }, select: { id: true, subject: true } });
+  const rows = await database.db.email.findMany({ where: { teamId: team.id }, select: { id: true, subject: true } });
   // Every 200 is stored under the id it answered, and nothing is stored that was not answered.
   expect(new Map(rows.map((r) => [r.subject, r.id]))).toEqual(answered);
   expect(refused.filter((s) => answered.has(s))).toEqual([]);

@@ -1,20 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { createDb, type Db } from '../db/client';
-import { createTestDatabase, dropDatabase } from '../testing/databases';
+import { useTestDatabase } from '../testing/databases';
 import { hashKeySecret, parseApiKey } from '../teams/api-keys';
 import { runCli } from './main';
 
-let url: string;
-let db: Db;
-beforeAll(async () => {
-  url = await createTestDatabase();
-  db = createDb(url, 2);
-});
-afterAll(async () => {
-  await db.$disconnect();
-  await dropDatabase(url);
-});
+const database = useTestDatabase();
 
 async function cli(...argv: string[]): Promise<{ code: number; out: unknown; err: string }> {
   let stdout = '';
@@ -22,7 +12,7 @@ async function cli(...argv: string[]): Promise<{ code: number; out: unknown; err
   const out = jest.spyOn(process.stdout, 'write').mockImplementation((s) => ((stdout += String(s)), true));
   const err = jest.spyOn(process.stderr, 'write').mockImplementation((s) => ((stderr += String(s)), true));
   try {
-    const code = await runCli(argv, { DATABASE_URL: url, LOG_LEVEL: 'silent' });
+    const code = await runCli(argv, { DATABASE_URL: database.url, LOG_LEVEL: 'silent' });
     return { code, out: stdout ? JSON.parse(stdout) : null, err: stderr };
   } finally {
     out.mockRestore();
@@ -37,7 +27,7 @@ describe('admin CLI', () => {
     const { teamId, apiKey } = out as { teamId: number; apiKey: string };
     expect(apiKey).toMatch(/^us_[0-9a-z]{10}_[0-9a-f]{32}$/);
     const parsed = parseApiKey(apiKey)!;
-    const row = await db.apiKey.findUniqueOrThrow({ where: { clientId: parsed.clientId } });
+    const row = await database.db.apiKey.findUniqueOrThrow({ where: { clientId: parsed.clientId } });
     expect(row).toMatchObject({ teamId, permission: 'FULL', tokenHash: hashKeySecret(parsed.secret) });
     expect(JSON.stringify(row)).not.toContain(parsed.secret);
   });
@@ -50,10 +40,10 @@ describe('admin CLI', () => {
     const key = await cli('apikey', 'create', '--team', String(team.teamId), '--permission', 'SENDING', '--domain', String(domain.id), '--name', 'ci');
     expect(key.code).toBe(0);
     const { clientId } = parseApiKey((key.out as { apiKey: string }).apiKey)!;
-    expect(await db.apiKey.findUniqueOrThrow({ where: { clientId } })).toMatchObject({ permission: 'SENDING', domainId: domain.id, name: 'ci' });
+    expect(await database.db.apiKey.findUniqueOrThrow({ where: { clientId } })).toMatchObject({ permission: 'SENDING', domainId: domain.id, name: 'ci' });
     const revoked = await cli('apikey', 'revoke', '--key', `us_${clientId}`);
     expect(revoked).toMatchObject({ code: 0, out: { revoked: true, clientId } });
-    expect((await db.apiKey.findUniqueOrThrow({ where: { clientId } })).revokedAt).not.toBeNull();
+    expect((await database.db.apiKey.findUniqueOrThrow({ where: { clientId } })).revokedAt).not.toBeNull();
     expect((await cli('apikey', 'revoke', '--key', `us_${clientId}`)).code).toBe(2);
   });
 
@@ -76,7 +66,7 @@ describe('admin CLI', () => {
   it('exits the process with 2 on bad arguments', () => {
     const root = path.resolve(__dirname, '../../../..');
     const res = spawnSync(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), path.join(__dirname, 'main.ts'), 'apikey', 'create'], {
-      env: { ...process.env, DATABASE_URL: url },
+      env: { ...process.env, DATABASE_URL: database.url },
       encoding: 'utf8',
     });
     expect(res.status).toBe(2);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { databaseExists, dropDatabase, ensureDatabase } from '../db/admin';
 import { migrateDeploy, repoRoot } from '../db/prisma-cli';
+import { createDb, type Db } from '../db/client';
 
 // Each test file gets its own database, cloned from a template that was migrated once with the
 // real migrations. The template's name carries a hash of the migrations, so a new migration
@@ -58,3 +59,20 @@ export async function createTestDatabase(): Promise<string> {
 }
 
 export { dropDatabase };
+
+/**
+ * A fresh database with a Prisma client for the current test file (or describe block): opened
+ * in beforeAll, disconnected and dropped in afterAll. Read `.url` and `.db` inside the tests.
+ */
+export function useTestDatabase(): { url: string; db: Db } {
+  const handle = {} as { url: string; db: Db };
+  beforeAll(async () => {
+    handle.url = await createTestDatabase();
+    handle.db = createDb(handle.url, 2);
+  });
+  afterAll(async () => {
+    await handle.db?.$disconnect();
+    if (handle.url) await dropDatabase(handle.url);
+  });
+  return handle;
+}

@@ -1,6 +1,5 @@
 import { Webhooks } from 'usesend-js';
-import { createDb, type Db } from '../db/client';
-import { createTestDatabase, dropDatabase } from '../testing/databases';
+import { useTestDatabase } from '../testing/databases';
 import { createTeam } from '../teams/api-keys';
 import { emailStatusWebhookEvent, webhookEventTypes } from './events';
 import { recordEmailStatusEvent } from './payloads';
@@ -85,36 +84,27 @@ describe('event vocabulary', () => {
 });
 
 describe('recordEmailStatusEvent', () => {
-  let db: Db;
-  let url: string;
-  beforeAll(async () => {
-    url = await createTestDatabase();
-    db = createDb(url, 2);
-  });
-  afterAll(async () => {
-    await db.$disconnect();
-    await dropDatabase(url);
-  });
+  const database = useTestDatabase();
 
   it('writes the email.<status> outbox row in the caller’s transaction, and nothing for SCHEDULED', async () => {
-    const team = await createTeam(db, 't');
+    const team = await createTeam(database.db, 't');
     const email = { id: 'em1', teamId: team.id, from: 'a@x.com', to: ['b@y.com'], subject: 'Hi', campaignId: null, contactId: null, domainId: null, templateId: null };
     const at = new Date('2026-01-02T03:04:05.000Z');
-    const id = await db.$transaction((tx) => recordEmailStatusEvent(tx, email, 'BOUNCED', at, { bounce: { type: 'Permanent', subType: 'General' } }));
-    expect(await db.webhookEvent.findUniqueOrThrow({ where: { id: id! } })).toMatchObject({
+    const id = await database.db.$transaction((tx) => recordEmailStatusEvent(tx, email, 'BOUNCED', at, { bounce: { type: 'Permanent', subType: 'General' } }));
+    expect(await database.db.webhookEvent.findUniqueOrThrow({ where: { id: id! } })).toMatchObject({
       teamId: team.id,
       type: 'email.bounced',
       dispatchedAt: null,
       data: { id: 'em1', status: 'BOUNCED', to: ['b@y.com'], occurredAt: at.toISOString(), bounce: { type: 'Permanent', subType: 'General' } },
     });
-    expect(await recordEmailStatusEvent(db, email, 'SCHEDULED', at)).toBeNull();
+    expect(await recordEmailStatusEvent(database.db, email, 'SCHEDULED', at)).toBeNull();
     // A rolled-back change leaves no event behind.
-    await db
+    await database.db
       .$transaction(async (tx) => {
         await recordEmailStatusEvent(tx, email, 'DELIVERED', at);
         throw new Error('rollback');
       })
       .catch(() => undefined);
-    expect(await db.webhookEvent.count({ where: { type: 'email.delivered' } })).toBe(0);
+    expect(await database.db.webhookEvent.count({ where: { type: 'email.delivered' } })).toBe(0);
   });
 });
