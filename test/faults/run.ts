@@ -1,7 +1,7 @@
 // npm run test:faults — fault scenarios against real API and worker processes. Prints one result
 // line per scenario and exits non-zero when any fails. `npm run test:faults -- 5 2` runs a subset.
 import { idempotencyUnderConcurrency, redisFlushMidRun, sesFaults, workerKilledMidBurst } from './send-scenarios';
-import { crossTeamMatrix } from './api-scenarios';
+import { crossTeamMatrix, malformedRequests } from './api-scenarios';
 import { postgresConnectionsCut } from './db-scenarios';
 import { resultLine, type ScenarioResult } from './stack';
 
@@ -10,6 +10,7 @@ const scenarios: { n: string; name: string; run: () => Promise<ScenarioResult> }
   { n: '2', name: 'redis keys flushed mid-run', run: redisFlushMidRun },
   { n: '3', name: 'ses throttling and timeouts', run: sesFaults },
   { n: '4', name: 'postgres connections cut mid-batch', run: postgresConnectionsCut },
+  { n: '6', name: 'malformed requests on every route', run: malformedRequests },
   { n: '7', name: 'every route with another team ids', run: crossTeamMatrix },
   { n: "1'", name: 'worker SIGKILL x5 during a burst', run: workerKilledMidBurst },
 ];

@@ -25,7 +25,6 @@ import { startFakeSes, type FakeSes } from '@mailrail/core/testing/fake-ses';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
 
 export const repoRoot = path.resolve(__dirname, '../..');
-const tsxCli = path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs');
 const logDir = path.join(repoRoot, '.cache/faults');
 
 // Production timings would make every fault take minutes to heal: short leases, a sweeper every
@@ -140,7 +139,9 @@ export async function startStack(name: string, env: Record<string, string> = {})
 
   const spawnApp = (app: 'api' | 'worker', tag: string) => {
     const log = createWriteStream(path.join(logDir, `${name}-${tag}.log`));
-    const child = spawn(process.execPath, [tsxCli, path.join(repoRoot, `apps/${app}/src/main.ts`)], {
+    // `node --import tsx`, not the tsx CLI: the CLI runs the app in a child process, so a SIGKILL
+    // sent to it would leave the app running as an orphan.
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, `apps/${app}/src/main.ts`)], {
       cwd: repoRoot,
       env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
