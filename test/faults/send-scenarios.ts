@@ -95,12 +95,12 @@ export async function sesFaults(): Promise<ScenarioResult> {
       if (r < 0.35) {
         if (Math.random() < 0.5) {
           timeoutsLost++;
-          return { kind: 'timeout', delayMs: 1500, accept: false };
+          return { kind: 'timeout', delayMs: 4000, accept: false };
         }
         timeoutsLate++;
         const id = emailIdOf(req.raw);
         if (id) acceptedLate.set(id, (acceptedLate.get(id) ?? 0) + 1);
-        return { kind: 'timeout', delayMs: 1500, accept: true };
+        return { kind: 'timeout', delayMs: 4000, accept: true };
       }
       return undefined;
     });

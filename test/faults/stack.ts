@@ -31,13 +31,13 @@ const logDir = path.join(repoRoot, '.cache/faults');
 // second, fast retries (the worker harness uses the same values).
 const FAST_ENV: Record<string, string> = {
   SES_RATE_LIMIT: '1000',
-  SES_TIMEOUT_MS: '1000',
+  SES_TIMEOUT_MS: '3000',
   SEND_LEASE_SECONDS: '15',
   SEND_RETRY_BASE_MS: '200',
   SEND_RETRY_MAX_MS: '1000',
   SES_THROTTLE_PAUSE_MS: '100',
-  SEND_SWEEP_CRON: '* * * * * *',
-  SEND_SWEEP_BATCH: '5000',
+  SEND_SWEEP_CRON: '*/2 * * * * *',
+  SEND_SWEEP_BATCH: '1000',
   SEND_CONCURRENCY: '20',
   SEND_MAX_ATTEMPTS: '50',
 };
