@@ -1,7 +1,7 @@
 // Scenarios on the send path: idempotency under concurrency, Redis losing its keys, SES faults,
 // and the worker killed mid-burst. Each one counts, per email, how many messages the fake SES
 // accepted (by the X-Usesend-Email-ID header of the raw MIME): 0 is a loss, more than 1 a duplicate.
-import { emailIdOf, lossAndDuplicates, sleep, startStack, waitFor, type ScenarioResult } from './stack';
+import { describeLost, emailIdOf, lossAndDuplicates, sleep, startStack, waitFor, type ScenarioResult } from './stack';
 
 /** 5. Fifty concurrent sends with one Idempotency-Key: one email row, one SES message. */
 export async function idempotencyUnderConcurrency(): Promise<ScenarioResult> {
@@ -47,12 +47,12 @@ export async function redisFlushMidRun(): Promise<ScenarioResult> {
     const atFlush = stack.ses.messages.length;
     const keys = await flushPrefix(stack);
     const ids = [...queued, ...scheduled];
-    const done = await stack.waitUntilDelivered(ids, 120_000);
+    const done = await stack.waitUntilDelivered(ids, 240_000);
     await sleep(2000);
     const { lost, duplicates } = lossAndDuplicates(ids, stack.sesCountsByEmailId());
     const early = countEarly(stack, new Set(scheduled), dueAt);
     const pass = done && lost === 0 && duplicates === 0 && early === 0 && worker.exitCode === null;
-    return { pass, figures: `queued=${queued.length} scheduled=${scheduled.length} sent_before_flush=${atFlush} keys_deleted=${keys} lost=${lost} duplicates=${duplicates} scheduled_sent_early=${early}` };
+    return { pass, figures: `queued=${queued.length} scheduled=${scheduled.length} sent_before_flush=${atFlush} keys_deleted=${keys} lost=${lost} duplicates=${duplicates} scheduled_sent_early=${early}${pass ? '' : await describeLost(stack, ids)}` };
   } finally {
     await stack.close();
   }

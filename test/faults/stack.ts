@@ -285,3 +285,13 @@ export interface ScenarioResult {
 export function resultLine(n: string, name: string, r: ScenarioResult): string {
   return `scenario ${n} ${name}: ${r.pass ? 'PASS' : 'FAIL'} ${r.figures}`;
 }
+
+/** For a failing line: the database's view of the emails SES never received. */
+export async function describeLost(stack: Stack, ids: string[]): Promise<string> {
+  const counts = stack.sesCountsByEmailId();
+  const lost = ids.filter((id) => !counts.has(id));
+  if (lost.length === 0) return '';
+  const rows = await stack.db.email.findMany({ where: { id: { in: lost.slice(0, 50) } }, select: { latestStatus: true, sendAttempts: true, sendLeaseUntil: true, scheduledAt: true } });
+  const jobStates = await Promise.all(lost.slice(0, 5).map((id) => stack.queues.sendQueue(stack.team.domain.region, 'transactional').getJobState(id).catch(() => 'error')));
+  return ` lost_sample=${JSON.stringify(rows.slice(0, 5))} job_states=${jobStates.join(',')}`;
+}
