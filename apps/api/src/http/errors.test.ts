@@ -1,0 +1,26 @@
+import { isUnavailable } from './errors';
+
+// The shape Prisma 7's pg driver adapter throws when PostgreSQL terminates the backend mid-query
+// (seen by the fault scenario `npm run test:faults -- 4`, which answered 500 before this fix).
+function prismaWrapped(originalCode: string, message: string): Error {
+  return Object.assign(new Error(`Invalid \`prisma.$executeRawUnsafe()\` invocation:\n\nRaw query failed. Code: \`${originalCode}\`. Message: \`${message}\``), {
+    name: 'PrismaClientKnownRequestError',
+    code: 'P2010',
+    meta: { driverAdapterError: { name: 'DriverAdapterError', cause: { originalCode, originalMessage: message, kind: 'postgres', code: originalCode } } },
+  });
+}
+
+describe('isUnavailable', () => {
+  it('treats a terminated PostgreSQL backend behind Prisma as unavailable (503)', () => {
+    expect(isUnavailable(prismaWrapped('57P01', 'terminating connection due to administrator command'))).toBe(true);
+  });
+
+  it('treats a bare connection reset as unavailable', () => {
+    expect(isUnavailable(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toBe(true);
+  });
+
+  it('leaves other database errors as errors (500)', () => {
+    expect(isUnavailable(prismaWrapped('23505', 'duplicate key value violates unique constraint'))).toBe(false);
+    expect(isUnavailable(new Error('boom'))).toBe(false);
+  });
+});

@@ -1,0 +1,40 @@
+// npm run test:faults — fault scenarios against real API and worker processes. Prints one result
+// line per scenario and exits non-zero when any fails. `npm run test:faults -- 5 2` runs a subset.
+import { idempotencyUnderConcurrency, redisFlushMidRun, sesFaults, workerKilledMidBurst } from './send-scenarios';
+import { crossTeamMatrix, malformedRequests } from './api-scenarios';
+import { postgresConnectionsCut } from './db-scenarios';
+import { resultLine, type ScenarioResult } from './stack';
+
+const scenarios: { n: string; name: string; run: () => Promise<ScenarioResult> }[] = [
+  { n: '5', name: 'idempotency-key under 50 concurrent requests', run: idempotencyUnderConcurrency },
+  { n: '2', name: 'redis keys flushed mid-run', run: redisFlushMidRun },
+  { n: '3', name: 'ses throttling and timeouts', run: sesFaults },
+  { n: '4', name: 'postgres connections cut mid-batch', run: postgresConnectionsCut },
+  { n: '6', name: 'malformed requests on every route', run: malformedRequests },
+  { n: '7', name: 'every route with another team ids', run: crossTeamMatrix },
+  { n: "1'", name: 'worker SIGKILL x5 during a burst', run: workerKilledMidBurst },
+];
+
+async function main() {
+  const only = process.argv.slice(2);
+  let failed = 0;
+  const started = Date.now();
+  for (const s of scenarios) {
+    if (only.length && !only.includes(s.n) && !only.includes(s.n.replace("'", ''))) continue;
+    const t0 = Date.now();
+    let line: string;
+    try {
+      const r = await s.run();
+      line = `${resultLine(s.n, s.name, r)} seconds=${((Date.now() - t0) / 1000).toFixed(1)}`;
+      if (!r.pass) failed++;
+    } catch (err) {
+      failed++;
+      line = resultLine(s.n, s.name, { pass: false, figures: `error=${JSON.stringify((err as Error).message)}` });
+    }
+    console.log(line);
+  }
+  console.log(`faults: ${failed === 0 ? 'all passed' : `${failed} failed`} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  process.exit(failed === 0 ? 0 : 1);
+}
+
+void main();

@@ -1,0 +1,297 @@
+// A real mailrail stack for fault scenarios: the API and the worker as child processes (the same
+// entry points production runs), on a fresh database cloned from the test template and a unique
+// Redis prefix, sending to a fake SES that lives in this runner process so the scenario can inject
+// faults and read exactly what SES accepted.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
+import path from 'node:path';
+import {
+  createApiKey,
+  createDb,
+  createQueueFactory,
+  createRedis,
+  createTeam,
+  insertAndEnqueueEmails,
+  insertDomain,
+  loadConfig,
+  type Db,
+  type EmailDraft,
+  type QueueFactory,
+  type Redis,
+} from '@mailrail/core';
+import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/core/testing/databases';
+import { startFakeSes, type FakeSes } from '@mailrail/core/testing/fake-ses';
+import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
+
+export const repoRoot = path.resolve(__dirname, '../..');
+const logDir = path.join(repoRoot, '.cache/faults');
+
+// Production timings would make every fault take minutes to heal: short leases, a sweeper every
+// second, fast retries (the worker harness uses the same values).
+const FAST_ENV: Record<string, string> = {
+  SES_RATE_LIMIT: '1000',
+  SES_TIMEOUT_MS: '3000',
+  SEND_LEASE_SECONDS: '15',
+  SEND_RETRY_BASE_MS: '200',
+  SEND_RETRY_MAX_MS: '1000',
+  SES_THROTTLE_PAUSE_MS: '100',
+  SEND_SWEEP_CRON: '*/2 * * * * *',
+  SEND_SWEEP_BATCH: '1000',
+  SEND_CONCURRENCY: '20',
+  SEND_MAX_ATTEMPTS: '50',
+};
+
+export interface Team {
+  id: number;
+  domain: { id: number; name: string; region: string };
+  apiKey: string;
+  auth: { Authorization: string };
+}
+
+export interface Stack {
+  name: string;
+  databaseUrl: string;
+  databaseName: string;
+  prefix: string;
+  ses: FakeSes;
+  db: Db;
+  redis: Redis;
+  queues: QueueFactory;
+  team: Team;
+  apiUrl: string;
+  /** Another team with its own domain and key. */
+  addTeam(name: string, domainName: string): Promise<Team>;
+  startApi(): Promise<void>;
+  startWorker(): Promise<ChildProcess>;
+  killWorker(signal?: NodeJS.Signals): Promise<void>;
+  /** Stores emails for the main team and enqueues their jobs, as the API does. */
+  createEmails(n: number, draft?: Partial<EmailDraft>): Promise<string[]>;
+  /** How many messages the fake SES accepted per X-Usesend-Email-ID. */
+  sesCountsByEmailId(): Map<string, number>;
+  /** Waits until the fake SES holds every id at least once, or the timeout. */
+  waitUntilDelivered(ids: string[], timeoutMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs: number, what = 'condition'): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+const EMAIL_ID_HEADER = /^X-Usesend-Email-ID: (\S+)/im;
+
+export function emailIdOf(raw: string): string | undefined {
+  return EMAIL_ID_HEADER.exec(raw)?.[1];
+}
+
+let templateReady: Promise<void> | null = null;
+
+export async function startStack(name: string, env: Record<string, string> = {}): Promise<Stack> {
+  templateReady ??= prepareTemplateDatabase();
+  await templateReady;
+  mkdirSync(logDir, { recursive: true });
+  const ses = await startFakeSes();
+  const databaseUrl = await createTestDatabase();
+  const databaseName = new URL(databaseUrl).pathname.slice(1);
+  const prefix = testRedisPrefix();
+  const port = await freePort();
+  const childEnv: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    DATABASE_POOL_SIZE: '10',
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_PREFIX: prefix,
+    LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'warn',
+    API_RATE_LIMIT: '0',
+    SES_ENDPOINT: ses.url,
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ...FAST_ENV,
+    ...env,
+  };
+  const config = loadConfig(childEnv);
+  const db = createDb(databaseUrl, 5);
+  const redis = createRedis(config.REDIS_URL);
+  const queues = createQueueFactory(createRedis(config.REDIS_URL, { forWorker: true }), prefix);
+  const children = new Set<ChildProcess>();
+  let worker: ChildProcess | null = null;
+  let workerRuns = 0;
+
+  const spawnApp = (app: 'api' | 'worker', tag: string) => {
+    const log = createWriteStream(path.join(logDir, `${name}-${tag}.log`));
+    // `node --import tsx`, not the tsx CLI: the CLI runs the app in a child process, so a SIGKILL
+    // sent to it would leave the app running as an orphan.
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, `apps/${app}/src/main.ts`)], {
+      cwd: repoRoot,
+      env: childEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+    children.add(child);
+    child.on('exit', () => children.delete(child));
+    return child;
+  };
+
+  const addTeam = async (teamName: string, domainName: string): Promise<Team> => {
+    const team = await createTeam(db, teamName);
+    const domain = await insertDomain(db, config.SECRET, {
+      teamId: team.id,
+      name: domainName,
+      region: config.AWS_REGION,
+      dkimSelector: config.DKIM_SELECTOR,
+      verified: true,
+    });
+    const { apiKey } = await createApiKey(db, { teamId: team.id });
+    return { id: team.id, domain: { id: domain.id, name: domain.name, region: domain.region }, apiKey, auth: { Authorization: `Bearer ${apiKey}` } };
+  };
+
+  const team = await addTeam('Faults', 'faults.example.com');
+  const apiUrl = `http://127.0.0.1:${port}`;
+
+  const stack: Stack = {
+    name,
+    databaseUrl,
+    databaseName,
+    prefix,
+    ses,
+    db,
+    redis,
+    queues,
+    team,
+    apiUrl,
+    addTeam,
+    startApi: async () => {
+      const child = spawnApp('api', 'api');
+      let exited = false;
+      child.on('exit', () => (exited = true));
+      await waitFor(async () => {
+        if (exited) throw new Error('API exited at start');
+        return (await fetch(`${apiUrl}/health`)).ok;
+      }, 60_000, 'the API to listen');
+    },
+    startWorker: async () => {
+      workerRuns += 1;
+      worker = spawnApp('worker', `worker${workerRuns}`);
+      return worker;
+    },
+    killWorker: async (signal = 'SIGKILL') => {
+      const w = worker;
+      if (!w || w.exitCode !== null) return;
+      await new Promise<void>((resolve) => {
+        w.once('exit', () => resolve());
+        w.kill(signal);
+      });
+    },
+    createEmails: async (n, draft = {}) => {
+      const ids: string[] = [];
+      for (let i = 0; i < n; i += 1000) {
+        const drafts: EmailDraft[] = [];
+        for (let j = i; j < Math.min(n, i + 1000); j++) {
+          drafts.push({
+            teamId: team.id,
+            domainId: team.domain.id,
+            region: team.domain.region,
+            from: `Faults <hello@${team.domain.name}>`,
+            to: [`r${j}@example.net`],
+            subject: `Fault ${j}`,
+            text: 'hello',
+            ...draft,
+          });
+        }
+        ids.push(...(await insertAndEnqueueEmails({ db, queues }, drafts)).map((c) => c.id));
+      }
+      return ids;
+    },
+    sesCountsByEmailId: () => {
+      const counts = new Map<string, number>();
+      for (const m of ses.messages) {
+        const id = emailIdOf(m.raw);
+        if (id) counts.set(id, (counts.get(id) ?? 0) + 1);
+      }
+      return counts;
+    },
+    waitUntilDelivered: async (ids, timeoutMs) => {
+      try {
+        await waitFor(async () => {
+          const counts = stack.sesCountsByEmailId();
+          return ids.every((id) => counts.has(id));
+        }, timeoutMs, 'every email at SES');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: async () => {
+      for (const child of [...children]) {
+        if (child.exitCode !== null) continue;
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          child.once('exit', () => {
+            clearTimeout(t);
+            resolve();
+          });
+          child.kill('SIGTERM');
+        });
+      }
+      await queues.closeAll().catch(() => undefined);
+      await deleteRedisPrefix(redis, prefix).catch(() => undefined);
+      redis.disconnect();
+      await db.$disconnect().catch(() => undefined);
+      await ses.close();
+      await dropDatabase(databaseUrl).catch(() => undefined);
+    },
+  };
+  return stack;
+}
+
+/** Counts of emails that reached SES 0 times (lost) and more than once (duplicates). */
+export function lossAndDuplicates(ids: string[], counts: Map<string, number>): { lost: number; duplicates: number } {
+  let lost = 0;
+  let duplicates = 0;
+  for (const id of ids) {
+    const n = counts.get(id) ?? 0;
+    if (n === 0) lost++;
+    if (n > 1) duplicates += n - 1;
+  }
+  return { lost, duplicates };
+}
+
+export interface ScenarioResult {
+  pass: boolean;
+  figures: string;
+}
+
+export function resultLine(n: string, name: string, r: ScenarioResult): string {
+  return `scenario ${n} ${name}: ${r.pass ? 'PASS' : 'FAIL'} ${r.figures}`;
+}
+
+/** For a failing line: the database's view of the emails SES never received. */
+export async function describeLost(stack: Stack, ids: string[]): Promise<string> {
+  const counts = stack.sesCountsByEmailId();
+  const lost = ids.filter((id) => !counts.has(id));
+  if (lost.length === 0) return '';
+  const rows = await stack.db.email.findMany({ where: { id: { in: lost.slice(0, 50) } }, select: { latestStatus: true, sendAttempts: true, sendLeaseUntil: true, scheduledAt: true } });
+  const jobStates = await Promise.all(lost.slice(0, 5).map((id) => stack.queues.sendQueue(stack.team.domain.region, 'transactional').getJobState(id).catch(() => 'error')));
+  return ` lost_sample=${JSON.stringify(rows.slice(0, 5))} job_states=${jobStates.join(',')}`;
+}
