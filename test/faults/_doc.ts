@@ -1,2 +1,0 @@
-import { startStack } from '/work/wt-faults/test/faults/stack';
-(async () => { const s = await startStack('doc'); try { await s.startApi(); const d = await (await fetch(`${s.apiUrl}/api/v1/doc`)).json() as any; for (const [p, ops] of Object.entries<any>(d.paths)) for (const [m, op] of Object.entries<any>(ops)) console.log(m.toUpperCase(), p, JSON.stringify((op.parameters??[]).map((x:any)=>x.in+':'+x.name)), op.requestBody ? 'body' : ''); } finally { await s.close(); } })();
