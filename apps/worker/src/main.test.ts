@@ -1,6 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { startTestWorkerEnv, type TestWorkerEnv } from './testing/worker-harness';
+import type { ChildProcess } from 'node:child_process';
+import { spawnWorkerProcess, startTestWorkerEnv, type TestWorkerEnv } from './testing/worker-harness';
 
 // The worker as a real process (`node --import tsx apps/worker/src/main.ts`, what
 // `npm run start:worker` runs): SIGTERM finishes the sends in flight and exits 0; SIGKILL loses
@@ -15,27 +14,7 @@ afterAll(async () => {
 });
 beforeEach(() => env.ses.reset());
 
-function startWorkerProcess(logLevel = 'silent'): ChildProcess {
-  const root = path.resolve(__dirname, '../../..');
-  const c = env.config;
-  return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/worker/src/main.ts')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: logLevel,
-      DATABASE_URL: c.DATABASE_URL,
-      REDIS_URL: c.REDIS_URL,
-      REDIS_PREFIX: c.REDIS_PREFIX,
-      SES_ENDPOINT: c.SES_ENDPOINT,
-      SES_RATE_LIMIT: '1000',
-      SES_TIMEOUT_MS: '1500',
-      SEND_LEASE_SECONDS: '5',
-      SEND_SWEEP_CRON: '* * * * * *',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
+const startWorkerProcess = (logLevel = 'silent') => spawnWorkerProcess(env, { logLevel });
 
 const exited = (child: ChildProcess) =>
   new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));

@@ -1,7 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { insertScheduledCampaign, seedContactBook } from '@mailrail/core/campaigns/test-fixtures';
-import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
+import { spawnWorkerProcess, startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 
 // The worker as a real process (`node --import tsx apps/worker/src/main.ts`), killed with SIGKILL
 // three times during a 5,000-contact campaign, then left to finish.
@@ -22,30 +21,11 @@ afterAll(() => env.close());
 const DOMAIN = 'crash.test';
 const CONTACTS = 5000;
 
-function startWorkerProcess(): ChildProcess {
-  const root = path.resolve(__dirname, '../../../..');
-  const c = env.config;
-  return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/worker/src/main.ts')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      DATABASE_URL: c.DATABASE_URL,
-      REDIS_URL: c.REDIS_URL,
-      REDIS_PREFIX: c.REDIS_PREFIX,
-      SES_ENDPOINT: c.SES_ENDPOINT,
-      SES_RATE_LIMIT: '1000',
-      SES_TIMEOUT_MS: '1500',
-      SEND_LEASE_SECONDS: '5',
-      SEND_SWEEP_CRON: '* * * * * *',
-      SEND_CONCURRENCY: '10',
-      CAMPAIGN_SCAN_INTERVAL_MS: '500',
-      CAMPAIGN_CHUNK_SIZE: '200',
-    },
+const startWorkerProcess = () =>
+  spawnWorkerProcess(env, {
+    extraEnv: { SEND_CONCURRENCY: '10', CAMPAIGN_SCAN_INTERVAL_MS: '500', CAMPAIGN_CHUNK_SIZE: '200' },
     stdio: ['ignore', 'ignore', 'ignore'],
   });
-}
 
 const exited = (child: ChildProcess) => new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

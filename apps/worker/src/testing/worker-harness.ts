@@ -1,3 +1,5 @@
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import path from 'node:path';
 import {
   createTeam,
   insertAndEnqueueEmails,
@@ -117,4 +119,36 @@ export async function startTestWorkerEnv(env: Record<string, string> = {}): Prom
       await dropDatabase(databaseUrl);
     },
   };
+}
+
+/**
+ * The worker as a real process (`node --import tsx apps/worker/src/main.ts`, what
+ * `npm run start:worker` runs) on the test env's database, Redis prefix and fake SES, with the
+ * harness's fast timings. No metrics port, so several can run at once.
+ */
+export function spawnWorkerProcess(
+  env: TestWorkerEnv,
+  opts: { extraEnv?: Record<string, string>; logLevel?: string; stdio?: StdioOptions } = {},
+): ChildProcess {
+  const root = path.resolve(__dirname, '../../../..');
+  const c = env.config;
+  return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/worker/src/main.ts')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: opts.logLevel ?? 'silent',
+      DATABASE_URL: c.DATABASE_URL,
+      REDIS_URL: c.REDIS_URL,
+      REDIS_PREFIX: c.REDIS_PREFIX,
+      SES_ENDPOINT: c.SES_ENDPOINT,
+      SES_RATE_LIMIT: '1000',
+      SES_TIMEOUT_MS: '1500',
+      SEND_LEASE_SECONDS: '5',
+      SEND_SWEEP_CRON: '* * * * * *',
+      WORKER_METRICS_PORT: '0',
+      ...opts.extraEnv,
+    },
+    stdio: opts.stdio ?? ['ignore', 'pipe', 'pipe'],
+  });
 }
