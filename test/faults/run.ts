@@ -1,6 +1,7 @@
 // npm run test:faults — fault scenarios against real API and worker processes. Prints one result
 // line per scenario and exits non-zero when any fails. `npm run test:faults -- 5 2` runs a subset.
 import { idempotencyUnderConcurrency, redisFlushMidRun, sesFaults, workerKilledMidBurst } from './send-scenarios';
+import { campaignWorkerKilled } from './campaign-scenario';
 import { crossTeamMatrix, malformedRequests } from './api-scenarios';
 import { postgresConnectionsCut } from './db-scenarios';
 import { resultLine, type ScenarioResult } from './stack';
@@ -12,6 +13,7 @@ const scenarios: { n: string; name: string; run: () => Promise<ScenarioResult> }
   { n: '4', name: 'postgres connections cut mid-batch', run: postgresConnectionsCut },
   { n: '6', name: 'malformed requests on every route', run: malformedRequests },
   { n: '7', name: 'every route with another team ids', run: crossTeamMatrix },
+  { n: '1', name: 'worker SIGKILL x5 during a 20,000-recipient campaign', run: campaignWorkerKilled },
   { n: "1'", name: 'worker SIGKILL x5 during a burst', run: workerKilledMidBurst },
 ];
 
@@ -20,7 +22,7 @@ async function main() {
   let failed = 0;
   const started = Date.now();
   for (const s of scenarios) {
-    if (only.length && !only.includes(s.n) && !only.includes(s.n.replace("'", ''))) continue;
+    if (only.length && !only.includes(s.n)) continue;
     const t0 = Date.now();
     let line: string;
     try {

@@ -1,0 +1,103 @@
+// Scenario 1: a 20,000-recipient campaign, created through the API, whose worker is SIGKILLed five
+// times; the first kill lands while the engine is still writing the campaign's emails, the others
+// mid-sending, without waiting for SES to go quiet. Every recipient must receive exactly one
+// message, the campaign must end SENT with its counters right.
+import { sleep, startStack, waitFor, type ScenarioResult, type Stack } from './stack';
+import { classifyDuplicates, killWorker, type Kill } from './duplicates';
+
+const UNSUBSCRIBE_HTML = '<p>Hi {{firstName,fallback=there}}</p><p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a></p>';
+const BULK_LIMIT = 10_000; // MAX_BULK_CONTACTS of the contacts API
+
+export async function campaignWorkerKilled(total = Number(process.env.FAULTS_CAMPAIGN ?? 20_000)): Promise<ScenarioResult> {
+  const stack = await startStack('s1', { CAMPAIGN_CHUNK_SIZE: '500' });
+  const leaseMs = 15_000; // SEND_LEASE_SECONDS in stack.ts
+  try {
+    await stack.startApi();
+    const bookId = await createBook(stack, total);
+    const campaign = await api<{ id: string }>(stack, 'POST', '/api/v1/campaigns', {
+      name: 'Faults',
+      from: `News <news@${stack.team.domain.name}>`,
+      subject: 'Hello {{firstName}}',
+      contactBookId: bookId,
+      html: UNSUBSCRIBE_HTML,
+      sendNow: true,
+      batchSize: 5000,
+    });
+    const emailsCreated = () => stack.db.email.count({ where: { campaignId: campaign.id } });
+
+    const kills: Kill[] = [];
+    const kill = async () => kills.push(await killWorker(stack));
+    // Kill 1: while the engine writes the windows (emails exist for some recipients only).
+    await stack.startWorker();
+    await waitFor(async () => (await emailsCreated()) >= 1000, 120_000, 'the campaign to start writing emails');
+    await kill();
+    const createdAtFirstKill = await emailsCreated();
+    // Kills 2 to 5: mid-sending, spread over the run.
+    for (let k = 1; k < 5; k++) {
+      await stack.startWorker();
+      const target = Math.floor((total * k) / 5.5);
+      await waitFor(async () => stack.ses.messages.length >= target, 240_000, `${target} messages at SES`);
+      await kill();
+    }
+    const atSesAfterKills = stack.ses.messages.length;
+    await stack.startWorker();
+
+    const ended = await waitFor(async () => {
+      const c = await api<{ status: string }>(stack, 'GET', `/api/v1/campaigns/${campaign.id}`);
+      return c.status === 'SENT';
+    }, 600_000, 'the campaign to end SENT').then(() => true, () => false);
+    await sleep(leaseMs + 1000); // a duplicate from an expired lease would show up by now
+
+    const final = await api<{ status: string; total: number; sent: number }>(stack, 'GET', `/api/v1/campaigns/${campaign.id}`);
+    const perRecipient = new Map<string, number[]>();
+    for (const m of stack.ses.messages) {
+      const to = m.destination.to[0];
+      perRecipient.set(to, [...(perRecipient.get(to) ?? []), m.at]);
+    }
+    const lost = total - perRecipient.size;
+    const { inFlight, other, widestGapMs, sample } = classifyDuplicates(perRecipient.values(), kills);
+    const emailRows = await emailsCreated();
+    const recipientsSent = await stack.db.campaignEmail.count({ where: { campaignId: campaign.id, status: 'SENT' } });
+    const pass =
+      ended &&
+      kills.length === 5 &&
+      createdAtFirstKill < total &&
+      atSesAfterKills < total &&
+      lost === 0 &&
+      other === 0 &&
+      emailRows === total &&
+      recipientsSent === total &&
+      final.total === total &&
+      final.sent === total;
+    return {
+      pass,
+      figures:
+        `recipients=${total} kills=${kills.length} emails_written_at_first_kill=${createdAtFirstKill} at_ses_after_last_kill=${atSesAfterKills} ` +
+        `status=${final.status} total=${final.total} sent=${final.sent} email_rows=${emailRows} recipients_sent=${recipientsSent} ses_messages=${stack.ses.messages.length} ` +
+        `lost=${lost} duplicates_accepted_by_ses_before_kill=${inFlight} (widest_ms_from_ses_accept_to_kill=${widestGapMs}) other_duplicates=${other}${sample}`,
+    };
+  } finally {
+    await stack.close();
+  }
+}
+
+/** A contact book of `n` subscribed contacts, filled through the bulk contacts API. */
+async function createBook(stack: Stack, n: number): Promise<string> {
+  const book = await api<{ id: string }>(stack, 'POST', '/api/v1/contactBooks', { name: 'Faults audience' });
+  for (let i = 0; i < n; i += BULK_LIMIT) {
+    const contacts = Array.from({ length: Math.min(BULK_LIMIT, n - i) }, (_, j) => ({ email: `c${i + j}@people.example.net`, firstName: `C${i + j}` }));
+    await api(stack, 'POST', `/api/v1/contactBooks/${book.id}/contacts/bulk`, contacts);
+  }
+  return book.id;
+}
+
+async function api<T = unknown>(stack: Stack, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${stack.apiUrl}${path}`, {
+    method,
+    headers: { ...stack.team.auth, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text) as T;
+}
