@@ -74,12 +74,20 @@ async function createResources(stack: Stack, team: Team) {
   const contact = await must('post', `/contactBooks/${book.id}/contacts`, { email: 'member@example.org' });
   const hook = await must('post', '/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['email.sent'] });
   await must('post', '/suppressions', { email: 'blocked@example.org' });
+  const campaign = await must('post', '/campaigns', {
+    name: 'C',
+    from: `A <news@${team.domain.name}>`,
+    subject: 'S',
+    contactBookId: book.id,
+    html: '<a href="{{usesend_unsubscribe_url}}">unsubscribe</a>',
+  });
   return {
     emailId: email.emailId as string,
     templateId: (template.id ?? template.templateId) as string,
     contactBookId: book.id as string,
     contactId: (contact.contactId ?? contact.id) as string,
     webhookId: String(hook.id ?? hook.webhookId),
+    campaignId: campaign.id as string,
     domainId: String(team.domain.id),
     email: 'blocked@example.org',
   };
