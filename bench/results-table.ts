@@ -35,30 +35,43 @@ export function formatValue(v: number, unit: Unit): string {
       return `${number(v)}/s`;
     case 'MB':
       return `${number(v)} MB`;
-    case 'ratio':
+    case 'number':
       return number(v);
   }
 }
 
 interface Row {
   spec: FigureSpec;
+  outcome: Outcome;
   target: string;
   measured: string;
   ratio: string;
   status: 'met' | 'missed' | 'measured' | 'error';
 }
 
+/** A figure of a result, or undefined; JSON turns NaN into null (a figure the script could not compute). */
+function figure(outcome: Outcome, key: string): number | undefined {
+  const value = outcome.result?.figures[key];
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
 function row(spec: FigureSpec, outcome: Outcome): Row {
   const target = spec.target === undefined ? '—' : `${spec.better === 'higher' ? '≥' : '≤'} ${formatValue(spec.target, spec.unit)}`;
-  const value = outcome.result?.figures[spec.key];
-  // JSON turns NaN into null: a figure the script could not compute.
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    return { spec, target, measured: outcome.result ? 'not measured' : 'error', ratio: '—', status: 'error' };
-  }
+  const value = figure(outcome, spec.key);
+  if (value === undefined) return { spec, outcome, target, measured: outcome.result ? 'not measured' : 'error', ratio: '—', status: 'error' };
   const measured = `${formatValue(value, spec.unit)}${spec.stat ? ` (${spec.stat})` : ''}`;
-  if (spec.target === undefined) return { spec, target, measured, ratio: '—', status: 'measured' };
+  if (spec.target === undefined) return { spec, outcome, target, measured, ratio: '—', status: 'measured' };
   const ratio = spec.better === 'higher' ? value / spec.target : spec.target / value;
-  return { spec, target, measured, ratio: ratio.toFixed(2), status: ratio >= 1 ? 'met' : 'missed' };
+  return { spec, outcome, target, measured, ratio: ratio.toFixed(2), status: ratio >= 1 ? 'met' : 'missed' };
+}
+
+/** The run's own figures that bear on the cause, e.g. " (this run: worker CPU per email 3.3 ms, ...)". */
+function evidence({ spec, outcome }: Row): string {
+  const shown = (spec.evidence ?? []).flatMap((e) => {
+    const value = figure(outcome, e.key);
+    return value === undefined ? [] : [`${e.label} ${formatValue(value, e.unit)}`];
+  });
+  return shown.length ? ` (this run: ${shown.join(', ')})` : '';
 }
 
 function heading(ctx: RunContext, outcomes: Outcome[]): string {
@@ -90,14 +103,13 @@ export function renderReport(ctx: RunContext, outcomes: Outcome[]): string {
     '|---|---|---|---|---|',
     ...rows.map((r) => `| ${r.spec.label} | ${r.target} | ${r.measured} | ${r.ratio} | ${r.status} |`),
   ];
-  const missed = rows.filter((r) => r.status === 'missed');
-  const notes = missed.map((r) => `- ${r.spec.label}: ${r.spec.knownCause ?? 'no cause analysed yet'}`);
+  const notes = rows.filter((r) => r.status === 'missed').map((r) => `- ${r.spec.label}: ${r.spec.cause ?? 'no cause analysed yet'}${evidence(r)}`);
   const failures = outcomes.filter((o) => o.error).map((o) => `- ${o.name}: ${o.error}`);
   return [
     heading(ctx, outcomes),
     '',
     ...table,
-    ...(notes.length ? ['', 'Missed, with the cause found when the figure last fell short (analysed in bench/RESULTS.md, not measured by this run):', '', ...notes] : []),
+    ...(notes.length ? ['', 'Missed: the cause found when the figure last fell short (analysed in bench/RESULTS.md), with this run\'s figures that bear on it:', '', ...notes] : []),
     ...(failures.length ? ['', 'Scripts that failed (their output is in the run\'s log):', '', ...failures] : []),
     '',
   ].join('\n');

@@ -3,7 +3,14 @@
 // `key` the figure in it. A figure without a target is shown as measured only.
 import type { BenchName } from './benches';
 
-export type Unit = 'ms' | 's' | '/s' | 'MB' | 'ratio';
+export type Unit = 'ms' | 's' | '/s' | 'MB' | 'number';
+
+/** A figure of the same run that bears on why a target was missed. */
+export interface Evidence {
+  key: string;
+  label: string;
+  unit: Unit;
+}
 
 export interface FigureSpec {
   bench: BenchName;
@@ -14,28 +21,40 @@ export interface FigureSpec {
   target?: number;
   /** Which statistic of the samples the figure is, shown next to the value. */
   stat?: string;
-  /** Why the figure fell short when it last did, as analysed in bench/RESULTS.md (not measured by the run). */
-  knownCause?: string;
+  /** Why the figure fell short when it last did, as analysed in bench/RESULTS.md; shown when it is missed. */
+  cause?: string;
+  evidence?: Evidence[];
 }
 
 export const figures: FigureSpec[] = [
   { bench: 'auth', key: 'cachedP99Ms', label: 'API key verification, cached (steady state)', unit: 'ms', better: 'lower', target: 1, stat: 'p99' },
   {
     bench: 'emails', key: 'singlePerSec', label: 'single sends/s, API alone (`bench/emails/run.ts`)', unit: '/s', better: 'higher', target: 2500, stat: 'median round',
-    knownCause: 'shared machine; ~700 µs server CPU per send caps one process near 1,400/s even when quiet',
+    cause: 'the API, PostgreSQL, Redis and the load generator share the cores, and the API spends more CPU per send than the naive floor',
+    evidence: [
+      { key: 'singleServerCpuMs', label: 'API CPU per send', unit: 'ms' },
+      { key: 'floorServerCpuMs', label: 'floor CPU per request', unit: 'ms' },
+      { key: 'floorPerSec', label: 'floor', unit: '/s' },
+    ],
   },
   {
     bench: 'emails', key: 'singleP99AtTargetRateMs', label: 'single sends p99 at 2,500/s offered', unit: 'ms', better: 'lower', target: 20, stat: 'p99',
-    knownCause: 'scheduling delays on an oversubscribed CPU (the floor\'s p99 is as high)',
+    cause: 'waiting for a core on a busy machine (compare the floor at full speed)',
+    evidence: [{ key: 'floorP99Ms', label: 'floor p99', unit: 'ms' }],
   },
-  { bench: 'emails', key: 'singleVsFloor', label: 'single sends vs the naive floor (1 INSERT + 1 add)', unit: 'ratio', better: 'higher', target: 0.6, stat: 'median of rounds' },
+  { bench: 'emails', key: 'singleVsFloor', label: 'single sends vs the naive floor (1 INSERT + 1 add)', unit: 'number', better: 'higher', target: 0.6, stat: 'median of rounds' },
   {
     bench: 'emails', key: 'batchEmailsPerSec', label: 'batched emails/s (`bench/emails/run.ts`)', unit: '/s', better: 'higher', target: 20_000,
-    knownCause: 'PostgreSQL insert cost per row (60–110 µs under load)',
+    cause: "PostgreSQL's cost per inserted email (six indexes of Email, the event row, foreign keys), not the API's",
+    evidence: [{ key: 'batchServerCpuMsPerEmail', label: 'API CPU per email', unit: 'ms' }],
   },
   {
-    bench: 'worker', key: 'ratioToCeiling', label: "worker throughput vs the SES emulator's own ceiling (`bench/worker/throughput.ts`)", unit: 'ratio', better: 'higher', target: 0.9, stat: 'median of rounds',
-    knownCause: '3.3 ms worker CPU per email vs 1.8 ms for a bare SDK loop, on the same 2 cores as the emulator',
+    bench: 'worker', key: 'ratioToCeiling', label: "worker throughput vs the SES emulator's own ceiling (`bench/worker/throughput.ts`)", unit: 'number', better: 'higher', target: 0.9, stat: 'median of rounds',
+    cause: 'the worker also claims and records each email in PostgreSQL and moves a BullMQ job, on the same cores as the emulator',
+    evidence: [
+      { key: 'workerCpuMsPerEmail', label: 'worker CPU per email', unit: 'ms' },
+      { key: 'loopCpuMsPerEmail', label: 'bare SDK loop CPU per email', unit: 'ms' },
+    ],
   },
   { bench: 'worker', key: 'peakRssMb', label: 'worker RSS', unit: 'MB', better: 'lower', stat: 'peak' },
   { bench: 'audience', key: 'bulkCreateP50Ms', label: 'bulk create of 10,000 contacts (`bench/audience/run.ts`)', unit: 'ms', better: 'lower', target: 1000, stat: 'p50' },
@@ -45,14 +64,19 @@ export const figures: FigureSpec[] = [
   },
   {
     bench: 'ingest', key: 'acceptedPerSec', label: 'SNS notification intake (`bench/events/ingest.ts`)', unit: '/s', better: 'higher', target: 2000,
-    knownCause: 'the shared machine: an empty express endpoint managed no more at the same time; 0.45 ms CPU per event means ~2,200/s on a free core',
+    cause: 'the machine, not the endpoint: an empty express endpoint managed no more in the same conditions',
+    evidence: [
+      { key: 'serverCpuMsPerEvent', label: 'server CPU per event', unit: 'ms' },
+      { key: 'eventsPerCpuSecond', label: 'events per server CPU-second', unit: 'number' },
+    ],
   },
   {
     bench: 'campaigns', key: 'enqueuedSeconds', label: '100,000-contact campaign, start to all enqueued (`bench/campaigns/run.ts`)', unit: 's', better: 'lower', target: 30,
-    knownCause: 'waiting on PostgreSQL on the shared machine',
+    cause: 'waiting on PostgreSQL (Email rows and their first events) on the shared machine',
   },
   {
     bench: 'campaigns', key: 'workerPeakRssMb', label: 'worker RSS during that campaign', unit: 'MB', better: 'lower', target: 256, stat: 'peak',
-    knownCause: 'the send pipeline alone peaks at 267–337 MB; a heap cap is the next step',
+    cause: 'the worker idles high (tsx, AWS SDK, Prisma engine) and the send pipeline alone peaks above 256 MB; no heap cap yet',
+    evidence: [{ key: 'workerIdleRssMb', label: 'worker RSS idle', unit: 'MB' }],
   },
 ];

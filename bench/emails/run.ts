@@ -179,9 +179,14 @@ async function main() {
     'emails',
     {
       singlePerSec: results.single?.requestsPerSec ?? NaN,
+      singleServerCpuMs: (results.single?.serverCpuMicrosPerRequest ?? NaN) / 1000,
       singleP99AtTargetRateMs: results.singleAtTargetRate.p99,
       singleVsFloor: out.ratioToFloor,
+      floorPerSec: results.floor?.requestsPerSec ?? NaN,
+      floorP99Ms: results.floor?.p99 ?? NaN,
+      floorServerCpuMs: (results.floor?.serverCpuMicrosPerRequest ?? NaN) / 1000,
       batchEmailsPerSec: results.batch.emailsPerSec,
+      batchServerCpuMsPerEmail: results.batch.serverCpuMicrosPerRequest / 100 / 1000,
     },
     out,
   );

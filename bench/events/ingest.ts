@@ -80,7 +80,7 @@ async function main() {
     );
     await stop(server);
     // Written now so that a run without processing has its file; processing adds its rate below.
-    const figures = { acceptedPerSec: accepted / result.duration, refused: result.non2xx, serverCpuMsPerEvent: serverCpuMs / accepted };
+    const figures = { acceptedPerSec: accepted / result.duration, refused: result.non2xx, serverCpuMsPerEvent: serverCpuMs / accepted, eventsPerCpuSecond: (accepted / serverCpuMs) * 1000 };
     const details = { events: EVENTS, connections: CONNECTIONS, path: process.env.BENCH_PATH ?? '/api/ses/notifications' };
     writeResult(RESULT_NAME, figures, details);
 
