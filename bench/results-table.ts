@@ -89,15 +89,9 @@ function heading(ctx: RunContext, outcomes: Outcome[]): string {
   ].join('\n');
 }
 
-function figuresByBench(): Record<string, FigureSpec[]> {
-  const byBench: Record<string, FigureSpec[]> = {};
-  for (const spec of figures) (byBench[spec.bench] ??= []).push(spec);
-  return byBench;
-}
-
 /** The report as markdown: heading, table, then the causes of the misses and the failures. */
 export function renderReport(ctx: RunContext, outcomes: Outcome[]): string {
-  const rows = outcomes.flatMap((o) => (figuresByBench()[o.name] ?? []).map((spec) => row(spec, o)));
+  const rows = outcomes.flatMap((o) => figures.filter((spec) => spec.bench === o.name).map((spec) => row(spec, o)));
   const table = [
     '| figure | target | measured | ratio | status |',
     '|---|---|---|---|---|',
