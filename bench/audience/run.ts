@@ -15,6 +15,7 @@ import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis
 import { testConfig } from '@mailrail/core/testing/config';
 import { createApp } from '../../apps/api/src/app';
 import { closeApiDeps, createApiDeps } from '../../apps/api/src/deps';
+import { writeResult } from '../report-kit';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -27,11 +28,12 @@ const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf
 const CLOCK_TICK_MS = 10; // USER_HZ = 100 on Linux
 
 const fmt = (n: number) => n.toFixed(1);
-const stats = (ms: number[]) => {
+const quantiles = (ms: number[]) => {
   const s = [...ms].sort((a, b) => a - b);
   const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
-  return `min ${fmt(s[0])}, p50 ${fmt(q(0.5))}, p95 ${fmt(q(0.95))}, max ${fmt(s[s.length - 1])}`;
+  return { min: s[0], p50: q(0.5), p95: q(0.95), max: s[s.length - 1] };
 };
+const stats = ({ min, p50, p95, max }: ReturnType<typeof quantiles>) => `min ${fmt(min)}, p50 ${fmt(p50)}, p95 ${fmt(p95)}, max ${fmt(max)}`;
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 
 function procCpuMs(pid: number): number {
@@ -56,6 +58,7 @@ async function main() {
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const monitor = new Client({ connectionString: databaseUrl });
   await monitor.connect();
+  const figures: Record<string, number> = {};
   try {
     const team = await createTeam(deps.db, 'bench');
     const { apiKey } = await createApiKey(deps.db, { teamId: team.id });
@@ -98,7 +101,8 @@ async function main() {
       const before = await cpuNow();
       for (let i = 0; i < n; i++) wall.push((await request(i)).ms);
       const after = await cpuNow();
-      return `wall ms ${stats(wall)} | CPU ms per request: node ${fmt((after.node - before.node) / n)}, postgres ${fmt((after.pg - before.pg) / n)}`;
+      const q = quantiles(wall);
+      return { ...q, line: `wall ms ${stats(q)} | CPU ms per request: node ${fmt((after.node - before.node) / n)}, postgres ${fmt((after.pg - before.pg) / n)}` };
     };
     const newBook = async () => JSON.parse((await call('POST', '/api/v1/contactBooks', { name: 'bench' })).text).id as string;
 
@@ -118,18 +122,17 @@ async function main() {
       const books: string[] = [];
       for (let run = 0; run < RUNS; run++) books.push(await newBook());
       const bodies = books.map((_, run) => contacts(run));
-      console.log(
-        `bulk create 10,000 new contacts (${RUNS} requests): ` +
-          (await measure(RUNS, async (run) => {
-            const res = await call('POST', `/api/v1/contactBooks/${books[run]}/contacts/bulk`, bodies[run]);
-            if (JSON.parse(res.text).count !== 10_000) throw new Error(`unexpected answer ${res.text}`);
-            return res;
-          })),
-      );
+      const bulk = await measure(RUNS, async (run) => {
+        const res = await call('POST', `/api/v1/contactBooks/${books[run]}/contacts/bulk`, bodies[run]);
+        if (JSON.parse(res.text).count !== 10_000) throw new Error(`unexpected answer ${res.text}`);
+        return res;
+      });
+      console.log(`bulk create 10,000 new contacts (${RUNS} requests): ${bulk.line}`);
+      Object.assign(figures, { bulkCreateP50Ms: bulk.p50, bulkCreateP95Ms: bulk.p95 });
       // The same 10,000 again: every row takes the ON CONFLICT merge path.
       console.log(
         `bulk upsert 10,000 existing contacts (${RUNS} requests): ` +
-          (await measure(RUNS, (run) => call('POST', `/api/v1/contactBooks/${books[run]}/contacts/bulk`, bodies[run]))),
+          (await measure(RUNS, (run) => call('POST', `/api/v1/contactBooks/${books[run]}/contacts/bulk`, bodies[run]))).line,
       );
       console.log(`load average after bulk: ${load()}`);
     }
@@ -153,14 +156,18 @@ async function main() {
         const url = `/api/v1/contactBooks/${big}/contacts${query}`;
         const check = JSON.parse((await call('GET', url)).text).length;
         for (let i = 0; i < 5; i++) await call('GET', url); // warm-up
-        console.log(`${label} (${check} rows, ${LIST_REQUESTS} sequential requests): ${await measure(LIST_REQUESTS, () => call('GET', url))}`);
+        const listed = await measure(LIST_REQUESTS, () => call('GET', url));
+        console.log(`${label} (${check} rows, ${LIST_REQUESTS} sequential requests): ${listed.line}`);
+        return listed;
       };
-      await listing('list page 1, default limit', '');
+      const page1 = await listing('list page 1, default limit', '');
+      Object.assign(figures, { listPage1P50Ms: page1.p50, listPage1P95Ms: page1.p95 });
       await listing('list page 1, limit=100', '?limit=100');
       await listing('list page 100, limit=100', '?page=100&limit=100');
       await listing('list by 3 emails', '?emails=user1@big.example.com,user500000@big.example.com,user999999@big.example.com');
       console.log(`load average after list: ${load()}`);
     }
+    writeResult('audience', figures, { runs: RUNS, listRequests: LIST_REQUESTS, contacts: BIG_BOOK, only: ONLY });
   } finally {
     await monitor.end();
     server.closeAllConnections();

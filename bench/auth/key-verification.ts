@@ -8,6 +8,7 @@ import { createApiKey, createTeam, loadConfig } from '../../packages/core/src';
 import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '../../packages/core/src/testing/databases';
 import { createApiDeps, closeApiDeps } from '../../apps/api/src/deps';
 import { createAuth } from '../../apps/api/src/http/auth';
+import { writeResult } from '../report-kit';
 
 function percentile(sorted: number[], p: number) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -24,11 +25,13 @@ async function measure(label: string, n: number, call: () => Promise<void>) {
   times.sort((a, b) => a - b);
   const mean = times.reduce((a, b) => a + b, 0) / n;
   console.log(`| ${label} | ${n} | ${(mean * 1000).toFixed(1)} µs | ${(percentile(times, 50) * 1000).toFixed(1)} µs | ${(percentile(times, 99) * 1000).toFixed(1)} µs |`);
+  return { meanMs: mean, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99) };
 }
 
 async function main() {
   await prepareTemplateDatabase();
   const url = await createTestDatabase();
+  const figures: Record<string, number> = {};
   try {
     for (const cacheSeconds of ['10', '0']) {
       const deps = createApiDeps(loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent', API_KEY_CACHE_SECONDS: cacheSeconds, REDIS_PREFIX: 'bench_auth' }));
@@ -42,10 +45,13 @@ async function main() {
         console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0].model}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}\n`);
         console.log('| key verification | calls | mean | p50 | p99 |\n|---|---|---|---|---|');
       }
-      await measure(cacheSeconds === '10' ? 'cached (steady state)' : 'uncached (database lookup)', cacheSeconds === '10' ? 100_000 : 5_000, call);
+      const cached = cacheSeconds === '10';
+      const { meanMs, p99Ms } = await measure(cached ? 'cached (steady state)' : 'uncached (database lookup)', cached ? 100_000 : 5_000, call);
+      Object.assign(figures, cached ? { cachedMeanMs: meanMs, cachedP99Ms: p99Ms } : { uncachedMeanMs: meanMs, uncachedP99Ms: p99Ms });
       auth.close();
       await closeApiDeps(deps);
     }
+    writeResult('auth', figures);
   } finally {
     await dropDatabase(url);
   }

@@ -14,6 +14,7 @@ import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '../..
 import { startFakeSes } from '../../packages/core/src/testing/fake-ses';
 import { createRedis } from '../../packages/core/src';
 import { deleteRedisPrefix, testRedisPrefix } from '../../packages/core/src/testing/redis';
+import { writeResult } from '../report-kit';
 
 const N = Number(process.argv[2] ?? 100_000);
 const RATE = Number(process.argv[3] ?? 4000);
@@ -110,6 +111,18 @@ async function main() {
       null,
       2,
     ),
+  );
+  writeResult(
+    'campaigns',
+    {
+      recipientsSeconds: marks.recipients / 1000,
+      enqueuedSeconds: marks.enqueued / 1000,
+      allAcceptedSeconds: marks.sesAll / 1000,
+      sentSeconds: marks.campaignSent / 1000,
+      workerIdleRssMb: idleRss,
+      workerPeakRssMb: peakRss,
+    },
+    { contacts: N, sesRateLimitForMarketing: RATE, fakeSesMessages: ses.messages.length },
   );
   await ses.close();
   await db.$disconnect();

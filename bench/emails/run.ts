@@ -3,13 +3,14 @@
 //   npx tsx bench/emails/run.ts [--duration 15] [--connections 32] [--rounds 3] [--rate 2500] [--batch-connections 16] [--env K=V] [--profile]
 // Writes bench/out/emails.json and prints a markdown summary.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createApiKey, createDb, createRedis, createTeam, insertDomain } from '@mailrail/core';
 import { dropDatabase, ensureDatabase } from '@mailrail/core/db/admin';
 import { prepareTemplateDatabase, templateDatabaseName, testServerUrl } from '@mailrail/core/testing/databases';
 import { deleteRedisPrefix } from '@mailrail/core/testing/redis';
+import { writeResult } from '../report-kit';
 
 // autocannon ships no types; this is the part we use.
 interface CannonOptions {
@@ -174,8 +175,21 @@ async function main() {
   const loadAverage = { before: Number(loadBefore.toFixed(2)), after: Number(os.loadavg()[0].toFixed(2)) };
   const machine = { nproc: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGB: Math.round(os.totalmem() / 2 ** 30), node: process.version };
   const out = { at: new Date().toISOString(), machine, loadAverage, apiEnv, durationSeconds: DURATION, connections: CONNECTIONS, targetRate: TARGET_RATE, results, rounds: { api: apiRuns, floor: floorRuns, ratios: ratios.map((r) => Number(r.toFixed(2))) }, ratioToFloor: Number(ratio.toFixed(2)), rowsWritten: rows };
-  mkdirSync(path.join(root, 'bench/out'), { recursive: true });
-  writeFileSync(path.join(root, 'bench/out/emails.json'), JSON.stringify(out, null, 2));
+  writeResult(
+    'emails',
+    {
+      singlePerSec: results.single?.requestsPerSec ?? NaN,
+      singleServerCpuMs: (results.single?.serverCpuMicrosPerRequest ?? NaN) / 1000,
+      singleP99AtTargetRateMs: results.singleAtTargetRate.p99,
+      singleVsFloor: out.ratioToFloor,
+      floorPerSec: results.floor?.requestsPerSec ?? NaN,
+      floorP99Ms: results.floor?.p99 ?? NaN,
+      floorServerCpuMs: (results.floor?.serverCpuMicrosPerRequest ?? NaN) / 1000,
+      batchEmailsPerSec: results.batch.emailsPerSec,
+      batchServerCpuMsPerEmail: results.batch.serverCpuMicrosPerRequest / 100 / 1000,
+    },
+    out,
+  );
   const line = (name: string, f: Figures | undefined) =>
     !f ? `| ${name} | not run |` : `| ${name} | ${f.requestsPerSec} | ${f.emailsPerSec} | ${f.p50} | ${f.p99} | ${f.serverCpuMicrosPerRequest} | ${f.non2xx} | ${f.errors} |`;
   console.log(

@@ -9,12 +9,15 @@ import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '../..
 import { deleteRedisPrefix } from '../../packages/core/src/testing/redis';
 import { registerSesEventProcessing } from '../../apps/worker/src/ses-events/register';
 import { createTestSnsSigner, sesEventMessage } from '../../apps/api/src/ses-notifications/testing/sns-signer';
+import { writeResult } from '../report-kit';
 import { autocannon, machine, spawnTs, stop, waitForUrl } from './bench-kit';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 30_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const PORT = 3918;
 const PREFIX = `bench_events_ingest_${process.pid}`;
+// A baseline run (BENCH_PATH=/baseline) must not pass for the intake's figures.
+const RESULT_NAME = process.env.BENCH_PATH ? 'ingest-baseline' : 'ingest';
 
 async function main() {
   await prepareTemplateDatabase();
@@ -76,6 +79,10 @@ async function main() {
       `| intake, server CPU only | ${accepted} | ${(serverCpuMs / 1000).toFixed(1)} s CPU | ${((accepted / serverCpuMs) * 1000).toFixed(0)} events per CPU-second | ${(serverCpuMs / accepted).toFixed(3)} ms CPU per event |`,
     );
     await stop(server);
+    // Written now so that a run without processing has its file; processing adds its rate below.
+    const figures = { acceptedPerSec: accepted / result.duration, refused: result.non2xx, serverCpuMsPerEvent: serverCpuMs / accepted, eventsPerCpuSecond: (accepted / serverCpuMs) * 1000 };
+    const details = { events: EVENTS, connections: CONNECTIONS, path: process.env.BENCH_PATH ?? '/api/ses/notifications' };
+    writeResult(RESULT_NAME, figures, details);
 
     if (process.env.BENCH_SKIP_PROCESSING) return;
     // Processing: the worker drains the queue (status, event row, once-per-email counters).
@@ -89,6 +96,7 @@ async function main() {
     const delivered = await db.email.count({ where: { teamId: team.id, latestStatus: 'DELIVERED' } });
     const [{ counted }] = await db.$queryRawUnsafe<{ counted: bigint }[]>(`SELECT COALESCE(sum(delivered), 0) AS counted FROM "DailyEmailUsage" WHERE "teamId" = $1`, team.id);
     console.log(`| processing (worker, concurrency 20, one process) | ${delivered} emails DELIVERED, counter ${counted} | ${took.toFixed(1)} s | ${(delivered / took).toFixed(0)} events/s | |`);
+    writeResult(RESULT_NAME, { ...figures, processedPerSec: delivered / took }, details);
     await queue.close();
   } finally {
     await stop(server);

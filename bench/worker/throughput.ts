@@ -24,6 +24,7 @@ import {
 import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '../../packages/core/src/testing/databases';
 import { deleteRedisPrefix, testRedisPrefix } from '../../packages/core/src/testing/redis';
 import { buildRawMessage } from '../../apps/worker/src/send/build-mime';
+import { writeResult } from '../report-kit';
 
 const N = Number(process.argv[2] ?? 5000);
 const C = Number(process.argv[3] ?? 16);
@@ -200,6 +201,17 @@ async function main() {
     console.log(`| CPU per email: bare loop process / worker process | ${mean(loops.map((l) => l.cpuMsPerEmail)).toFixed(2)} ms / ${mean(workers.map((w) => w.cpuMsPerEmail)).toFixed(2)} ms |`);
     console.log(`| CPU per email in the emulator: bare loop / worker | ${mean(loops.map((l) => l.sesCpuMsPerEmail)).toFixed(2)} ms / ${mean(workers.map((w) => w.sesCpuMsPerEmail)).toFixed(2)} ms |`);
     console.log(`| SENT events / messages in the SES store | ${events} / ${workers.reduce((a, w) => a + w.stored, 0)} |`);
+    writeResult(
+      'worker',
+      {
+        ratioToCeiling: median(ratios),
+        idleRssMb: workers[0].idleRss,
+        peakRssMb: Math.max(...workers.map((w) => w.peakRss)),
+        workerCpuMsPerEmail: mean(workers.map((w) => w.cpuMsPerEmail)),
+        loopCpuMsPerEmail: mean(loops.map((l) => l.cpuMsPerEmail)),
+      },
+      { emailsPerRound: N, concurrency: C, workerConcurrency, rounds: ROUNDS, loopRates: loops.map((l) => l.rate), workerRates: workers.map((w) => w.rate) },
+    );
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
     await deleteRedisPrefix(redis, prefix).catch(() => undefined);

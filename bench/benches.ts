@@ -1,0 +1,31 @@
+// The benchmark scripts `npm run bench` runs, in this order, with their default arguments and the
+// small sizes of `--quick` (which checks the wiring; its figures are not comparable with the targets).
+export interface Bench {
+  script: string;
+  args?: string[];
+  env?: Record<string, string>;
+  quickArgs?: string[];
+  quickEnv?: Record<string, string>;
+}
+
+export const benches = {
+  auth: { script: 'bench/auth/key-verification.ts' },
+  emails: { script: 'bench/emails/run.ts', args: ['--duration', '10'], quickArgs: ['--duration', '3', '--rounds', '1'] },
+  worker: { script: 'bench/worker/throughput.ts', args: ['5000', '16', '3'], quickArgs: ['1000', '16', '1'] },
+  audience: { script: 'bench/audience/run.ts', quickArgs: ['--runs', '3', '--list-requests', '20', '--contacts', '100000'] },
+  analytics: { script: 'bench/events/analytics-time-series.ts', quickEnv: { BENCH_TEAMS: '10', BENCH_SECONDS: '3' } },
+  ingest: { script: 'bench/events/ingest.ts', env: { BENCH_EVENTS: '20000' }, quickEnv: { BENCH_EVENTS: '3000' } },
+  campaigns: { script: 'bench/campaigns/run.ts', args: ['100000', '2000'], quickArgs: ['10000', '2000'] },
+} satisfies Record<string, Bench>;
+
+export type BenchName = keyof typeof benches;
+
+export const benchNames = Object.keys(benches) as BenchName[];
+
+/** The arguments and environment of one run of a bench, as a user would type it. */
+export function invocation(name: BenchName, quick: boolean): { args: string[]; env: Record<string, string> } {
+  const bench: Bench = benches[name];
+  return quick
+    ? { args: bench.quickArgs ?? bench.args ?? [], env: { ...bench.env, ...bench.quickEnv } }
+    : { args: bench.args ?? [], env: { ...bench.env } };
+}

@@ -1,0 +1,82 @@
+// The figures `npm run bench` reports, their targets (from the issues; see bench/RESULTS.md's
+// Summary) and which way is better. `bench` names the script's result file (bench/out/<bench>.json),
+// `key` the figure in it. A figure without a target is shown as measured only.
+import type { BenchName } from './benches';
+
+export type Unit = 'ms' | 's' | '/s' | 'MB' | 'number';
+
+/** A figure of the same run that bears on why a target was missed. */
+export interface Evidence {
+  key: string;
+  label: string;
+  unit: Unit;
+}
+
+export interface FigureSpec {
+  bench: BenchName;
+  key: string;
+  label: string;
+  unit: Unit;
+  better: 'higher' | 'lower';
+  target?: number;
+  /** Which statistic of the samples the figure is, shown next to the value. */
+  stat?: string;
+  /** Why the figure fell short when it last did, as analysed in bench/RESULTS.md; shown when it is missed. */
+  cause?: string;
+  evidence?: Evidence[];
+}
+
+export const figures: FigureSpec[] = [
+  { bench: 'auth', key: 'cachedP99Ms', label: 'API key verification, cached (steady state)', unit: 'ms', better: 'lower', target: 1, stat: 'p99' },
+  {
+    bench: 'emails', key: 'singlePerSec', label: 'single sends/s, API alone (`bench/emails/run.ts`)', unit: '/s', better: 'higher', target: 2500, stat: 'median round',
+    cause: 'the API, PostgreSQL, Redis and the load generator share the cores, and the API spends more CPU per send than the naive floor',
+    evidence: [
+      { key: 'singleServerCpuMs', label: 'API CPU per send', unit: 'ms' },
+      { key: 'floorServerCpuMs', label: 'floor CPU per request', unit: 'ms' },
+      { key: 'floorPerSec', label: 'floor', unit: '/s' },
+    ],
+  },
+  {
+    bench: 'emails', key: 'singleP99AtTargetRateMs', label: 'single sends p99 at 2,500/s offered', unit: 'ms', better: 'lower', target: 20, stat: 'p99',
+    cause: 'waiting for a core on a busy machine (compare the floor at full speed)',
+    evidence: [{ key: 'floorP99Ms', label: 'floor p99', unit: 'ms' }],
+  },
+  { bench: 'emails', key: 'singleVsFloor', label: 'single sends vs the naive floor (1 INSERT + 1 add)', unit: 'number', better: 'higher', target: 0.6, stat: 'median of rounds' },
+  {
+    bench: 'emails', key: 'batchEmailsPerSec', label: 'batched emails/s (`bench/emails/run.ts`)', unit: '/s', better: 'higher', target: 20_000,
+    cause: "PostgreSQL's cost per inserted email (six indexes of Email, the event row, foreign keys), not the API's",
+    evidence: [{ key: 'batchServerCpuMsPerEmail', label: 'API CPU per email', unit: 'ms' }],
+  },
+  {
+    bench: 'worker', key: 'ratioToCeiling', label: "worker throughput vs the SES emulator's own ceiling (`bench/worker/throughput.ts`)", unit: 'number', better: 'higher', target: 0.9, stat: 'median of rounds',
+    cause: 'the worker also claims and records each email in PostgreSQL and moves a BullMQ job, on the same cores as the emulator',
+    evidence: [
+      { key: 'workerCpuMsPerEmail', label: 'worker CPU per email', unit: 'ms' },
+      { key: 'loopCpuMsPerEmail', label: 'bare SDK loop CPU per email', unit: 'ms' },
+    ],
+  },
+  { bench: 'worker', key: 'peakRssMb', label: 'worker RSS', unit: 'MB', better: 'lower', stat: 'peak' },
+  { bench: 'audience', key: 'bulkCreateP50Ms', label: 'bulk create of 10,000 contacts (`bench/audience/run.ts`)', unit: 'ms', better: 'lower', target: 1000, stat: 'p50' },
+  { bench: 'audience', key: 'listPage1P50Ms', label: 'contacts page 1 of a 1,000,000-contact book', unit: 'ms', better: 'lower', target: 50, stat: 'p50' },
+  {
+    bench: 'analytics', key: 'timeSeries30dP99Ms', label: "analytics time series over 1.26 M emails' counters (`bench/events/analytics-time-series.ts`)", unit: 'ms', better: 'lower', target: 100, stat: 'p99, sequential',
+  },
+  {
+    bench: 'ingest', key: 'acceptedPerSec', label: 'SNS notification intake (`bench/events/ingest.ts`)', unit: '/s', better: 'higher', target: 2000,
+    cause: 'the machine, not the endpoint: an empty express endpoint managed no more in the same conditions',
+    evidence: [
+      { key: 'serverCpuMsPerEvent', label: 'server CPU per event', unit: 'ms' },
+      { key: 'eventsPerCpuSecond', label: 'events per server CPU-second', unit: 'number' },
+    ],
+  },
+  {
+    bench: 'campaigns', key: 'enqueuedSeconds', label: '100,000-contact campaign, start to all enqueued (`bench/campaigns/run.ts`)', unit: 's', better: 'lower', target: 30,
+    cause: 'waiting on PostgreSQL (Email rows and their first events) on the shared machine',
+  },
+  {
+    bench: 'campaigns', key: 'workerPeakRssMb', label: 'worker RSS during that campaign', unit: 'MB', better: 'lower', target: 256, stat: 'peak',
+    cause: 'the worker idles high (tsx, AWS SDK, Prisma engine) and the send pipeline alone peaks above 256 MB; no heap cap yet',
+    evidence: [{ key: 'workerIdleRssMb', label: 'worker RSS idle', unit: 'MB' }],
+  },
+];
