@@ -7,6 +7,7 @@ export * from './ids';
 export * from './crypto/secrets';
 export * from './log/logger';
 export * from './queue/queues';
+export * from './queue/dead-jobs';
 export * from './clock';
 export * from './teams/api-keys';
 export * from './domains/add-domain';

@@ -125,3 +125,21 @@ it('two replicas scanning at once start a due campaign once, and its recipients 
   expect(sentTo(domain)).toBe(50);
   expect(await campaign(id)).toMatchObject({ total: 50, sent: 50 });
 });
+
+it('a half-written window job left by a partial Redis loss does not stall the campaign', async () => {
+  // BullMQ ignores an add whose job id exists; a hash in no list (keys lost one by one while a
+  // worker took the job) would block `window-<id>` for good. The scan removes it and adds again.
+  const domain = 'ghost-window.test';
+  const book = await seedContactBook(env.deps.db, env.teamId, { subscribed: 20 }, { domain });
+  const id = await insertScheduledCampaign(env.deps.db, {
+    teamId: env.teamId,
+    domainId: env.domain.id,
+    contactBookId: book.id,
+    from: `news@${env.domain.name}`,
+    scheduledAt: new Date(t + 10 * 60_000),
+  });
+  await env.deps.redis.hset(env.deps.queues.get('campaigns').toKey(`window-${id}`), 'processedOn', Date.now());
+  t += 11 * 60_000;
+  await env.waitFor(async () => (await campaign(id)).status === 'SENT', 20_000);
+  expect(sentTo(domain)).toBe(20);
+});

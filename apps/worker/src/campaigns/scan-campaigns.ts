@@ -1,3 +1,4 @@
+import { clearDeadJob } from '@mailrail/core';
 import type { WorkerDeps } from '../deps';
 
 // The campaign scan, run about every second by one replica at a time (a BullMQ job scheduler).
@@ -51,12 +52,13 @@ export async function scanCampaigns(deps: WorkerDeps): Promise<ScanResult> {
       );
       if (done.rowCount) result.finished.push(c.id);
     } else if (pending) {
-      // Deduplicated by job id while one is waiting or running; removed when done so the next
-      // scan can add it again. The window job itself decides how much of the window is left.
-      await deps.queues
-        .get('campaigns')
-        .add('window', { campaignId: c.id }, { jobId: windowJobId(c.id), removeOnComplete: true, removeOnFail: true });
-      result.windows.push(c.id);
+      // One window job per campaign while one is waiting or running (its id); removed when done
+      // so the next scan can add it again. The window job itself decides how much is left.
+      const queue = deps.queues.get('campaigns');
+      if (await clearDeadJob(queue, windowJobId(c.id))) {
+        await queue.add('window', { campaignId: c.id }, { jobId: windowJobId(c.id), removeOnComplete: true, removeOnFail: true });
+        result.windows.push(c.id);
+      }
     }
   }
   return result;

@@ -131,3 +131,19 @@ it('replaces a finished job of an email that is still unsent (sweeper)', async (
   await env.waitFor(async () => (await env.email(id)).latestStatus === 'SENT');
   expect(env.ses.messagesTo('stale-job@example.net')).toHaveLength(1);
 });
+
+it('replaces a half-written job left by a partial Redis loss (sweeper)', async () => {
+  // Keys deleted one by one (eviction, a scripted cleanup) can race a worker taking the job: BullMQ
+  // then writes processedOn into a job hash that no longer exists, leaving a hash with no data in no
+  // list. Its state is "unknown", and adding the same job id again is a silent no-op while it exists.
+  const [id] = await env.createEmails([{ to: ['ghost-job@example.net'] }]);
+  await env.waitFor(async () => (await env.email(id)).latestStatus === 'SENT');
+  env.ses.reset();
+  await sendQueue().remove(id);
+  await env.deps.redis.hset(sendQueue().toKey(id), 'processedOn', Date.now(), 'ats', 1);
+  await env.deps.db.email.update({ where: { id }, data: { latestStatus: 'QUEUED', sesEmailId: null } });
+  expect(await sendQueue().getJobState(id)).toBe('unknown');
+  await sentAt('ghost-job@example.net');
+  await env.waitFor(async () => (await env.email(id)).latestStatus === 'SENT');
+  expect(env.ses.messagesTo('ghost-job@example.net')).toHaveLength(1);
+});

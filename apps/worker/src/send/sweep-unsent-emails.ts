@@ -1,11 +1,11 @@
-import { Prisma, queueNames, type SendEmailJob } from '@mailrail/core';
+import { Prisma, clearDeadJob, queueNames, type SendEmailJob } from '@mailrail/core';
 import type { WorkerDeps } from '../deps';
 
 // PostgreSQL is the source of truth, Redis only carries work. This sweep finds every email that
 // should have a live send job and makes sure it has one: emails that are due (or due within the
 // look-ahead) and unsent, with no lease or an expired one (a worker died mid-send). Re-adding a
-// job whose id (= email id) is waiting, delayed or active is a no-op in BullMQ; a finished job
-// (completed or failed) for an email that is still unsent is removed and added again.
+// job whose id (= email id) is waiting, delayed or active is a no-op in BullMQ; any other job of
+// an email that is still unsent is removed and added again (clearDeadJob).
 
 export interface SweepResult {
   checked: number;
@@ -18,8 +18,6 @@ interface Candidate {
   isMarketing: boolean;
   delayMs: number;
 }
-
-const LIVE_STATES = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
 
 export async function sweepUnsentEmails(deps: Pick<WorkerDeps, 'db' | 'queues' | 'log' | 'config'>): Promise<SweepResult> {
   const { config } = deps;
@@ -50,12 +48,7 @@ export async function sweepUnsentEmails(deps: Pick<WorkerDeps, 'db' | 'queues' |
     const missing: Candidate[] = [];
     await Promise.all(
       list.map(async (c, i) => {
-        if (LIVE_STATES.has(states[i])) return;
-        if (states[i] === 'completed' || states[i] === 'failed') {
-          const removed = await queue.remove(c.id).catch(() => 0);
-          if (!removed) return; // locked or already re-added: the next sweep looks again
-        }
-        missing.push(c);
+        if (await clearDeadJob(queue, c.id, states[i])) missing.push(c);
       }),
     );
     if (missing.length === 0) continue;

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Db } from '@mailrail/core';
+import { clearDeadJob, type Db } from '@mailrail/core';
 import { enqueueWebhookDeliveries } from './delivery-jobs';
 
 const PENDING_GRACE_MS = 60_000;
@@ -8,7 +8,7 @@ const IN_PROGRESS_GRACE_MS = 10 * 60_000;
 /**
  * PostgreSQL is the truth and Redis only carries work: a delivery still due a minute after its
  * time (its job was never added, or Redis lost it) gets a job again. A live job with the same id
- * makes the add a no-op; a finished one is removed first so the add takes.
+ * makes the add a no-op; a dead one is removed first so the add takes (clearDeadJob).
  */
 export async function requeueStalledDeliveries(db: Db, queue: Queue, maxAttempts: number, now = new Date()): Promise<number> {
   const stalled = await db.webhookDelivery.findMany({
@@ -23,10 +23,7 @@ export async function requeueStalledDeliveries(db: Db, queue: Queue, maxAttempts
   });
   const ids: string[] = [];
   for (const { id } of stalled) {
-    const job = await queue.getJob(id);
-    const state = job ? await job.getState() : 'missing';
-    if (state === 'completed' || state === 'failed') await job!.remove();
-    if (state === 'completed' || state === 'failed' || state === 'missing' || state === 'unknown') ids.push(id);
+    if (await clearDeadJob(queue, id)) ids.push(id);
   }
   await enqueueWebhookDeliveries(queue, ids, maxAttempts);
   return ids.length;

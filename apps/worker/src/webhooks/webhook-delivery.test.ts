@@ -306,6 +306,12 @@ describe('sweeper', () => {
       // The job is now waiting: a second sweep adds nothing new.
       expect(await requeueStalledDeliveries(kit.db, queue, 3)).toBe(0);
       expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 1 });
+      // A half-written job hash in no list (Redis keys lost one by one) would block the id: replaced.
+      await queue.remove(deliveryId);
+      await redis.hset(queue.toKey(deliveryId), 'processedOn', Date.now());
+      expect(await queue.getJobState(deliveryId)).toBe('unknown');
+      expect(await requeueStalledDeliveries(kit.db, queue, 3)).toBe(1);
+      expect(await queue.getJobState(deliveryId)).toBe('waiting');
     } finally {
       await queues.closeAll();
       await deleteRedisPrefix(redis, prefix);
