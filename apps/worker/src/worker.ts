@@ -24,12 +24,14 @@ export interface RunningWorker {
  * Starts every worker of the process: the send lanes of each SES region, the periodic jobs, SES
  * event processing, webhook delivery and domain verification.
  */
-export async function startWorker(deps: WorkerDeps, opts: { periodic?: PeriodicJob[]; redeclarePeriodicEveryMs?: number } = {}): Promise<RunningWorker> {
+export async function startWorker(deps: WorkerDeps, opts: { periodic?: PeriodicJob[]; redeclareEveryMs?: number } = {}): Promise<RunningWorker> {
   const jobs = opts.periodic ?? periodicJobs(deps.config);
   // Fails before anything starts when a cron expression is wrong.
   validatePeriodicJobs(jobs);
   const ratesByRegion = await resolveRegionRates(deps.config, deps.ses, deps.log);
-  const periodic = await startPeriodicJobs(deps, jobs, { redeclareEveryMs: opts.redeclarePeriodicEveryMs });
+  // Job schedulers are declared again now and then (keep-declared.ts); tests shorten the period.
+  const { redeclareEveryMs } = opts;
+  const periodic = await startPeriodicJobs(deps, jobs, { redeclareEveryMs });
   const send = startSendWorkers(deps, ratesByRegion);
   const connection = deps.redis;
   const prefix = deps.config.REDIS_PREFIX;
@@ -38,9 +40,9 @@ export async function startWorker(deps: WorkerDeps, opts: { periodic?: PeriodicJ
   const dns = createDnsLookup(deps.config.DNS_RESOLVER, deps.config.DNS_TIMEOUT_MS);
   const domains = await registerDomainVerification(
     { db: deps.db, queues: deps.queues, identities: createIdentityPort(deps.config, { db: deps.db, dns }), dns, config: deps.config, log: deps.log, now: () => deps.clock.now() },
-    { connection, prefix },
+    { connection, prefix, redeclareEveryMs },
   );
-  const campaigns = await startCampaignEngine(deps);
+  const campaigns = await startCampaignEngine(deps, { redeclareEveryMs });
   return {
     send,
     periodic,

@@ -1,5 +1,6 @@
 import { pauseCampaignAndHoldEmails, resumePausedCampaign } from '@mailrail/core';
 import { insertScheduledCampaign, seedContactBook } from '@mailrail/core/campaigns/test-fixtures';
+import { deleteRedisPrefix } from '@mailrail/core/testing/redis';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 import { scanCampaigns } from './scan-campaigns';
 
@@ -142,4 +143,21 @@ it('a half-written window job left by a partial Redis loss does not stall the ca
   t += 11 * 60_000;
   await env.waitFor(async () => (await campaign(id)).status === 'SENT', 20_000);
   expect(sentTo(domain)).toBe(20);
+});
+
+it('campaigns still start and finish after Redis lost every key, scan scheduler included', async () => {
+  // The harness declares schedulers again every second (production: every 10 s).
+  await deleteRedisPrefix(env.deps.redis, env.config.REDIS_PREFIX);
+  expect(await env.deps.queues.get('campaigns').getJobSchedulers()).toEqual([]);
+  const domain = 'after-flush.test';
+  const book = await seedContactBook(env.deps.db, env.teamId, { subscribed: 10 }, { domain });
+  const id = await insertScheduledCampaign(env.deps.db, {
+    teamId: env.teamId,
+    domainId: env.domain.id,
+    contactBookId: book.id,
+    from: `news@${env.domain.name}`,
+    scheduledAt: new Date(t - 1000),
+  });
+  await env.waitFor(async () => (await campaign(id)).status === 'SENT', 30_000);
+  expect(sentTo(domain)).toBe(10);
 });

@@ -1,6 +1,7 @@
 import { Worker } from 'bullmq';
 import { queueNames } from '@mailrail/core';
 import type { WorkerDeps } from '../deps';
+import { keepDeclared, REDECLARE_EVERY_MS } from '../periodic/keep-declared';
 import { runCampaignWindow } from './run-campaign-window';
 import { scanCampaigns } from './scan-campaigns';
 
@@ -16,13 +17,15 @@ export interface CampaignEngine {
 
 const SCAN_SCHEDULER = 'campaign-scan';
 
-export async function startCampaignEngine(deps: WorkerDeps): Promise<CampaignEngine> {
+export async function startCampaignEngine(deps: WorkerDeps, opts: { redeclareEveryMs?: number } = {}): Promise<CampaignEngine> {
   const queue = deps.queues.get(queueNames.campaigns);
-  await queue.upsertJobScheduler(
-    SCAN_SCHEDULER,
-    { every: deps.config.CAMPAIGN_SCAN_INTERVAL_MS },
-    { name: 'scan', data: {}, opts: { removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } } },
-  );
+  const declareScan = () =>
+    queue.upsertJobScheduler(
+      SCAN_SCHEDULER,
+      { every: deps.config.CAMPAIGN_SCAN_INTERVAL_MS },
+      { name: 'scan', data: {}, opts: { removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } } },
+    );
+  const stopDeclaring = await keepDeclared('campaign scan', declareScan, opts.redeclareEveryMs ?? REDECLARE_EVERY_MS, deps.log);
   const worker = new Worker(
     queueNames.campaigns,
     async (job) => {
@@ -41,5 +44,11 @@ export async function startCampaignEngine(deps: WorkerDeps): Promise<CampaignEng
   );
   worker.on('error', (err) => deps.log.error({ err }, 'campaign worker error'));
   worker.on('failed', (job, err) => deps.log.error({ err, job: job?.name, data: job?.data }, 'campaign job failed'));
-  return { worker, close: () => worker.close() };
+  return {
+    worker,
+    close: () => {
+      stopDeclaring();
+      return worker.close();
+    },
+  };
 }

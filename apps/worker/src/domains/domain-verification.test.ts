@@ -205,12 +205,12 @@ describe('scheduling', () => {
     expect(jobs.map((j) => j.data.domainId)).not.toContain(notDue.id);
   });
 
-  it('the registered worker runs queued checks and registers the sweep on the cron pattern', async () => {
+  it('the registered worker runs queued checks and keeps the sweep registered on the cron pattern', async () => {
     const queue = queues.get(queueNames.domains);
     await queue.obliterate({ force: true });
     const d = await addDomain('worker.example.com');
     dnsServer.setZone(correctZone(d));
-    const running = await registerDomainVerification(deps, { connection: redis, prefix });
+    const running = await registerDomainVerification(deps, { connection: redis, prefix, redeclareEveryMs: 200 });
     try {
       await enqueueDomainVerification(queues, d.id);
       const deadline = Date.now() + 20_000;
@@ -218,6 +218,11 @@ describe('scheduling', () => {
       expect((await row(d.id)).status).toBe('SUCCESS');
       const schedulers = await queue.getJobSchedulers();
       expect(schedulers).toEqual([expect.objectContaining({ key: 'domain-verification-sweep', pattern: config.DOMAIN_CHECK_CRON, tz: 'UTC', name: 'sweep-domains' })]);
+      // A Redis that lost the scheduler gets it back without a restart.
+      await queue.removeJobScheduler('domain-verification-sweep');
+      expect(await queue.getJobSchedulers()).toEqual([]);
+      await new Promise((r) => setTimeout(r, 600));
+      expect((await queue.getJobSchedulers()).map((x) => x.key)).toEqual(['domain-verification-sweep']);
     } finally {
       await running.close();
     }

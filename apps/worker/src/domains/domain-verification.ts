@@ -11,6 +11,7 @@ import {
   type VerifyDomainJob,
 } from '@mailrail/core';
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { keepDeclared, REDECLARE_EVERY_MS } from '../periodic/keep-declared';
 
 export interface DomainVerificationDeps {
   db: Db;
@@ -73,7 +74,7 @@ export async function processDomainJob(deps: DomainVerificationDeps, job: Pick<J
  */
 export async function registerDomainVerification(
   deps: DomainVerificationDeps,
-  opts: { connection: ConnectionOptions; prefix: string; concurrency?: number },
+  opts: { connection: ConnectionOptions; prefix: string; concurrency?: number; redeclareEveryMs?: number },
 ): Promise<{ worker: Worker; close: () => Promise<void> }> {
   const worker = new Worker(queueNames.domains, (job) => processDomainJob(deps, job), {
     connection: opts.connection,
@@ -81,8 +82,16 @@ export async function registerDomainVerification(
     concurrency: opts.concurrency ?? 2,
   });
   worker.on('failed', (job, err) => deps.log.warn({ err, jobName: job?.name, data: job?.data }, 'domains job failed'));
-  await deps.queues
-    .get(queueNames.domains)
-    .upsertJobScheduler(SWEEP_SCHEDULER_ID, { pattern: deps.config.DOMAIN_CHECK_CRON, tz: 'UTC' }, { name: domainJobNames.sweep, data: {} });
-  return { worker, close: () => worker.close() };
+  const declareSweep = () =>
+    deps.queues
+      .get(queueNames.domains)
+      .upsertJobScheduler(SWEEP_SCHEDULER_ID, { pattern: deps.config.DOMAIN_CHECK_CRON, tz: 'UTC' }, { name: domainJobNames.sweep, data: {} });
+  const stopDeclaring = await keepDeclared('domain sweep', declareSweep, opts.redeclareEveryMs ?? REDECLARE_EVERY_MS, deps.log);
+  return {
+    worker,
+    close: () => {
+      stopDeclaring();
+      return worker.close();
+    },
+  };
 }

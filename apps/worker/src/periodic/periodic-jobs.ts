@@ -3,6 +3,7 @@ import { CronExpressionParser } from 'cron-parser';
 import { queueNames, type Config } from '@mailrail/core';
 import type { WorkerDeps } from '../deps';
 import { sweepUnsentEmails } from '../send/sweep-unsent-emails';
+import { keepDeclared, REDECLARE_EVERY_MS } from './keep-declared';
 
 // The registry of periodic jobs. A capability that needs one (domain checks, webhook retries,
 // cleanups) adds one entry here; start-up validates every cron expression and registers it as a
@@ -69,17 +70,11 @@ export async function startPeriodicJobs(
       );
     }
   };
-  await declare();
+  const stopDeclaring = await keepDeclared('periodic jobs', declare, opts.redeclareEveryMs ?? REDECLARE_EVERY_MS, deps.log);
   // Schedulers of jobs that left the registry would otherwise fire forever.
   for (const s of await queue.getJobSchedulers()) {
     if (s.key && !byName.has(s.key)) await queue.removeJobScheduler(s.key);
   }
-  // Schedulers live in Redis: declare them again now and then, so a Redis that lost its data
-  // (restart without persistence, flush) gets them back without a worker restart.
-  const redeclare = setInterval(() => {
-    declare().catch((err) => deps.log.warn({ err }, 'could not re-declare the periodic jobs'));
-  }, opts.redeclareEveryMs ?? 60_000);
-  redeclare.unref();
   const worker = new Worker(
     queueNames.maintenance,
     async (job) => {
@@ -96,7 +91,7 @@ export async function startPeriodicJobs(
     queue,
     worker,
     close: async () => {
-      clearInterval(redeclare);
+      stopDeclaring();
       await worker.close();
     },
   };

@@ -97,7 +97,7 @@ export async function startTestWorkerEnv(env: Record<string, string> = {}): Prom
       return created.map((c) => c.id);
     },
     start: async () => {
-      const r = await startWorker(deps, { redeclarePeriodicEveryMs: 1000 });
+      const r = await startWorker(deps, { redeclareEveryMs: 1000 });
       running.push(r);
       return r;
     },
