@@ -46,7 +46,9 @@ async function main() {
   await db.$executeRawUnsafe('VACUUM ANALYZE "Contact"');
   console.log(`seeded ${N} contacts in ${((performance.now() - seed0) / 1000).toFixed(1)} s`);
 
-  const worker = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/worker/src/main.ts')], {
+  // BENCH_WORKER_NODE_ARGS: V8 flags for the worker process only (heap experiments), e.g. --max-old-space-size=128
+  const workerNodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const worker = spawn(process.execPath, [...workerNodeArgs, '--import', 'tsx', path.join(root, 'apps/worker/src/main.ts')], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix, SES_ENDPOINT: ses.url, LOG_LEVEL: 'warn', SES_RATE_LIMIT: String(RATE * 2), SES_MARKETING_SHARE: '0.5' },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -147,7 +147,9 @@ async function queueNextChunk(deps: WorkerDeps, client: PoolClient, campaignId: 
     `SELECT ce."contactId", ce.email, ct."firstName", ct."lastName", ct.properties,
             COALESCE(ct.subscribed, false) AS "stillSubscribed"
        FROM "CampaignEmail" ce
-       LEFT JOIN "Contact" ct ON ct.id = ce."contactId"
+       -- The bound on ct.id repeats the one on contactId so that the contacts' index scan starts
+       -- at this chunk, not at the book's first contact (a merge join read every earlier contact).
+       LEFT JOIN "Contact" ct ON ct.id = ce."contactId" AND ct.id > $3
       WHERE ce."campaignId" = $1 AND ce.status = 'PENDING' AND ce."contactId" > $3
       ORDER BY ce."contactId"
       LIMIT $2`,
@@ -192,10 +194,13 @@ async function queueNextChunk(deps: WorkerDeps, client: PoolClient, campaignId: 
   await insertEmailRows(onThisTransaction, prepared, now);
   if (prepared.length) {
     await client.query(
+      // The chunk's contactId range keeps this an index range scan; without it PostgreSQL hashed
+      // every recipient of the campaign for each chunk.
       `UPDATE "CampaignEmail" ce SET status = 'QUEUED', "emailId" = u.email_id, "updatedAt" = ${utc('$4')}
          FROM unnest($2::text[], $3::text[]) AS u(contact_id, email_id)
-        WHERE ce."campaignId" = $1 AND ce."contactId" = u.contact_id`,
-      [campaignId, prepared.map((p) => p.draft.contactId), prepared.map((p) => p.created.id), nowIso],
+        WHERE ce."campaignId" = $1 AND ce."contactId" = u.contact_id
+          AND ce."contactId" > $5 AND ce."contactId" <= $6`,
+      [campaignId, prepared.map((p) => p.draft.contactId), prepared.map((p) => p.created.id), nowIso, after, pending.rows[pending.rows.length - 1].contactId],
     );
   }
   if (dropped.length) {
