@@ -64,7 +64,7 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
   CAMPAIGN_TIMEZONE: z.string().default('UTC').refine((tz) => { try { new Intl.DateTimeFormat('en-US', { timeZone: tz }); return true; } catch { return false; } }, 'must be an IANA time zone such as Europe/Paris').describe('IANA time zone for natural-language campaign schedules'),
   CAMPAIGN_SCAN_INTERVAL_MS: z.coerce.number().int().min(100).default(1000).describe('How often the worker starts due campaigns, records finished recipients and queues the next campaign window'),
-  CAMPAIGN_CHUNK_SIZE: z.coerce.number().int().min(1).max(10000).default(1000).describe('Recipients turned into emails per campaign transaction (a pause waits for at most one)'),
+  CAMPAIGN_CHUNK_SIZE: z.coerce.number().int().min(1).max(10000).default(2000).describe('Recipients turned into emails per campaign transaction (a pause waits for at most one)'),
   DKIM_SELECTOR: z.string().regex(/^[a-z0-9-]+$/).default('usesend').describe('DKIM selector of new domains'),
   DNS_RESOLVER: z.string().optional().describe('host:port of the DNS server used for domain checks (default: the system resolver)'),
   DNS_TIMEOUT_MS: z.coerce.number().int().min(100).default(3000).describe('Timeout of one DNS query of a domain check (two tries)'),
