@@ -50,7 +50,7 @@ export const figures: FigureSpec[] = [
   },
   {
     bench: 'worker', key: 'ratioToCeiling', label: "worker throughput vs the SES emulator's own ceiling (`bench/worker/throughput.ts`)", unit: 'number', better: 'higher', target: 0.9, stat: 'median of rounds',
-    cause: 'the worker also claims and records each email in PostgreSQL and moves a BullMQ job, on the same cores as the emulator',
+    cause: 'the worker also claims and records each email in PostgreSQL and moves a BullMQ job, and on two cores the emulator, PostgreSQL and Redis share its CPU: extra CPU per email is lost throughput (next: claim and record in batches)',
     evidence: [
       { key: 'workerCpuMsPerEmail', label: 'worker CPU per email', unit: 'ms' },
       { key: 'loopCpuMsPerEmail', label: 'bare SDK loop CPU per email', unit: 'ms' },
@@ -72,11 +72,11 @@ export const figures: FigureSpec[] = [
   },
   {
     bench: 'campaigns', key: 'enqueuedSeconds', label: '100,000-contact campaign, start to all enqueued (`bench/campaigns/run.ts`)', unit: 's', better: 'lower', target: 30,
-    cause: 'waiting on PostgreSQL (Email rows and their first events) on the shared machine',
+    cause: 'PostgreSQL writing the Email rows and their first events while the same worker sends; per-chunk queries are bounded to the chunk and chunks are 2,000 recipients',
   },
   {
     bench: 'campaigns', key: 'workerPeakRssMb', label: 'worker RSS during that campaign', unit: 'MB', better: 'lower', target: 256, stat: 'peak',
-    cause: 'the worker idles high (tsx, AWS SDK, Prisma engine) and the send pipeline alone peaks above 256 MB; no heap cap yet',
+    cause: 'V8 grows the heap lazily and tsx start-up garbage is still there; a heap cap (NODE_OPTIONS="--max-old-space-size=160 --max-semi-space-size=4") gives about 270 MB at 12 % slower sending but is not the default, since sends with large attachments need more heap',
     evidence: [{ key: 'workerIdleRssMb', label: 'worker RSS idle', unit: 'MB' }],
   },
 ];
