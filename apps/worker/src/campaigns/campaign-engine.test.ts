@@ -25,6 +25,12 @@ const recipientsOf = (prefix: string) => {
 };
 const sentTo = (domain: string) => env.ses.messages.filter((m) => m.destination.to[0].endsWith(`@${domain}`)).length;
 
+/** A SCHEDULED campaign of this team to a new book of `subscribed` contacts at `domain`. */
+async function newCampaign(domain: string, subscribed: number, scheduledAt: Date): Promise<string> {
+  const book = await seedContactBook(env.deps.db, env.teamId, { subscribed }, { domain });
+  return insertScheduledCampaign(env.deps.db, { teamId: env.teamId, domainId: env.domain.id, contactBookId: book.id, from: `news@${env.domain.name}`, scheduledAt });
+}
+
 it('sends exactly batchSize per window, to subscribed, unsuppressed contacts only, personalised with unsubscribe headers', async () => {
   const domain = 'windows.test';
   const book = await seedContactBook(env.deps.db, env.teamId, { subscribed: 1000, unsubscribed: 20, pending: 20 }, { domain, variables: ['Company'] });
@@ -105,15 +111,8 @@ it('pause stops new sends, holds queued emails, and resume continues where it st
 
 it('two replicas scanning at once start a due campaign once, and its recipients are written once', async () => {
   const domain = 'replicas.test';
-  const book = await seedContactBook(env.deps.db, env.teamId, { subscribed: 50 }, { domain });
   // Due only for the replicas' clocks, not for the running worker's.
-  const id = await insertScheduledCampaign(env.deps.db, {
-    teamId: env.teamId,
-    domainId: env.domain.id,
-    contactBookId: book.id,
-    from: `news@${env.domain.name}`,
-    scheduledAt: new Date(t + 10 * 60_000),
-  });
+  const id = await newCampaign(domain, 50, new Date(t + 10 * 60_000));
   const later = { now: () => new Date(t + 11 * 60_000) };
   const [a, b] = [env.replica(), env.replica()];
   a.clock = later;
@@ -131,14 +130,7 @@ it('a half-written window job left by a partial Redis loss does not stall the ca
   // BullMQ ignores an add whose job id exists; a hash in no list (keys lost one by one while a
   // worker took the job) would block `window-<id>` for good. The scan removes it and adds again.
   const domain = 'ghost-window.test';
-  const book = await seedContactBook(env.deps.db, env.teamId, { subscribed: 20 }, { domain });
-  const id = await insertScheduledCampaign(env.deps.db, {
-    teamId: env.teamId,
-    domainId: env.domain.id,
-    contactBookId: book.id,
-    from: `news@${env.domain.name}`,
-    scheduledAt: new Date(t + 10 * 60_000),
-  });
+  const id = await newCampaign(domain, 20, new Date(t + 10 * 60_000));
   await env.deps.redis.hset(env.deps.queues.get('campaigns').toKey(`window-${id}`), 'processedOn', Date.now());
   t += 11 * 60_000;
   await env.waitFor(async () => (await campaign(id)).status === 'SENT', 20_000);
@@ -150,14 +142,7 @@ it('campaigns still start and finish after Redis lost every key, scan scheduler 
   await deleteRedisPrefix(env.deps.redis, env.config.REDIS_PREFIX);
   expect(await env.deps.queues.get('campaigns').getJobSchedulers()).toEqual([]);
   const domain = 'after-flush.test';
-  const book = await seedContactBook(env.deps.db, env.teamId, { subscribed: 10 }, { domain });
-  const id = await insertScheduledCampaign(env.deps.db, {
-    teamId: env.teamId,
-    domainId: env.domain.id,
-    contactBookId: book.id,
-    from: `news@${env.domain.name}`,
-    scheduledAt: new Date(t - 1000),
-  });
+  const id = await newCampaign(domain, 10, new Date(t - 1000));
   await env.waitFor(async () => (await campaign(id)).status === 'SENT', 30_000);
   expect(sentTo(domain)).toBe(10);
 });
