@@ -55,3 +55,27 @@ describe('startPeriodicJobs', () => {
     }
   });
 });
+
+describe('prune-ses-notifications', () => {
+  let env: TestWorkerEnv;
+  beforeAll(async () => {
+    env = await startTestWorkerEnv({ SES_NOTIFICATION_RETENTION_DAYS: '7' });
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('is registered hourly and deletes only the dedupe rows past the retention', async () => {
+    const job = periodicJobs(env.config).find((j) => j.name === 'prune-ses-notifications');
+    expect(job?.cron).toBe('23 * * * *');
+    await env.deps.sql.query(
+      `INSERT INTO "SesNotification" ("messageId", "receivedAt")
+       SELECT 'old-' || i, now() - interval '8 days' FROM generate_series(1, 12000) i
+       UNION ALL SELECT 'recent', now() - interval '6 days'
+       UNION ALL SELECT 'fresh', now()`,
+    );
+    await job!.run(env.deps);
+    const { rows } = await env.deps.sql.query<{ messageId: string }>(`SELECT "messageId" FROM "SesNotification" ORDER BY 1`);
+    expect(rows.map((r) => r.messageId)).toEqual(['fresh', 'recent']);
+  });
+});

@@ -3,6 +3,7 @@ import { CronExpressionParser } from 'cron-parser';
 import { queueNames, type Config } from '@mailrail/core';
 import type { WorkerDeps } from '../deps';
 import { sweepUnsentEmails } from '../send/sweep-unsent-emails';
+import { pruneSesNotifications } from '../ses-events/prune-notifications';
 import { keepDeclared, REDECLARE_EVERY_MS } from './keep-declared';
 
 // The registry of periodic jobs. A capability that needs one (domain checks, webhook retries,
@@ -20,6 +21,7 @@ export function periodicJobs(config: Config): PeriodicJob[] {
   return [
     // Also recovers emails whose worker died mid-send (expired lease).
     { name: 'sweep-unsent-emails', cron: config.SEND_SWEEP_CRON, run: (deps) => sweepUnsentEmails(deps) },
+    { name: 'prune-ses-notifications', cron: '23 * * * *', run: (deps) => pruneSesNotifications(deps) },
   ];
 }
 

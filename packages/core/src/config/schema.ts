@@ -55,6 +55,7 @@ export const configSchema = z.object({
   SEND_SWEEP_LOOKAHEAD_SECONDS: int(300).describe('The sweeper also re-creates delayed jobs for scheduled emails due within this many seconds, so they leave on time after Redis lost its jobs'),
   SES_LOCAL_PORT: z.coerce.number().int().min(1).max(65535).default(8005).describe('Port of the local SES emulator that npm start runs'),
   SNS_TOPIC_ARNS: z.string().optional().describe('Comma-separated SNS topic ARNs accepted by POST /api/ses/notifications (default: any topic, the signature is always checked)'),
+  SES_NOTIFICATION_RETENTION_DAYS: z.coerce.number().int().min(1).default(7).describe('Days an SNS message id is kept to drop redeliveries (SNS retries within hours); older ones are pruned hourly'),
   API_RATE_LIMIT: int(10).describe('Default requests per second per team (0 = off); a team can have its own'),
   API_KEY_CACHE_SECONDS: int(10).describe('How long a verified API key is trusted without reading the database'),
   BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/i).default('55mb').describe('Largest accepted request body (attachments travel base64 in JSON)'),
