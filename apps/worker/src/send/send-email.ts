@@ -1,6 +1,6 @@
 import { configurationSetName, EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql, statusesBelow, type EmailStatus, type Logger } from '@mailrail/core';
 import type { Pool } from 'pg';
-import { buildRawMessage } from './build-mime';
+import { buildRawMessage, type EmailToRender } from './build-mime';
 import { classifySesError, type SesFailure } from './ses-errors';
 import type { SesSender } from './ses-sender';
 
@@ -39,24 +39,13 @@ export type SendOutcome =
   /** SES throttled us: the attempt is given back, the caller slows the whole lane down. */
   | { result: 'throttled'; failure: SesFailure };
 
-interface ClaimedEmail {
-  id: string;
-  from: string;
-  to: string[];
-  cc: string[];
+/** The claimed row: what the MIME needs, plus what the SES call and the retry policy need. */
+interface ClaimedEmail extends EmailToRender {
   bcc: string[];
-  replyTo: string[];
-  subject: string;
-  html: string | null;
-  text: string | null;
-  headers: unknown;
-  attachments: unknown;
-  unsubUrl: string | null;
   sendAttempts: number;
   region: string | null;
   clickTracking: boolean | null;
   openTracking: boolean | null;
-  inReplyToSesId: string | null;
 }
 
 // Timestamps are stored as UTC without a zone; compare them with the database's clock in UTC.
