@@ -1,34 +1,13 @@
-import {
-  createDb,
-  createLogger,
-  createMetrics,
-  createQueueFactory,
-  createRedis,
-  systemClock,
-  type Clock,
-  type Config,
-  type Db,
-  type Logger,
-  type Metrics,
-  type QueueFactory,
-  type Redis,
-} from '@mailrail/core';
+import { closeBaseDeps, createBaseDeps, createMetrics, type BaseDeps, type Config, type Metrics } from '@mailrail/core';
 import { Pool } from 'pg';
 import type { SendSettings } from './send/send-email';
 import { createSesV2Sender, type SesSender } from './send/ses-sender';
 
 /** Everything the worker's jobs may touch; built once per process (or per test). */
-export interface WorkerDeps {
-  config: Config;
-  db: Db;
+export interface WorkerDeps extends BaseDeps {
   /** node-postgres pool for the send hot path (claim and record), beside Prisma's own pool. */
   sql: Pool;
-  /** Shared by queues and workers (BullMQ duplicates it for its blocking reads). */
-  redis: Redis;
-  queues: QueueFactory;
   ses: SesSender;
-  log: Logger;
-  clock: Clock;
   send: SendSettings;
   metrics: Metrics;
 }
@@ -53,33 +32,25 @@ export function sendSettings(config: Config): SendSettings {
 }
 
 export function createWorkerDeps(config: Config, overrides: Partial<WorkerDeps> = {}): WorkerDeps {
-  const redis = overrides.redis ?? createRedis(config.REDIS_URL, { forWorker: true });
-  const log = overrides.log ?? createLogger(config.LOG_LEVEL, 'mailrail-worker');
+  const base = createBaseDeps(config, overrides, { service: 'mailrail-worker', forWorker: true });
   let sql = overrides.sql;
   if (!sql) {
     sql = new Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_SIZE });
     // An idle connection closed by the server (restart, failover) must not crash the process;
     // the pool opens a new one on the next query.
-    sql.on('error', (err) => log.warn({ err }, 'idle PostgreSQL connection lost'));
+    sql.on('error', (err) => base.log.warn({ err }, 'idle PostgreSQL connection lost'));
   }
   return {
-    config,
-    db: overrides.db ?? createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE),
+    ...base,
     sql,
-    redis,
-    queues: overrides.queues ?? createQueueFactory(redis, config.REDIS_PREFIX),
     ses: overrides.ses ?? createSesV2Sender(config),
-    log,
-    clock: overrides.clock ?? systemClock,
     send: overrides.send ?? sendSettings(config),
     metrics: overrides.metrics ?? createMetrics('worker'),
   };
 }
 
 export async function closeWorkerDeps(deps: WorkerDeps): Promise<void> {
-  await deps.queues.closeAll();
   deps.ses.close();
-  await deps.db.$disconnect();
   await deps.sql.end();
-  deps.redis.disconnect();
+  await closeBaseDeps(deps);
 }

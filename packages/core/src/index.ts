@@ -9,6 +9,7 @@ export * from './log/logger';
 export * from './queue/queues';
 export * from './queue/dead-jobs';
 export * from './clock';
+export * from './process/base-deps';
 export * from './teams/api-keys';
 export * from './domains/add-domain';
 export * from './domains/dkim';
