@@ -12,6 +12,7 @@ import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databas
 import { startFakeSes, type FakeSes } from '@mailrail/core/testing/fake-ses';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
 import { testConfig } from '@mailrail/core/testing/config';
+import { waitFor as waitUntil } from '@mailrail/core/testing/wait-for';
 import { createApp } from '../../apps/api/src/app';
 import { closeApiDeps, createApiDeps, type ApiDeps } from '../../apps/api/src/deps';
 import { createTestSnsSigner, sesEventMessage, type TestSnsSigner } from '../../apps/api/src/ses-notifications/testing/sns-signer';
@@ -38,15 +39,7 @@ const received: Received[] = [];
 let auth: { Authorization: string };
 const DOMAIN = 'e2e.example.com';
 
-async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const waitFor = <T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000) => waitUntil(probe, { timeoutMs });
 
 beforeAll(async () => {
   [ses, sns] = await Promise.all([startFakeSes(), createTestSnsSigner()]);

@@ -23,6 +23,7 @@ import {
 import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/core/testing/databases';
 import { startFakeSes, type FakeSes } from '@mailrail/core/testing/fake-ses';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
+import { waitFor as waitUntil } from '@mailrail/core/testing/wait-for';
 
 export const repoRoot = path.resolve(__dirname, '../..');
 const logDir = path.join(repoRoot, '.cache/faults');
@@ -84,15 +85,9 @@ async function freePort(): Promise<number> {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs: number, what = 'condition'): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
+/** Probes may hit a process that is being killed or restarted: an error counts as "not yet". */
+export const waitFor = <T>(probe: () => Promise<T | null | undefined | false>, timeoutMs: number, what = 'condition') =>
+  waitUntil(probe, { timeoutMs, what, ignoreErrors: true });
 
 const EMAIL_ID_HEADER = /^X-Usesend-Email-ID: (\S+)/im;
 

@@ -11,6 +11,7 @@ import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databas
 import { startFakeSes, type FakeSes } from '@mailrail/core/testing/fake-ses';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
 import { testConfig } from '@mailrail/core/testing/config';
+import { waitFor as waitUntil } from '@mailrail/core/testing/wait-for';
 import { closeWorkerDeps, createWorkerDeps, type WorkerDeps } from '../deps';
 import { startWorker, type RunningWorker } from '../worker';
 
@@ -64,15 +65,7 @@ export async function startTestWorkerEnv(env: Record<string, string> = {}): Prom
   const running: RunningWorker[] = [];
   const replicas: WorkerDeps[] = [];
 
-  const waitFor: TestWorkerEnv['waitFor'] = async (probe, timeoutMs = 15_000) => {
-    const until = Date.now() + timeoutMs;
-    for (;;) {
-      const v = await probe();
-      if (v) return v;
-      if (Date.now() > until) throw new Error('waitFor: timed out');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const waitFor: TestWorkerEnv['waitFor'] = (probe, timeoutMs = 15_000) => waitUntil(probe, { timeoutMs, intervalMs: 50 });
 
   return {
     config,

@@ -18,6 +18,7 @@ import {
 import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databases';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
 import { testConfig } from '@mailrail/core/testing/config';
+import { waitFor as waitUntil } from '@mailrail/core/testing/wait-for';
 import { registerWebhookWorkers, type WebhookWorkerOptions, type WebhookWorkers } from './register';
 
 // Test helpers for the webhook worker: a database, worker instances on their own Redis prefix,
@@ -133,11 +134,7 @@ export async function startWorkerKit(): Promise<WorkerKit> {
 }
 
 export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitUntil(check, { timeoutMs, what, intervalMs: 25 });
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
