@@ -201,8 +201,13 @@ it('writes email.queued, email.cancelled, email.suppressed and email.failed webh
     .set(auth)
     .send({ url: receiverUrl, events: ['email.queued', 'email.cancelled', 'email.suppressed', 'email.failed'] });
   expect(hook.status).toBe(200);
+  // Deliveries run concurrently, so arrival order is not event order: order by the event's time.
   const typesFor = (emailId: string) =>
-    received.filter((r) => JSON.parse(r.body).data?.id === emailId).map((r) => JSON.parse(r.body).type as string);
+    received
+      .map((r) => JSON.parse(r.body) as { type: string; createdAt: string; data?: { id?: string } })
+      .filter((e) => e.data?.id === emailId)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+      .map((e) => e.type);
 
   const queued = (await request(app.app).post('/api/v1/emails').set(auth).send({ from: `a@${DOMAIN}`, to: 'q@example.org', subject: 'q', text: 'q' })).body.emailId;
   const later = new Date(Date.now() + 3_600_000).toISOString();
