@@ -1,7 +1,14 @@
-# Production image for both processes (api: npm run start:api, worker: npm run start:worker).
-FROM node:20-slim
+# Two stages. "build" installs every dependency, generates the Prisma client and compiles the
+# apps (`npm run build` → dist/); docker-compose.yml also runs the one-off tools from it (the
+# migrations, through the Prisma 6 CLI, and the local SES emulator), which are dev dependencies.
+# The last stage is the production image for both processes: the compiled output and the
+# production dependencies only, no TypeScript, tsx or Prisma CLI.
+#
+# `npm install` from the lockfile, not `npm ci`: the lockfile cannot list other platforms'
+# optional binaries (our registry mirror has none), so npm ci calls it out of sync (see .ci/run);
+# npm install still installs exactly the locked versions.
+FROM node:20-slim AS build
 WORKDIR /app
-ENV NODE_ENV=production
 COPY package.json package-lock.json tsconfig.json ./
 COPY apps/api/package.json apps/api/package.json
 COPY apps/worker/package.json apps/worker/package.json
@@ -10,9 +17,25 @@ COPY scripts scripts
 COPY prisma prisma
 COPY packages packages
 COPY apps apps
-# Dev dependencies stay: tsx runs the TypeScript sources and the Prisma 6 CLI applies migrations.
-RUN npm ci --include=dev --no-audit --no-fund && npm cache clean --force
+# The postinstall script generates the Prisma client into packages/core/src/db/generated.
+RUN npm install --no-audit --no-fund && npm cache clean --force
+RUN npm run build
+USER node
+
+FROM node:20-slim AS runtime
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+COPY apps/api/package.json apps/api/package.json
+COPY apps/worker/package.json apps/worker/package.json
+COPY packages/core/package.json packages/core/package.json
+# --omit=optional as well: Prisma's CLI and TypeScript are optional peers of @prisma/client and
+# would otherwise come along (about 250 MB). --ignore-scripts: no install script is needed (our
+# postinstall generates the Prisma client for development; dist/ has it compiled in, and loads its
+# WebAssembly query compiler from @prisma/client/runtime at run time).
+RUN npm install --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist dist
 USER node
 EXPOSE 3000
 # node itself is PID 1 (not npm), so SIGTERM reaches the process and shutdown is graceful.
-CMD ["node", "--import", "tsx", "apps/api/src/main.ts"]
+CMD ["node", "dist/api/main.js"]

@@ -3,6 +3,7 @@
 // "History" section at the end of the file. Nothing else in the file is touched.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { trimTrailing } from '../packages/core/src/text/trim';
 
 export const resultsFile = path.resolve(__dirname, 'RESULTS.md');
 const LATEST = '## Latest `npm run bench`';
@@ -21,7 +22,7 @@ function trimBlank(lines: string[]): string[] {
 }
 
 export function withReport(markdown: string, report: string): string {
-  const lines = markdown.replace(/\n*$/, '').split('\n');
+  const lines = trimTrailing(markdown, '\n').split('\n');
   const latest = [LATEST, '', ...trimBlank(report.split('\n')), ''];
 
   let previous: string[] = [];

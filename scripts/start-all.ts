@@ -2,20 +2,25 @@
 // when no SES endpoint or AWS credentials are configured, seeds a demo team with a verified demo
 // domain, starts the API and the worker, and prints an API key with a ready-to-paste curl.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { createApiKey, createDb, createDomain, createIdentityPort, createTeam, loadConfigOrExit } from '../packages/core/src';
+import {
+  awsCredentialsSource,
+  createApiKey,
+  createDb,
+  createDomain,
+  createIdentityPort,
+  createTeam,
+  loadConfigOrExit,
+  maskUrlCredentials,
+  SES_SIMULATOR_DOMAIN,
+  SIMULATOR_TEST_ADDRESSES,
+} from '../packages/core/src';
 import { ensureDatabase } from '../packages/core/src/db/admin';
 import { migrateDeploy } from '../packages/core/src/db/prisma-cli';
 import { startSesLocal } from './start-ses-local';
 
 const DEMO_TEAM = 'Demo team';
 const DEMO_DOMAIN = 'demo.example.com';
-
-function hasAwsCredentials(): boolean {
-  return Boolean(process.env.AWS_ACCESS_KEY_ID || process.env.AWS_PROFILE || existsSync(path.join(os.homedir(), '.aws/credentials')));
-}
 
 async function waitFor(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -35,7 +40,7 @@ async function seedDemo(config: ReturnType<typeof loadConfigOrExit>) {
   try {
     const team = (await db.team.findFirst({ where: { name: DEMO_TEAM }, orderBy: { id: 'asc' } })) ?? (await createTeam(db, DEMO_TEAM));
     const domain =
-      (await db.domain.findUnique({ where: { name: DEMO_DOMAIN } })) ??
+      (await db.domain.findUnique({ where: { teamId_name: { teamId: team.id, name: DEMO_DOMAIN } } })) ??
       (await createDomain({ db, config, identities: createIdentityPort(config, { db }) }, { teamId: team.id, name: DEMO_DOMAIN, verified: true }));
     const { apiKey } = await createApiKey(db, { teamId: team.id, name: `npm start ${new Date().toISOString()}`, permission: 'FULL' });
     return { teamId: team.id, domain: domain.name, apiKey };
@@ -45,20 +50,23 @@ async function seedDemo(config: ReturnType<typeof loadConfigOrExit>) {
 }
 
 async function main() {
-  const config = loadConfigOrExit();
-  const children: ChildProcess[] = [];
+  // Without an endpoint or credentials the local emulator runs: the API and the worker are
+  // configured (and the SES event simulator decided) with its endpoint.
+  const runEmulator = !process.env.SES_ENDPOINT && !awsCredentialsSource(process.env, { file: true });
   const env: NodeJS.ProcessEnv = { ...process.env };
+  if (runEmulator) env.SES_ENDPOINT = `http://127.0.0.1:${process.env.SES_LOCAL_PORT || 8005}`;
+  const config = loadConfigOrExit(env);
+  const children: ChildProcess[] = [];
 
-  console.log(`» migrating ${config.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@')}`);
+  console.log(`» migrating ${maskUrlCredentials(config.DATABASE_URL)}`);
   await ensureDatabase(config.DATABASE_URL);
   migrateDeploy(config.DATABASE_URL, true);
 
   let sesViewer: string | null = null;
-  if (!config.SES_ENDPOINT && !hasAwsCredentials()) {
+  if (runEmulator) {
     const port = config.SES_LOCAL_PORT;
     console.log(`» no SES_ENDPOINT and no AWS credentials: starting the local SES emulator on 127.0.0.1:${port}`);
     children.push(startSesLocal(port));
-    env.SES_ENDPOINT = `http://127.0.0.1:${port}`;
     sesViewer = `http://127.0.0.1:${port}/`;
     await waitFor(`${sesViewer}store`, 15_000);
   }
@@ -96,10 +104,24 @@ async function main() {
     `   -H "Authorization: Bearer ${seeded.apiKey}" -H "Content-Type: application/json" \\`,
     `   -d '{"from":"hello@${seeded.domain}","to":"you@example.org","subject":"Hello","text":"It works"}'`,
     sesViewer ? `\n sent mail is shown by the local SES emulator at ${sesViewer}` : '',
+    ...(config.sesEventSimulator ? simulatorLines(config, seeded.domain) : []),
     '──────────────────────────────────────────────────────────────────────────────',
     '',
   ];
   console.log(banner.join('\n'));
+}
+
+/** The SES event simulator's test addresses (docs/events.md), and how to open or click. */
+function simulatorLines(config: ReturnType<typeof loadConfigOrExit>, domain: string): string[] {
+  const width = Math.max(...SIMULATOR_TEST_ADDRESSES.map((a) => a.localPart.length)) + `@${SES_SIMULATOR_DOMAIN}`.length;
+  return [
+    '',
+    ` SES event simulator on: every message gets SES's events (Send, then Delivery after ${config.SES_EVENT_SIMULATOR_DELAY_MS} ms).`,
+    ' Test addresses (the same local part at any domain works too, e.g. bounce@example.com):',
+    ...SIMULATOR_TEST_ADDRESSES.map((a) => `   ${`${a.localPart}@${SES_SIMULATOR_DOMAIN}`.padEnd(width)}  ${a.events} → ${a.result}`),
+    ` e.g. -d '{"from":"hello@${domain}","to":"bounce@${SES_SIMULATOR_DOMAIN}","subject":"Bounce","text":"x"}'`,
+    ` opens and clicks: SES_ENDPOINT=${config.SES_ENDPOINT} npm run cli -- simulate open|click --email <emailId>`,
+  ];
 }
 
 main().catch((err) => {

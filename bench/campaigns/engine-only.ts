@@ -3,7 +3,7 @@
 // jobs (the jobs are added to Redis; nothing consumes them). Complements run.ts, where the same
 // work shares the worker process with sending.
 // Run: npx tsx bench/campaigns/engine-only.ts [contacts=100000] [chunk=1000]
-import { createTeam, insertDomain, loadConfig } from '../../packages/core/src';
+import { createTeam, insertDomain, loadConfig, queueNames } from '../../packages/core/src';
 import { insertScheduledCampaign, seedContactBook } from '../../packages/core/src/campaigns/test-fixtures';
 import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '../../packages/core/src/testing/databases';
 import { deleteRedisPrefix, testRedisPrefix } from '../../packages/core/src/testing/redis';
@@ -35,12 +35,12 @@ async function main() {
   await deps.db.campaign.update({ where: { id }, data: { status: 'RUNNING' } });
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  await prepareRecipients(deps, id, new Date().toISOString());
+  await prepareRecipients(deps, id, new Date());
   const t1 = performance.now();
   const result = await runCampaignWindow(deps, id);
   const t2 = performance.now();
   const cpu = process.cpuUsage(cpu0);
-  const jobs = await deps.queues.sendQueue('us-east-1', 'marketing').getJobCountByTypes('waiting', 'prioritized', 'delayed');
+  const jobs = await deps.queues.get(queueNames.send('us-east-1', 'marketing')).getJobCountByTypes('waiting', 'prioritized', 'delayed');
   console.log(
     JSON.stringify({
       contacts: N,

@@ -15,11 +15,11 @@ import { startFakeSes } from '../../packages/core/src/testing/fake-ses';
 import { createRedis } from '../../packages/core/src';
 import { deleteRedisPrefix, testRedisPrefix } from '../../packages/core/src/testing/redis';
 import { writeResult } from '../report-kit';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const N = Number(process.argv[2] ?? 100_000);
 const RATE = Number(process.argv[3] ?? 4000);
 const root = path.resolve(__dirname, '../..');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

@@ -8,7 +8,7 @@ import { createDb, createQueueFactory, createRedis, newId, queueNames } from '..
 import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '../../packages/core/src/testing/databases';
 import { deleteRedisPrefix } from '../../packages/core/src/testing/redis';
 import { registerSesEventProcessing } from '../../apps/worker/src/ses-events/register';
-import { createTestSnsSigner, sesEventMessage } from '../../apps/api/src/ses-notifications/testing/sns-signer';
+import { createTestSnsSigner, sesEventMessage, TEST_TOPIC_ARN } from '../../apps/api/src/ses-notifications/testing/sns-signer';
 import { writeResult } from '../report-kit';
 import { autocannon, machine, spawnTs, stop, waitForUrl } from './bench-kit';
 
@@ -28,7 +28,7 @@ async function main() {
   const signer = await createTestSnsSigner();
   writeFileSync(certFile, signer.certPem);
   const server = spawnTs('bench/events/ingest-server.ts', {
-    DATABASE_URL: url, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'silent', REDIS_PREFIX: PREFIX, BENCH_CERT_FILE: certFile,
+    DATABASE_URL: url, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'silent', REDIS_PREFIX: PREFIX, BENCH_CERT_FILE: certFile, SNS_TOPIC_ARNS: TEST_TOPIC_ARN,
   }, process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean));
   try {
     // One email per event, so the processing phase has real work (status, event row, counters).

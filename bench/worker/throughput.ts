@@ -6,7 +6,6 @@
 // at equal concurrency is the default). BENCH_PROFILE=<dir> writes CPU profiles of the worker.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
@@ -25,21 +24,14 @@ import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '../..
 import { deleteRedisPrefix, testRedisPrefix } from '../../packages/core/src/testing/redis';
 import { buildRawMessage } from '../../apps/worker/src/send/build-mime';
 import { writeResult } from '../report-kit';
+import { freePort } from '../../packages/core/src/testing/free-port';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const N = Number(process.argv[2] ?? 5000);
 const C = Number(process.argv[3] ?? 16);
 const ROUNDS = Number(process.argv[4] ?? 3);
 const root = path.resolve(__dirname, '../..');
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 /** CPU seconds (user + system) a process has used so far. */
 function cpuSeconds(pid: number): number {

@@ -3,26 +3,22 @@
 // loopback, reached through the real AWS SDK), SES's delivery event comes back through signed
 // SNS, and the status, the counters and the outbound webhook follow. Only the SNS certificate
 // download is replaced (no internet here): the test signs with its own certificate.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { UseSend, Webhooks } from 'usesend-js';
-import { createApiKey, createTeam, insertDomain, type Config } from '@mailrail/core';
+import { createApiKey, createTeam, insertDomain, queueNames, type Config } from '@mailrail/core';
 import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databases';
 import { startFakeSes, type FakeSes } from '@mailrail/core/testing/fake-ses';
+import { queueIsIdle } from '@mailrail/core/testing/queue-state';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
 import { testConfig } from '@mailrail/core/testing/config';
 import { waitFor as waitUntil } from '@mailrail/core/testing/wait-for';
+import { startReceiver, type Receiver } from '@mailrail/core/testing/webhook-receiver';
 import { createApp } from '../../apps/api/src/app';
 import { closeApiDeps, createApiDeps, type ApiDeps } from '../../apps/api/src/deps';
-import { createTestSnsSigner, sesEventMessage, type TestSnsSigner } from '../../apps/api/src/ses-notifications/testing/sns-signer';
+import { createTestSnsSigner, sesEventMessage, TEST_TOPIC_ARN, type TestSnsSigner } from '../../apps/api/src/ses-notifications/testing/sns-signer';
 import { closeWorkerDeps, createWorkerDeps, type WorkerDeps } from '../../apps/worker/src/deps';
 import { startWorker, type RunningWorker } from '../../apps/worker/src/worker';
-
-interface Received {
-  headers: IncomingMessage['headers'];
-  body: string;
-}
 
 let databaseUrl: string;
 let prefix: string;
@@ -33,13 +29,20 @@ let api: ApiDeps;
 let app: ReturnType<typeof createApp>;
 let worker: WorkerDeps;
 let running: RunningWorker;
-let receiver: Server;
-let receiverUrl: string;
-const received: Received[] = [];
+let receiver: Receiver;
 let auth: { Authorization: string };
 const DOMAIN = 'e2e.example.com';
 
 const waitFor = <T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000) => waitUntil(probe, { timeoutMs });
+
+/** Every webhook event dispatched, every delivery finished, no delivery job left to run. */
+async function webhooksSettled(): Promise<boolean> {
+  const [undispatched, unfinished] = await Promise.all([
+    api.db.webhookEvent.count({ where: { dispatchedAt: null } }),
+    api.db.webhookDelivery.count({ where: { status: { in: ['PENDING', 'IN_PROGRESS'] } } }),
+  ]);
+  return undispatched === 0 && unfinished === 0 && (await queueIsIdle(worker.queues.get(queueNames.webhooks)));
+}
 
 beforeAll(async () => {
   [ses, sns] = await Promise.all([startFakeSes(), createTestSnsSigner()]);
@@ -51,6 +54,7 @@ beforeAll(async () => {
     SEND_SWEEP_CRON: '* * * * * *',
     WEBHOOK_ALLOW_PRIVATE: 'true',
     PUBLIC_URL: 'http://mailrail.test',
+    SNS_TOPIC_ARNS: TEST_TOPIC_ARN, // the test plays SNS on this topic; any other is refused
   });
   api = createApiDeps(config);
   app = createApp(api, {
@@ -59,16 +63,7 @@ beforeAll(async () => {
   worker = createWorkerDeps(config);
   running = await startWorker(worker);
 
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  receiver = await startReceiver();
 
   const team = await createTeam(api.db, 'E2E');
   await insertDomain(api.db, config.SECRET, { teamId: team.id, name: DOMAIN, region: config.AWS_REGION, dkimSelector: config.DKIM_SELECTOR, verified: true });
@@ -78,7 +73,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await running.close();
   app.close();
-  await new Promise((r) => receiver.close(r));
+  await receiver.close();
   await deleteRedisPrefix(api.redis, prefix).catch(() => undefined);
   await closeWorkerDeps(worker);
   await closeApiDeps(api);
@@ -87,7 +82,7 @@ afterAll(async () => {
 });
 
 it('sends through SES, follows the delivery event, counts it and tells the webhook', async () => {
-  const hook = await request(app.app).post('/api/v1/webhooks').set(auth).send({ url: receiverUrl, events: ['email.delivered'] });
+  const hook = await request(app.app).post('/api/v1/webhooks').set(auth).send({ url: receiver.url, events: ['email.delivered'] });
   expect(hook.status).toBe(200);
   const secret: string = hook.body.secret;
 
@@ -124,11 +119,13 @@ it('sends through SES, follows the delivery event, counts it and tells the webho
   expect(series.body.totalCounts.delivered).toBe(1);
 
   // The webhook arrives once, signed so that the usesend-js SDK accepts it.
-  const delivery = await waitFor(async () => received.find((r) => r.headers['x-usesend-event'] === 'email.delivered'));
+  const delivery = await waitFor(async () => receiver.calls.find((r) => r.headers['x-usesend-event'] === 'email.delivered'));
   const event = new Webhooks(secret).constructEvent(delivery.body, { headers: delivery.headers as Record<string, string> });
   expect(event).toMatchObject({ type: 'email.delivered', data: { id: emailId } });
-  await new Promise((r) => setTimeout(r, 1500));
-  expect(received.filter((r) => r.headers['x-usesend-event'] === 'email.delivered')).toHaveLength(1);
+  // Once both notifications are processed, every event dispatched and every delivery over, no
+  // second call can still come.
+  await waitFor(async () => (await queueIsIdle(worker.queues.get(queueNames.sesEvents))) && (await webhooksSettled()));
+  expect(receiver.calls.filter((r) => r.headers['x-usesend-event'] === 'email.delivered')).toHaveLength(1);
 });
 
 it('double opt-in: the confirmation email reaches SES, its link shows a page, and POST confirms', async () => {
@@ -199,11 +196,11 @@ it('writes email.queued, email.cancelled, email.suppressed and email.failed webh
   const hook = await request(app.app)
     .post('/api/v1/webhooks')
     .set(auth)
-    .send({ url: receiverUrl, events: ['email.queued', 'email.cancelled', 'email.suppressed', 'email.failed'] });
+    .send({ url: receiver.url, events: ['email.queued', 'email.cancelled', 'email.suppressed', 'email.failed'] });
   expect(hook.status).toBe(200);
   // Deliveries run concurrently, so arrival order is not event order: order by the event's time.
   const typesFor = (emailId: string) =>
-    received
+    receiver.calls
       .map((r) => JSON.parse(r.body) as { type: string; createdAt: string; data?: { id?: string } })
       .filter((e) => e.data?.id === emailId)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
@@ -225,5 +222,5 @@ it('writes email.queued, email.cancelled, email.suppressed and email.failed webh
   expect(typesFor(cancelled)).toEqual(['email.cancelled']);
   expect(typesFor(suppressed)).toEqual(['email.suppressed']);
   expect(typesFor(failed)).toEqual(['email.queued', 'email.failed']);
-  expect(JSON.parse(received.find((r) => JSON.parse(r.body).type === 'email.failed')!.body).data).toMatchObject({ id: failed, status: 'FAILED', to: ['reject@example.org'], subject: 'f' });
+  expect(JSON.parse(receiver.calls.find((r) => JSON.parse(r.body).type === 'email.failed')!.body).data).toMatchObject({ id: failed, status: 'FAILED', to: ['reject@example.org'], subject: 'f' });
 });

@@ -56,7 +56,7 @@ export function countDiff(before: Record<string, number>, after: Record<string, 
 }
 
 /** One of each resource for a team, through the API; the ids by path-parameter meaning. */
-async function createResources(stack: Stack, team: Team) {
+export async function createResources(stack: Stack, team: Team) {
   const must = async (method: string, path: string, body: unknown) => {
     const r = await call(stack, team, method, path, body);
     if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text.slice(0, 200)}`);
@@ -93,7 +93,7 @@ async function createResources(stack: Stack, team: Team) {
   };
 }
 
-function fillPath(path: string, ids: Awaited<ReturnType<typeof createResources>>): string {
+export function fillPath(path: string, ids: Awaited<ReturnType<typeof createResources>>): string {
   return path.replace(/\{(\w+)\}/g, (_, name: string) => {
     if (name === 'id') return path.startsWith('/domains') ? ids.domainId : ids.webhookId;
     const v = (ids as Record<string, string>)[name];

@@ -1,18 +1,21 @@
 // npm run test:faults — fault scenarios against real API and worker processes. Prints one result
-// line per scenario and exits non-zero when any fails. `npm run test:faults -- 5 2` runs a subset.
+// line per scenario and exits non-zero when any fails. `npm run test:faults -- 5 2` runs a subset
+// (`-- fuzz` is scenario 8).
 import { idempotencyUnderConcurrency, redisFlushMidRun, sesFaults, workerKilledMidBurst } from './send-scenarios';
 import { campaignWorkerKilled } from './campaign-scenario';
 import { crossTeamMatrix, malformedRequests } from './api-scenarios';
 import { postgresConnectionsCut } from './db-scenarios';
+import { pathologicalInputs } from './pathological-scenario';
 import { resultLine, type ScenarioResult } from './stack';
 
-const scenarios: { n: string; name: string; run: () => Promise<ScenarioResult> }[] = [
+const scenarios: { n: string; alias?: string; name: string; run: () => Promise<ScenarioResult> }[] = [
   { n: '5', name: 'idempotency-key under 50 concurrent requests', run: idempotencyUnderConcurrency },
   { n: '2', name: 'redis keys flushed mid-run', run: redisFlushMidRun },
   { n: '3', name: 'ses throttling and timeouts', run: sesFaults },
   { n: '4', name: 'postgres connections cut mid-batch', run: postgresConnectionsCut },
   { n: '6', name: 'malformed requests on every route', run: malformedRequests },
   { n: '7', name: 'every route with another team ids', run: crossTeamMatrix },
+  { n: '8', alias: 'fuzz', name: 'pathological inputs on every route', run: pathologicalInputs },
   { n: '1', name: 'worker SIGKILL x5 during a 20,000-recipient campaign', run: campaignWorkerKilled },
   { n: "1'", name: 'worker SIGKILL x5 during a burst', run: workerKilledMidBurst },
 ];
@@ -22,7 +25,7 @@ async function main() {
   let failed = 0;
   const started = Date.now();
   for (const s of scenarios) {
-    if (only.length && !only.includes(s.n)) continue;
+    if (only.length && !only.includes(s.n) && !(s.alias && only.includes(s.alias))) continue;
     const t0 = Date.now();
     let line: string;
     try {

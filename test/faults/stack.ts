@@ -4,7 +4,6 @@
 // faults and read exactly what SES accepted.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
-import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import {
   createApiKey,
@@ -15,6 +14,7 @@ import {
   insertAndEnqueueEmails,
   insertDomain,
   loadConfig,
+  queueNames,
   type Db,
   type EmailDraft,
   type QueueFactory,
@@ -24,6 +24,7 @@ import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mail
 import { startFakeSes, type FakeSes } from '@mailrail/core/testing/fake-ses';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
 import { waitFor as waitUntil } from '@mailrail/core/testing/wait-for';
+import { freePort } from '../../packages/core/src/testing/free-port';
 
 export const repoRoot = path.resolve(__dirname, '../..');
 const logDir = path.join(repoRoot, '.cache/faults');
@@ -64,6 +65,8 @@ export interface Stack {
   /** Another team with its own domain and key. */
   addTeam(name: string, domainName: string): Promise<Team>;
   startApi(): Promise<void>;
+  /** SIGKILLs the API (a request stuck on the CPU would stall everything after it). */
+  killApi(): Promise<void>;
   startWorker(): Promise<ChildProcess>;
   killWorker(signal?: NodeJS.Signals): Promise<void>;
   /** Stores emails for the main team and enqueues their jobs, as the API does. */
@@ -75,15 +78,7 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { setTimeout as sleep } from 'node:timers/promises';
 
 /** Probes may hit a process that is being killed or restarted: an error counts as "not yet". */
 export const waitFor = <T>(probe: () => Promise<T | null | undefined | false>, timeoutMs: number, what = 'condition') =>
@@ -130,6 +125,7 @@ export async function startStack(name: string, env: Record<string, string> = {})
   const queues = createQueueFactory(createRedis(config.REDIS_URL, { forWorker: true }), prefix);
   const children = new Set<ChildProcess>();
   let worker: ChildProcess | null = null;
+  let api: ChildProcess | null = null;
   let workerRuns = 0;
 
   const spawnApp = (app: 'api' | 'worker', tag: string) => {
@@ -178,12 +174,21 @@ export async function startStack(name: string, env: Record<string, string> = {})
     addTeam,
     startApi: async () => {
       const child = spawnApp('api', 'api');
+      api = child;
       let exited = false;
       child.on('exit', () => (exited = true));
       await waitFor(async () => {
         if (exited) throw new Error('API exited at start');
         return (await fetch(`${apiUrl}/health`)).ok;
       }, 60_000, 'the API to listen');
+    },
+    killApi: async () => {
+      const a = api;
+      if (!a || a.exitCode !== null) return;
+      await new Promise<void>((resolve) => {
+        a.once('exit', () => resolve());
+        a.kill('SIGKILL');
+      });
     },
     startWorker: async () => {
       workerRuns += 1;
@@ -287,6 +292,6 @@ export async function describeLost(stack: Stack, ids: string[]): Promise<string>
   const lost = ids.filter((id) => !counts.has(id));
   if (lost.length === 0) return '';
   const rows = await stack.db.email.findMany({ where: { id: { in: lost.slice(0, 50) } }, select: { latestStatus: true, sendAttempts: true, sendLeaseUntil: true, scheduledAt: true } });
-  const jobStates = await Promise.all(lost.slice(0, 5).map((id) => stack.queues.sendQueue(stack.team.domain.region, 'transactional').getJobState(id).catch(() => 'error')));
+  const jobStates = await Promise.all(lost.slice(0, 5).map((id) => stack.queues.get(queueNames.send(stack.team.domain.region, 'transactional')).getJobState(id).catch(() => 'error')));
   return ` lost_sample=${JSON.stringify(rows.slice(0, 5))} job_states=${jobStates.join(',')}`;
 }

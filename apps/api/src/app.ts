@@ -16,6 +16,7 @@ import { errorHandler, notFoundHandler } from './http/errors';
 import { jsonBody } from './http/json-body';
 import { createRateLimit } from './http/rate-limit';
 import { requestLogger } from './http/request-log';
+import { rejectUnsafeUrl } from './http/unsafe-text';
 import { metricsEndpoint, recordHttpMetrics } from './ops/metrics';
 import { openApiRoutes } from './openapi/routes';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './ops/queue-dashboard';
@@ -28,6 +29,11 @@ export interface ApiApp {
   close: () => void;
 }
 
+/** `TRUST_PROXY` as express takes it: a hop count, or a list of addresses, subnets and range names. */
+export function trustProxySetting(value: string): number | string[] {
+  return /^\d+$/.test(value.trim()) ? Number(value) : value.split(',').map((v) => v.trim()).filter(Boolean);
+}
+
 /** Test seams for edges that reach outside the machine (the SNS certificate fetch). */
 export interface AppOptions {
   sesNotifications?: SesNotificationOptions;
@@ -37,24 +43,26 @@ export function createApp(deps: ApiDeps, opts: AppOptions = {}): ApiApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
+  if (deps.config.TRUST_PROXY) app.set('trust proxy', trustProxySetting(deps.config.TRUST_PROXY));
   const metrics = createMetrics('api');
   app.use(requestLogger(deps.log));
   app.use(recordHttpMetrics(metrics));
+  app.use(rejectUnsafeUrl);
   app.use(healthRoutes(deps));
   app.use(openApiRoutes(deps));
   app.use(subscriptionPages(deps));
   app.get('/metrics', metricsEndpoint(deps, metrics));
   const dashboard = queueDashboard(deps);
   if (dashboard) app.use(QUEUE_DASHBOARD_PATH, dashboard.guard, dashboard.router);
-  app.use('/api/ses/notifications', sesNotificationRoutes(deps, opts.sesNotifications)); // SNS: signed messages, no API key
+  app.use('/api/ses/notifications', sesNotificationRoutes(deps, { metrics, ...opts.sesNotifications })); // SNS: signed messages, no API key
 
   // Authentication first, then the rate limit, and only then is a body read: an unauthenticated
   // caller cannot make us parse 50 MB.
-  const auth = createAuth(deps);
+  const auth = createAuth(deps, metrics);
   const v1 = express.Router();
   v1.use(auth.middleware, createRateLimit(deps), ...jsonBody(deps.config.BODY_LIMIT));
   v1.use('/emails', emailRoutes(deps));
-  v1.use('/domains', domainRoutes(deps));
+  v1.use('/domains', domainRoutes(deps, { metrics }));
   v1.use('/webhooks', webhookRoutes(deps));
   v1.use('/contactBooks', contactBookRoutes(deps));
   v1.use('/suppressions', suppressionRoutes(deps));

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { createApiKey, createTeam, insertDomain } from '@mailrail/core';
 import { useTestDatabase } from '@mailrail/core/testing/databases';
 import { testRedisPrefix } from '@mailrail/core/testing/redis';
+import { freePort } from '@mailrail/core/testing/free-port';
 
 // SIGTERM during a burst of sends: every request is either answered 200 with its email stored,
 // or refused before any work (connection refused or reset) with nothing stored. The real API
@@ -11,14 +11,6 @@ import { testRedisPrefix } from '@mailrail/core/testing/redis';
 
 const root = path.resolve(__dirname, '../../..');
 const database = useTestDatabase();
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 
 it('loses no request when stopped with SIGTERM mid-burst', async () => {
   const team = await createTeam(database.db, 'shutdown');

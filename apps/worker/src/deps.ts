@@ -1,12 +1,12 @@
-import { closeBaseDeps, createBaseDeps, createMetrics, type BaseDeps, type Config, type Metrics } from '@mailrail/core';
-import { Pool } from 'pg';
+import { closeBaseDeps, createBaseDeps, createMetrics, createSqlPool, queueNames, type BaseDeps, type Config, type Metrics, type SqlPool } from '@mailrail/core';
 import type { SendSettings } from './send/send-email';
 import { createSesV2Sender, type SesSender } from './send/ses-sender';
+import { withSimulatedSesEvents } from './send/simulated-ses-events';
 
 /** Everything the worker's jobs may touch; built once per process (or per test). */
 export interface WorkerDeps extends BaseDeps {
-  /** node-postgres pool for the send hot path (claim and record), beside Prisma's own pool. */
-  sql: Pool;
+  /** node-postgres pool for the hot paths (send, campaign window, sweep), beside Prisma's own pool. */
+  sql: SqlPool;
   ses: SesSender;
   send: SendSettings;
   metrics: Metrics;
@@ -33,17 +33,18 @@ export function sendSettings(config: Config): SendSettings {
 
 export function createWorkerDeps(config: Config, overrides: Partial<WorkerDeps> = {}): WorkerDeps {
   const base = createBaseDeps(config, overrides, { service: 'mailrail-worker', forWorker: true });
-  let sql = overrides.sql;
-  if (!sql) {
-    sql = new Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_SIZE });
-    // An idle connection closed by the server (restart, failover) must not crash the process;
-    // the pool opens a new one on the next query.
-    sql.on('error', (err) => base.log.warn({ err }, 'idle PostgreSQL connection lost'));
+  // An idle connection closed by the server (restart, failover) must not crash the process.
+  const sql = overrides.sql ?? createSqlPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE, (err) => base.log.warn({ err }, 'idle PostgreSQL connection lost'));
+  let ses = overrides.ses ?? createSesV2Sender(config);
+  // Only ever true against a loopback SES emulator outside production (config/load.ts).
+  if (config.sesEventSimulator) {
+    ses = withSimulatedSesEvents(ses, { sesEventsQueue: base.queues.get(queueNames.sesEvents), delayMs: config.SES_EVENT_SIMULATOR_DELAY_MS, log: base.log, now: () => base.clock.now() });
+    base.log.info({ delayMs: config.SES_EVENT_SIMULATOR_DELAY_MS }, 'SES event simulator on: accepted messages get simulated SES events');
   }
   return {
     ...base,
     sql,
-    ses: overrides.ses ?? createSesV2Sender(config),
+    ses,
     send: overrides.send ?? sendSettings(config),
     metrics: overrides.metrics ?? createMetrics('worker'),
   };

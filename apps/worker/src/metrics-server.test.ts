@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { startTestWorkerEnv, type TestWorkerEnv } from './testing/worker-harness';
 import { startMetricsServer } from './metrics-server';
 
@@ -30,6 +31,22 @@ it('serves the worker series: job durations, emails by status, SES errors by nam
     expect(text).toMatch(/mailrail_queue_jobs\{queue="send-marketing-us-east-1",state="waiting",process="worker"\} 0/);
     expect((await fetch(url.replace('/metrics', '/other'))).status).toBe(404);
   } finally {
+    server?.close();
+  }
+});
+
+it('compares the metrics token in constant time, whatever the length of the guess', async () => {
+  const server = await startMetricsServer(env.deps, 0, '127.0.0.1');
+  const compare = jest.spyOn(crypto, 'timingSafeEqual');
+  try {
+    const url = `http://127.0.0.1:${(server!.address() as { port: number }).port}/metrics`;
+    for (const guess of ['s', 'scrapE', 'scrape-and-more']) {
+      expect((await fetch(url, { headers: { Authorization: `Bearer ${guess}` } })).status).toBe(401);
+    }
+    expect(compare).toHaveBeenCalledTimes(3);
+    expect((await fetch(url, { headers: { Authorization: 'Bearer scrape' } })).status).toBe(200);
+  } finally {
+    compare.mockRestore();
     server?.close();
   }
 });

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { collectQueueDepths, queueNames } from '@mailrail/core';
+import { bearerToken, collectQueueDepths, queueNames, secretMatches } from '@mailrail/core';
 import type { WorkerDeps } from './deps';
 
 /** Queues the worker consumes, reported as depths on every scrape. */
@@ -19,7 +19,7 @@ export function startMetricsServer(deps: WorkerDeps, port: number, host = '0.0.0
       return;
     }
     const token = deps.config.METRICS_TOKEN;
-    if (token && req.headers.authorization !== `Bearer ${token}`) {
+    if (token && !secretMatches(bearerToken(req.headers.authorization), token)) {
       res.writeHead(401, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { code: 'UNAUTHORIZED', message: 'Metrics token required' } }));
       return;
     }

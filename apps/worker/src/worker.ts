@@ -26,23 +26,23 @@ export interface RunningWorker {
  */
 export async function startWorker(deps: WorkerDeps, opts: { periodic?: PeriodicJob[]; redeclareEveryMs?: number } = {}): Promise<RunningWorker> {
   const jobs = opts.periodic ?? periodicJobs(deps.config);
-  // Fails before anything starts when a cron expression is wrong.
+  // Fails before anything starts when a schedule is wrong.
   validatePeriodicJobs(jobs);
   const ratesByRegion = await resolveRegionRates(deps.config, deps.ses, deps.log);
-  // Job schedulers are declared again now and then (keep-declared.ts); tests shorten the period.
-  const { redeclareEveryMs } = opts;
-  const periodic = await startPeriodicJobs(deps, jobs, { redeclareEveryMs });
+  // Every job scheduler is the registry's, declared again now and then (keep-declared.ts); tests
+  // shorten the period.
+  const periodic = await startPeriodicJobs(deps, jobs, { redeclareEveryMs: opts.redeclareEveryMs });
   const send = startSendWorkers(deps, ratesByRegion);
   const connection = deps.redis;
   const prefix = deps.config.REDIS_PREFIX;
-  const sesEvents = registerSesEventProcessing({ connection, prefix, db: deps.db, log: deps.log, clock: deps.clock, onEmailEvent: emailEventWebhooks(deps.db) });
+  const sesEvents = registerSesEventProcessing({ connection, prefix, db: deps.db, log: deps.log, clock: deps.clock, onEmailEvent: emailEventWebhooks(deps.db, deps.clock) });
   const webhooks = registerWebhookWorkers(deps);
   const dns = createDnsLookup(deps.config.DNS_RESOLVER, deps.config.DNS_TIMEOUT_MS);
   const domains = await registerDomainVerification(
     { db: deps.db, queues: deps.queues, identities: createIdentityPort(deps.config, { db: deps.db, dns }), dns, config: deps.config, log: deps.log, now: () => deps.clock.now() },
-    { connection, prefix, redeclareEveryMs },
+    { connection, prefix },
   );
-  const campaigns = await startCampaignEngine(deps, { redeclareEveryMs });
+  const campaigns = startCampaignEngine(deps);
   return {
     send,
     periodic,

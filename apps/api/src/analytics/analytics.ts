@@ -1,13 +1,10 @@
 import { z } from 'zod';
-import { notFound, Prisma, utcDay } from '@mailrail/core';
+import { notFound, prismaExecutor, utcDay } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
+import { intString } from '../http/query';
 
-const domainIdParam = z
-  .string()
-  .regex(/^\d+$/, 'must be a positive integer')
-  .transform(Number)
-  .pipe(z.number().int().min(1).max(2 ** 31 - 1));
+const domainIdParam = intString(1, 2 ** 31 - 1);
 
 export const timeSeriesQuery = z.object({
   days: z.enum(['7', '30']).default('30').transform(Number),
@@ -41,13 +38,16 @@ export async function emailTimeSeries(deps: ApiDeps, auth: AuthContext, q: z.inf
   const domainId = await domainFilter(deps, auth, q.domainId);
   const today = utcDay(deps.clock.now());
   const start = addDays(today, -q.days);
-  const rows = await deps.db.$queryRaw<({ date: string } & Record<(typeof COUNTS)[number], bigint>)[]>(Prisma.sql`
-    SELECT date, SUM(sent)::bigint AS sent, SUM(delivered)::bigint AS delivered, SUM(opened)::bigint AS opened,
-           SUM(clicked)::bigint AS clicked, SUM(bounced)::bigint AS bounced, SUM(complained)::bigint AS complained
-    FROM "DailyEmailUsage"
-    WHERE "teamId" = ${auth.teamId} AND date >= ${start} AND date <= ${today}
-      ${domainId !== null ? Prisma.sql`AND "domainId" = ${domainId}` : Prisma.empty}
-    GROUP BY date`);
+  const params: unknown[] = [auth.teamId, start, today];
+  const rows = await prismaExecutor(deps.db).query<{ date: string } & Record<(typeof COUNTS)[number], bigint>>(
+    `SELECT date, SUM(sent)::bigint AS sent, SUM(delivered)::bigint AS delivered, SUM(opened)::bigint AS opened,
+            SUM(clicked)::bigint AS clicked, SUM(bounced)::bigint AS bounced, SUM(complained)::bigint AS complained
+       FROM "DailyEmailUsage"
+      WHERE "teamId" = $1 AND date >= $2 AND date <= $3
+        ${domainId !== null ? `AND "domainId" = $${params.push(domainId)}` : ''}
+      GROUP BY date`,
+    params,
+  );
 
   const byDate = new Map(rows.map((r) => [r.date, r]));
   const totalCounts = zeroCounts();
@@ -66,11 +66,14 @@ export async function emailTimeSeries(deps: ApiDeps, auth: AuthContext, q: z.inf
 /** All-time totals; rates are percentages of delivered mail (0 when nothing was delivered). */
 export async function reputationMetrics(deps: ApiDeps, auth: AuthContext, q: z.infer<typeof reputationQuery>) {
   const domainId = await domainFilter(deps, auth, q.domainId);
-  const [row] = await deps.db.$queryRaw<{ delivered: bigint; hardBounced: bigint; complained: bigint }[]>(Prisma.sql`
-    SELECT COALESCE(SUM(delivered), 0)::bigint AS delivered, COALESCE(SUM("hardBounced"), 0)::bigint AS "hardBounced",
-           COALESCE(SUM(complained), 0)::bigint AS complained
-    FROM "CumulatedMetrics"
-    WHERE "teamId" = ${auth.teamId} ${domainId !== null ? Prisma.sql`AND "domainId" = ${domainId}` : Prisma.empty}`);
+  const params: unknown[] = [auth.teamId];
+  const [row] = await prismaExecutor(deps.db).query<{ delivered: bigint; hardBounced: bigint; complained: bigint }>(
+    `SELECT COALESCE(SUM(delivered), 0)::bigint AS delivered, COALESCE(SUM("hardBounced"), 0)::bigint AS "hardBounced",
+            COALESCE(SUM(complained), 0)::bigint AS complained
+       FROM "CumulatedMetrics"
+      WHERE "teamId" = $1 ${domainId !== null ? `AND "domainId" = $${params.push(domainId)}` : ''}`,
+    params,
+  );
   const delivered = Number(row.delivered);
   const hardBounced = Number(row.hardBounced);
   const complained = Number(row.complained);

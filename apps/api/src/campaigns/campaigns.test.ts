@@ -87,6 +87,38 @@ describe('POST /api/v1/campaigns', () => {
     expect(await api.deps.db.campaign.count()).toBe(before);
   });
 
+  it('validates replyTo, cc and bcc as addresses: CR LF (header injection) and non-addresses are 400s', async () => {
+    const before = await api.deps.db.campaign.count();
+    expectBadRequest(await post('', { ...base(), replyTo: 'a@x.example\r\nBcc: injected@evil.example' }), ['replyTo', 0]);
+    expectBadRequest(await post('', { ...base(), replyTo: ['Ann\r\nBcc: injected@evil.example <a@x.example>'] }), ['replyTo', 0]);
+    expectBadRequest(await post('', { ...base(), cc: ['ok@x.test', 'not-an-address'] }), ['cc', 1]);
+    expectBadRequest(await post('', { ...base(), bcc: 'b@x.test\nX-Injected: 1' }), ['bcc', 0]);
+    expectBadRequest(await post('', { ...base(), from: 'News\r\nBcc: injected@evil.example <news@example.com>' }), ['from']);
+    expect(await api.deps.db.campaign.count()).toBe(before);
+  });
+
+  it('accepts "Name <addr>" in from, replyTo, cc and bcc, kept as given', async () => {
+    const res = await post('', { ...base(), replyTo: 'Replies <reply@example.com>', cc: ['"Doe, Jane" <jane@x.test>'], bcc: 'Zoë <zoe@x.test>' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ from: 'News <news@example.com>', replyTo: ['Replies <reply@example.com>'], cc: ['"Doe, Jane" <jane@x.test>'], bcc: ['Zoë <zoe@x.test>'] });
+  });
+
+  it('answers 400 at once for a from of 4,000 spaces then x, and caps every text field', async () => {
+    const started = performance.now();
+    expectBadRequest(await post('', { ...base(), from: `${' '.repeat(4000)}x` }), ['from']);
+    expect(performance.now() - started).toBeLessThan(250);
+    const before = await api.deps.db.campaign.count();
+    expectBadRequest(await post('', { ...base(), name: 'n'.repeat(256) }), ['name']);
+    expectBadRequest(await post('', { ...base(), subject: 's'.repeat(999) }), ['subject']);
+    expectBadRequest(await post('', { ...base(), previewText: 'p'.repeat(1001) }), ['previewText']);
+    expectBadRequest(await post('', { ...base(), contactBookId: 'c'.repeat(129) }), ['contactBookId']);
+    expectBadRequest(await post('', { ...base(), scheduledAt: 'tomorrow '.repeat(40) }), ['scheduledAt']);
+    expectBadRequest(await post('', { ...base(), replyTo: `${'r'.repeat(999)}@example.com` }), ['replyTo']);
+    expectBadRequest(await request(api.app).get(`/api/v1/campaigns?search=${'q'.repeat(1001)}`).set(api.team.auth), ['search']);
+    expect((await request(api.app).get(`/api/v1/campaigns/${'c'.repeat(129)}`).set(api.team.auth)).status).toBe(400);
+    expect(await api.deps.db.campaign.count()).toBe(before);
+  });
+
   it('is all-or-nothing: a schedule that cannot run leaves no DRAFT behind', async () => {
     const empty = await seedContactBook(api.deps.db, api.team.teamId, { subscribed: 0, unsubscribed: 2, pending: 1 });
     const before = await api.deps.db.campaign.count();
@@ -185,5 +217,27 @@ describe('reading, listing and the state rules', () => {
     expect((await g(request(api.app).delete(`/api/v1/campaigns/${c.id}`))).status).toBe(404);
     expect((await g(request(api.app).get('/api/v1/campaigns'))).body.campaigns).toEqual([]);
     expect((await api.deps.db.campaign.findUnique({ where: { id: c.id } }))?.status).toBe('DRAFT');
+  });
+
+  it("answers 404 to a key bound to another domain of the team, like another team's campaign, and lists only its domain's", async () => {
+    const c = (await post('', base())).body; // from example.com
+    const scoped = await api.addDomain(api.team.teamId, 'scoped.test');
+    const bound = { Authorization: `Bearer ${await api.newKey(api.team.teamId, { domainId: scoped.id })}` };
+    const own = (await post('', { ...base(), from: 'a@scoped.test' }, bound)).body;
+    const notFound = (res: request.Response) => expect([res.status, res.body.error]).toEqual([404, { code: 'NOT_FOUND', message: 'Campaign not found' }]);
+    notFound(await request(api.app).get(`/api/v1/campaigns/${c.id}`).set(bound));
+    notFound(await post(`/${c.id}/schedule`, {}, bound));
+    notFound(await post(`/${c.id}/pause`, {}, bound));
+    await api.deps.db.campaign.update({ where: { id: c.id }, data: { status: 'PAUSED' } });
+    notFound(await post(`/${c.id}/resume`, {}, bound));
+    notFound(await request(api.app).delete(`/api/v1/campaigns/${c.id}`).set(bound));
+    expect((await api.deps.db.campaign.findUnique({ where: { id: c.id } }))?.status).toBe('PAUSED');
+    expect((await request(api.app).get('/api/v1/campaigns').set(bound)).body.campaigns.map((x: { id: string }) => x.id)).toEqual([own.id]);
+    // Its own domain's campaign works as usual.
+    expect((await request(api.app).get(`/api/v1/campaigns/${own.id}`).set(bound)).status).toBe(200);
+    expect((await post(`/${own.id}/schedule`, { scheduledAt: '2099-01-01T00:00:00Z' }, bound)).status).toBe(200);
+    expect((await post(`/${own.id}/pause`, {}, bound)).status).toBe(200);
+    expect((await post(`/${own.id}/resume`, {}, bound)).status).toBe(200);
+    expect((await request(api.app).delete(`/api/v1/campaigns/${own.id}`).set(bound)).status).toBe(200);
   });
 });

@@ -1,30 +1,37 @@
 import { z } from 'zod';
+import { addressField, CampaignStatus } from '@mailrail/core';
+import {
+  MAX_ADDRESS_FIELD_LENGTH, MAX_BODY_LENGTH, MAX_DATE_TEXT_LENGTH, MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_SHORT_TEXT_LENGTH, MAX_SUBJECT_LENGTH,
+} from '../http/limits';
 import { intString } from '../http/query';
 
-/** A string or a list of strings, answered as a trimmed list without empties. */
+/** One address or a list, each `addr` or `Name <addr>` as for emails; blanks are dropped; answered as a list. */
+const addressInput = z.string().max(MAX_ADDRESS_FIELD_LENGTH);
 const addressList = z
-  .union([z.string().min(1), z.array(z.string().min(1))])
-  .transform((v) => (Array.isArray(v) ? v : [v]).map((s) => s.trim()).filter(Boolean));
+  .union([addressInput, z.array(addressInput).max(50, 'at most 50 addresses')])
+  .transform((v) => (Array.isArray(v) ? v : [v]).filter((s) => s.trim() !== ''))
+  .pipe(z.array(addressField()));
+const scheduledAt = z.string().min(1).max(MAX_DATE_TEXT_LENGTH);
 
-export const campaignStatus = z.enum(['DRAFT', 'SCHEDULED', 'RUNNING', 'PAUSED', 'SENT']);
+export const campaignStatus = z.enum(CampaignStatus);
 
 const batchSize = z.number().int().min(1).max(100000);
 const batchWindowMinutes = z.number().int().min(0).max(525600);
 
 export const createCampaignBody = z
   .object({
-    name: z.string().trim().min(1),
-    from: z.string().trim().min(1),
-    subject: z.string().min(1),
-    contactBookId: z.string().min(1),
-    previewText: z.string().optional(),
-    content: z.string().min(1).optional(),
-    html: z.string().trim().min(1).optional(),
+    name: z.string().trim().min(1).max(MAX_NAME_LENGTH),
+    from: addressField(),
+    subject: z.string().min(1).max(MAX_SUBJECT_LENGTH),
+    contactBookId: z.string().min(1).max(MAX_ID_LENGTH),
+    previewText: z.string().max(MAX_SHORT_TEXT_LENGTH).optional(),
+    content: z.string().min(1).max(MAX_BODY_LENGTH).optional(),
+    html: z.string().trim().min(1).max(MAX_BODY_LENGTH).optional(),
     replyTo: addressList.optional(),
     cc: addressList.optional(),
     bcc: addressList.optional(),
     sendNow: z.boolean().optional(),
-    scheduledAt: z.string().min(1).optional(),
+    scheduledAt: scheduledAt.optional(),
     batchSize: batchSize.optional(),
     batchWindowMinutes: batchWindowMinutes.optional(),
   })
@@ -35,7 +42,7 @@ export const createCampaignBody = z
 export type CreateCampaignBody = z.infer<typeof createCampaignBody>;
 
 export const scheduleCampaignBody = z.object({
-  scheduledAt: z.string().min(1).optional(),
+  scheduledAt: scheduledAt.optional(),
   batchSize: batchSize.optional(),
   batchWindowMinutes: batchWindowMinutes.optional(),
 });
@@ -44,8 +51,8 @@ export type ScheduleCampaignBody = z.infer<typeof scheduleCampaignBody>;
 export const listCampaignsQuery = z.object({
   page: intString(1).default(1),
   status: campaignStatus.optional(),
-  search: z.string().max(200).optional(),
+  search: z.string().max(MAX_SHORT_TEXT_LENGTH).optional(),
 });
 export type ListCampaignsQuery = z.infer<typeof listCampaignsQuery>;
 
-export const campaignIdParams = z.object({ campaignId: z.string().min(1) });
+export const campaignIdParams = z.object({ campaignId: z.string().min(1).max(MAX_ID_LENGTH) });

@@ -1,13 +1,15 @@
 import {
   ApiError,
   badRequest,
-  forbidden,
+  findVerifiedSenderDomain,
   hasUnsubscribePlaceholder,
   newId,
+  parseAddress,
   parseScheduledAt,
   pauseCampaignAndHoldEmails,
   PAUSABLE_STATUSES,
   resumePausedCampaign,
+  senderDomainError,
   renderCampaignContent,
   UNSUBSCRIBE_REQUIRED,
   type Campaign,
@@ -15,7 +17,6 @@ import {
   type Prisma,
 } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
-import { parseFromAddress } from '../emails/schemas';
 import type { AuthContext } from '../http/auth';
 import type { CreateCampaignBody, ListCampaignsQuery, ScheduleCampaignBody } from './schemas';
 
@@ -58,25 +59,26 @@ export function campaignView(c: Campaign) {
   };
 }
 
+/**
+ * The campaigns a key may see and act on: its team's and, for a key bound to a domain, only those
+ * sending from that domain. Everything else is answered as not found, like another team's.
+ */
+function visibleTo(auth: AuthContext): { teamId: number; domainId?: number } {
+  return { teamId: auth.teamId, ...(auth.domainId !== null ? { domainId: auth.domainId } : {}) };
+}
+
 async function findCampaign(deps: ApiDeps, auth: AuthContext, id: string): Promise<Campaign> {
-  const c = await deps.db.campaign.findFirst({ where: { id, teamId: auth.teamId } });
+  const c = await deps.db.campaign.findFirst({ where: { id, ...visibleTo(auth) } });
   if (!c) throw campaignNotFound();
   return c;
 }
 
-/** The verified domain of `from`; a key bound to another domain is a 403, as for emails. */
+/** The verified domain of `from` (the shared sender-domain rule); a key bound to another domain is a 403, as for emails. */
 async function senderDomain(deps: ApiDeps, auth: AuthContext, from: string) {
-  const parsed = parseFromAddress(from);
-  if (!parsed) throw badRequest('Invalid request body: from: must be an email address or "Name <address>"', [{ path: ['from'], message: 'Invalid from address' }]);
-  const domain = await deps.db.domain.findFirst({ where: { teamId: auth.teamId, name: parsed.domain } });
-  if (auth.domainId !== null && domain?.id !== auth.domainId) {
-    throw forbidden(`API key does not have access to domain: ${parsed.domain}`);
-  }
-  if (!domain || domain.status !== 'SUCCESS') {
-    const why = domain ? 'is not verified' : 'not found. Add it and verify it before sending';
-    throw badRequest(`Domain: ${parsed.domain} ${why}`, [{ path: ['from'], message: `Domain: ${parsed.domain} ${why}` }]);
-  }
-  return domain;
+  if (!parseAddress(from)) throw badRequest('Invalid request body: from: must be an email address or "Name <address>"', [{ path: ['from'], message: 'Invalid from address' }]);
+  const check = await findVerifiedSenderDomain(deps.db, auth.teamId, from, auth.domainId);
+  if (!check.ok) throw senderDomainError(check, ['from']);
+  return check.domain;
 }
 
 /** The HTML the campaign sends: editor JSON rendered to a template, or the raw HTML. */
@@ -140,7 +142,7 @@ export async function createCampaign(deps: ApiDeps, auth: AuthContext, body: Cre
 }
 
 export async function listCampaigns(deps: ApiDeps, auth: AuthContext, q: ListCampaignsQuery) {
-  const where: Prisma.CampaignWhereInput = { teamId: auth.teamId };
+  const where: Prisma.CampaignWhereInput = visibleTo(auth);
   if (q.status) where.status = q.status;
   if (q.search) {
     where.OR = [{ name: { contains: q.search, mode: 'insensitive' } }, { subject: { contains: q.search, mode: 'insensitive' } }];
@@ -172,7 +174,7 @@ export async function getCampaign(deps: ApiDeps, auth: AuthContext, id: string) 
   return campaignView(await findCampaign(deps, auth, id));
 }
 
-/** A refused transition: 404 when the campaign is not the team's, else 400 naming its status. */
+/** A refused transition: 404 when the campaign is not visible to the key, else 400 naming its status. */
 async function refuse(deps: ApiDeps, auth: AuthContext, id: string, action: string, allowed: CampaignStatus[]): Promise<never> {
   const c = await findCampaign(deps, auth, id);
   throw badRequest(`Cannot ${action} a campaign that is ${c.status}; allowed from ${allowed.join(' or ')}`);
@@ -191,7 +193,7 @@ export async function scheduleCampaign(deps: ApiDeps, auth: AuthContext, id: str
   requireUnsubscribeLink(c.html, 'html');
   if (!c.recipientsReadyAt) await requireSubscribedContacts(deps, c.contactBookId);
   const { count } = await deps.db.campaign.updateMany({
-    where: { id, teamId: auth.teamId, status: { in: SCHEDULABLE } },
+    where: { id, ...visibleTo(auth), status: { in: SCHEDULABLE } },
     data: {
       status: 'SCHEDULED',
       scheduledAt,
@@ -205,13 +207,13 @@ export async function scheduleCampaign(deps: ApiDeps, auth: AuthContext, id: str
 
 /** See pauseCampaignAndHoldEmails: emails not claimed yet are held back until resume. */
 export async function pauseCampaign(deps: ApiDeps, auth: AuthContext, id: string) {
-  const paused = await pauseCampaignAndHoldEmails(deps.db, { id, teamId: auth.teamId }, deps.clock.now());
+  const paused = await pauseCampaignAndHoldEmails(deps.db, { id, ...visibleTo(auth) }, deps.clock.now());
   if (!paused) return refuse(deps, auth, id, 'pause', PAUSABLE_STATUSES);
   return { success: true as const };
 }
 
 export async function resumeCampaign(deps: ApiDeps, auth: AuthContext, id: string) {
-  const resumed = await resumePausedCampaign(deps.db, { id, teamId: auth.teamId }, deps.clock.now());
+  const resumed = await resumePausedCampaign(deps.db, { id, ...visibleTo(auth) }, deps.clock.now());
   if (!resumed) return refuse(deps, auth, id, 'resume', ['PAUSED']);
   return { success: true as const };
 }
@@ -219,7 +221,7 @@ export async function resumeCampaign(deps: ApiDeps, auth: AuthContext, id: strin
 /** Refused while RUNNING (pause first). Recipient rows go with it; its Email rows stay. */
 export async function deleteCampaign(deps: ApiDeps, auth: AuthContext, id: string) {
   const c = await findCampaign(deps, auth, id);
-  const { count } = await deps.db.campaign.deleteMany({ where: { id, teamId: auth.teamId, status: { not: 'RUNNING' } } });
+  const { count } = await deps.db.campaign.deleteMany({ where: { id, ...visibleTo(auth), status: { not: 'RUNNING' } } });
   if (count === 0) return refuse(deps, auth, id, 'delete', ['DRAFT', 'SCHEDULED', 'PAUSED', 'SENT']);
   return campaignView(c);
 }

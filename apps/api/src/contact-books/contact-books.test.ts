@@ -97,6 +97,15 @@ describe('create', () => {
     expect400(await post({ name: 'x', doubleOptInSubject: 1 }), ['doubleOptInSubject']);
     expect400(await post({ name: 'x', doubleOptInContent: 'no link here' }), ['doubleOptInContent']);
     expect400(await post({ name: 'x', doubleOptInFrom: 'not an address' }), ['doubleOptInFrom']);
+    // The same address rule as emails: no CR LF in a name (it would reach the From header).
+    expect400(await post({ name: 'x', doubleOptInFrom: 'News\r\nBcc: injected@evil.example <a@verified.example.com>' }), ['doubleOptInFrom']);
+    expect400(await post({ name: 'x', doubleOptInFrom: `${' '.repeat(4000)}x` }), ['doubleOptInFrom']);
+    // Length caps (apps/api/src/http/limits.ts).
+    expect400(await post({ name: 'n'.repeat(256) }), ['name']);
+    expect400(await post({ name: 'x', properties: { a: 'v'.repeat(10_001) } }), ['properties', 'a']);
+    expect400(await post({ name: 'x', variables: ['v'.repeat(129)] }), ['variables', 0]);
+    expect400(await post({ name: 'x', doubleOptInSubject: 's'.repeat(999) }), ['doubleOptInSubject']);
+    expect((await request(api.app).get(`/api/v1/contactBooks/${'b'.repeat(129)}`).set(api.team.auth)).status).toBe(400);
     expect((await api.deps.db.contactBook.count({ where: { name: 'x' } }))).toBe(0);
   });
 
@@ -104,6 +113,9 @@ describe('create', () => {
     expect400(await post({ name: 'x', doubleOptInFrom: 'a@pending.example.com' }), ['doubleOptInFrom']);
     expect400(await post({ name: 'x', doubleOptInFrom: 'a@other.example.com' }), ['doubleOptInFrom']);
     expect400(await post({ name: 'x', doubleOptInFrom: 'a@unknown.example.com' }), ['doubleOptInFrom']);
+    const named = await post({ name: 'Named from', doubleOptInFrom: 'Zoë News <News@Verified.Example.com>' });
+    expect(named.status).toBe(200);
+    expect(named.body.doubleOptInFrom).toBe('Zoë News <News@Verified.Example.com>');
     const blank = await post({ name: 'Blank from', doubleOptInFrom: '   ' });
     expect(blank.status).toBe(200);
     expect(blank.body.doubleOptInFrom).toBeNull();

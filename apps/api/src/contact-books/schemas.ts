@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { MAX_ADDRESS_FIELD_LENGTH, MAX_ID_LENGTH, MAX_KEY_LENGTH, MAX_NAME_LENGTH, MAX_SUBJECT_LENGTH, MAX_VALUE_LENGTH } from '../http/limits';
 import { DOUBLE_OPT_IN_URL_PLACEHOLDER } from './double-opt-in-settings';
 
 const RESERVED_VARIABLES = new Set(['email', 'firstname', 'lastname']);
 
 /** Trimmed, `^[a-zA-Z0-9_]+$`, not a built-in name, de-duplicated case-insensitively (first spelling kept). */
 const variables = z
-  .array(z.string().trim())
+  .array(z.string().max(MAX_KEY_LENGTH).trim())
   .max(200)
   .superRefine((names, ctx) => {
     names.forEach((name, i) => {
@@ -31,7 +32,7 @@ const blankToNull = (max: number) =>
 
 const content = z
   .string()
-  .max(200_000)
+  .max(200_000) // the confirmation email: a page of text, far below the email body cap
   .nullable()
   .transform((s) => (s === null || s.trim() === '' ? null : s))
   .refine((s) => s === null || DOUBLE_OPT_IN_URL_PLACEHOLDER.test(s), {
@@ -39,13 +40,13 @@ const content = z
   });
 
 const bookFields = {
-  name: z.string().trim().min(1, 'name is required').max(255),
+  name: z.string().trim().min(1, 'name is required').max(MAX_NAME_LENGTH),
   emoji: z.string().trim().max(32),
-  properties: z.record(z.string(), z.string()),
+  properties: z.record(z.string().max(MAX_KEY_LENGTH), z.string().max(MAX_VALUE_LENGTH)),
   variables,
   doubleOptInEnabled: z.boolean(),
-  doubleOptInFrom: blankToNull(320),
-  doubleOptInSubject: blankToNull(998),
+  doubleOptInFrom: blankToNull(MAX_ADDRESS_FIELD_LENGTH),
+  doubleOptInSubject: blankToNull(MAX_SUBJECT_LENGTH),
   doubleOptInContent: content,
 };
 
@@ -65,4 +66,4 @@ export const updateContactBookBody = createContactBookBody.partial();
 export type CreateContactBookInput = z.infer<typeof createContactBookBody>;
 export type UpdateContactBookInput = z.infer<typeof updateContactBookBody>;
 
-export const contactBookIdParams = z.object({ contactBookId: z.string().min(1) });
+export const contactBookIdParams = z.object({ contactBookId: z.string().min(1).max(MAX_ID_LENGTH) });

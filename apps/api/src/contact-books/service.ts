@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { ApiError, badRequest, newId, toEditorDocument, type ContactBook, type Db } from '@mailrail/core';
+import { ADDRESS_FIELD_RULE, ApiError, badRequest, findVerifiedSenderDomain, newId, parseAddress, toEditorDocument, type ContactBook, type Db } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { DEFAULT_DOUBLE_OPT_IN_CONTENT, DEFAULT_DOUBLE_OPT_IN_SUBJECT } from './double-opt-in-settings';
@@ -16,32 +15,15 @@ export async function findTeamContactBook(db: Db, teamId: number, contactBookId:
   return book;
 }
 
-const bareAddress = z.email();
-
-/** The address of `addr@domain` or `Name <addr@domain>`, lower-cased; null when it is neither. */
-export function senderAddress(from: string): string | null {
-  const m = /^\s*(?:"?[^"<>]*"?\s*)?<([^<>\s]+)>\s*$/.exec(from);
-  const addr = (m ? m[1] : from.trim()).toLowerCase();
-  return bareAddress.safeParse(addr).success ? addr : null;
-}
-
-/** The verified (SUCCESS) team domain an address sends from, honouring a domain-bound key. */
-export async function findVerifiedSenderDomain(db: Db, teamId: number, address: string, boundDomainId: number | null = null) {
-  const domainName = address.slice(address.lastIndexOf('@') + 1);
-  const domain = await db.domain.findFirst({ where: { teamId, name: domainName, status: 'SUCCESS' } });
-  if (!domain || (boundDomainId !== null && domain.id !== boundDomainId)) return null;
-  return domain;
-}
-
 async function checkDoubleOptInFrom(db: Db, auth: AuthContext, from: string | null | undefined): Promise<void> {
   if (from === null || from === undefined) return;
-  const address = senderAddress(from);
-  if (!address) {
-    throw badRequest('Invalid request body: doubleOptInFrom: must be an email address or "Name <address>"', [
-      { path: ['doubleOptInFrom'], message: 'must be an email address or "Name <address>"' },
-    ]);
+  const parsed = parseAddress(from);
+  if (!parsed) {
+    throw badRequest(`Invalid request body: doubleOptInFrom: ${ADDRESS_FIELD_RULE}`, [{ path: ['doubleOptInFrom'], message: ADDRESS_FIELD_RULE }]);
   }
-  if (!(await findVerifiedSenderDomain(db, auth.teamId, address, auth.domainId))) {
+  // Every refusal of the sender-domain rule (including a key bound to another domain) is this one
+  // 400 on the field, unlike emails and campaigns, where the bound-key case is a 403 (documented).
+  if (!(await findVerifiedSenderDomain(db, auth.teamId, parsed.address, auth.domainId)).ok) {
     const message = 'must use a verified domain of your team';
     throw badRequest(`Invalid request body: doubleOptInFrom: ${message}`, [{ path: ['doubleOptInFrom'], message }]);
   }

@@ -128,6 +128,43 @@ describe('double opt-in', () => {
   });
 });
 
+describe('double opt-in with a key bound to a domain', () => {
+  const domainNamed = (name: string) => api.deps.db.domain.findFirstOrThrow({ where: { teamId: team.teamId, name } });
+  const boundTo = async (name: string) => ({ Authorization: `Bearer ${await api.newKey(team.teamId, { domainId: (await domainNamed(name)).id })}` });
+  const addWith = (auth: { Authorization: string }, book: string, email: string) =>
+    request(api.app).post(`/api/v1/contactBooks/${book}/contacts`).set(auth).send({ email });
+
+  it("sends from hello@<the key's domain>, not from the team's oldest domain", async () => {
+    const book = await newBook({});
+    const res = await addWith(await boundTo('news.example.com'), book, 'bound-default@x.com');
+    expect(res.status).toBe(200);
+    const [email] = await emailsTo('bound-default@x.com');
+    expect(email).toMatchObject({ from: 'hello@news.example.com', domainId: (await domainNamed('news.example.com')).id });
+  });
+
+  it("uses the book's doubleOptInFrom only when it is on the key's domain, else hello@<the key's domain>", async () => {
+    const onOld = await newBook({ doubleOptInFrom: 'Old <team@old.example.com>' });
+    const onNews = await newBook({ doubleOptInFrom: 'News <team@news.example.com>' });
+    const newsKey = await boundTo('news.example.com');
+    await addWith(newsKey, onOld, 'bound-foreign-from@x.com');
+    await addWith(newsKey, onNews, 'bound-own-from@x.com');
+    expect((await emailsTo('bound-foreign-from@x.com')).map((e) => e.from)).toEqual(['hello@news.example.com']);
+    expect((await emailsTo('bound-own-from@x.com')).map((e) => e.from)).toEqual(['News <team@news.example.com>']);
+    // A team-wide key still follows the book.
+    await addWith(team.auth, onOld, 'teamwide@x.com');
+    expect((await emailsTo('teamwide@x.com')).map((e) => e.from)).toEqual(['Old <team@old.example.com>']);
+  });
+
+  it("sends nothing from another domain when the key's own domain is not verified; the contact stays pending", async () => {
+    await api.addDomain(team.teamId, 'pending.example.com', { verified: false });
+    const book = await newBook({});
+    const res = await addWith(await boundTo('pending.example.com'), book, 'bound-unverified@x.com');
+    expect(res.status).toBe(200);
+    expect(await api.deps.db.contact.findUniqueOrThrow({ where: { id: res.body.contactId } })).toMatchObject({ subscribed: false, doubleOptInSentAt: null });
+    expect(await emailsTo('bound-unverified@x.com')).toHaveLength(0);
+  });
+});
+
 describe('confirmation page', () => {
   async function pendingContact(address: string) {
     const book = await newBook({});

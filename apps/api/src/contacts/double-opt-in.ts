@@ -1,7 +1,10 @@
 import {
+  findVerifiedSenderDomain,
+  parseAddress,
   buildDoubleOptInUrl,
   escapeHtml,
   insertAndEnqueueEmails,
+  prismaExecutor,
   renderEditorDocument,
   toEditorDocument,
   type ContactBook,
@@ -9,7 +12,6 @@ import {
 } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
 import { DEFAULT_DOUBLE_OPT_IN_CONTENT, DEFAULT_DOUBLE_OPT_IN_SUBJECT } from '../contact-books/double-opt-in-settings';
-import { findVerifiedSenderDomain, senderAddress } from '../contact-books/service';
 
 /** At most one confirmation per contact per hour, however often the contact is re-submitted. */
 export const DOUBLE_OPT_IN_RESEND_AFTER_MS = 3600 * 1000;
@@ -40,14 +42,23 @@ export function renderConfirmation(book: Pick<ContactBook, 'doubleOptInSubject' 
   };
 }
 
-/** `doubleOptInFrom`, else `hello@<oldest verified team domain>`; null when nothing can send. */
-async function confirmationSender(deps: ApiDeps, book: ContactBook) {
+/**
+ * Who sends the confirmation. With a team-wide key: `doubleOptInFrom`, else
+ * `hello@<oldest verified team domain>`. With a key bound to a domain, the mail never leaves from
+ * another domain: `doubleOptInFrom` only when it is on the key's domain, else `hello@<key's domain>`.
+ * Null when nothing (verified) can send.
+ */
+async function confirmationSender(deps: ApiDeps, book: ContactBook, boundDomainId: number | null) {
   if (book.doubleOptInFrom) {
-    const address = senderAddress(book.doubleOptInFrom);
-    const domain = address ? await findVerifiedSenderDomain(deps.db, book.teamId, address) : null;
-    return domain ? { from: book.doubleOptInFrom, domain } : null;
+    const parsed = parseAddress(book.doubleOptInFrom);
+    const check = parsed ? await findVerifiedSenderDomain(deps.db, book.teamId, parsed.address, boundDomainId) : null;
+    if (check?.ok) return { from: book.doubleOptInFrom, domain: check.domain };
+    if (boundDomainId === null) return null;
   }
-  const domain = await deps.db.domain.findFirst({ where: { teamId: book.teamId, status: 'SUCCESS' }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  const domain = await deps.db.domain.findFirst({
+    where: { teamId: book.teamId, status: 'SUCCESS', ...(boundDomainId !== null ? { id: boundDomainId } : {}) },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
   return domain ? { from: `hello@${domain.name}`, domain } : null;
 }
 
@@ -55,24 +66,28 @@ async function confirmationSender(deps: ApiDeps, book: ContactBook) {
  * Sends the confirmation email to pending contacts through the normal send pipeline. A contact is
  * claimed first (`doubleOptInSentAt` moved to now only if its last confirmation is older than an
  * hour), so concurrent or repeated creates send one. Failures are logged: the contact is stored
- * either way, as in useSend.
+ * either way, as in useSend. `boundDomainId` is the domain of the key that added the contacts.
  */
-export async function sendDoubleOptInConfirmations(deps: ApiDeps, book: ContactBook, contactIds: string[], now: Date): Promise<number> {
+export async function sendDoubleOptInConfirmations(
+  deps: ApiDeps,
+  book: ContactBook,
+  contactIds: string[],
+  now: Date,
+  boundDomainId: number | null = null,
+): Promise<number> {
   if (contactIds.length === 0) return 0;
-  const sender = await confirmationSender(deps, book);
+  const sender = await confirmationSender(deps, book, boundDomainId);
   if (!sender) {
     deps.log.warn({ contactBookId: book.id }, 'double opt-in: no verified sending domain, confirmation not sent');
     return 0;
   }
-  const claimed = await deps.db.$queryRawUnsafe<{ id: string; email: string; firstName: string | null; lastName: string | null; previous: Date | null }[]>(
-    `UPDATE "Contact" c SET "doubleOptInSentAt" = ($2::timestamptz AT TIME ZONE 'UTC')
+  const claimed = await prismaExecutor(deps.db).query<{ id: string; email: string; firstName: string | null; lastName: string | null; previous: Date | null }>(
+    `UPDATE "Contact" c SET "doubleOptInSentAt" = $2::timestamptz
      FROM (SELECT id, "doubleOptInSentAt" AS previous FROM "Contact" WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE) old
      WHERE c.id = old.id AND c.subscribed = false AND c."unsubscribeReason" IS NULL
-       AND (c."doubleOptInSentAt" IS NULL OR c."doubleOptInSentAt" <= ($3::timestamptz AT TIME ZONE 'UTC'))
+       AND (c."doubleOptInSentAt" IS NULL OR c."doubleOptInSentAt" <= $3::timestamptz)
      RETURNING c.id, c.email, c."firstName", c."lastName", old.previous`,
-    contactIds,
-    now.toISOString(),
-    new Date(now.getTime() - DOUBLE_OPT_IN_RESEND_AFTER_MS).toISOString(),
+    [contactIds, now, new Date(now.getTime() - DOUBLE_OPT_IN_RESEND_AFTER_MS)],
   );
   if (claimed.length === 0) return 0;
 

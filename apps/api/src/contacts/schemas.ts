@@ -1,13 +1,15 @@
+import { normalisedEmailField } from '@mailrail/core';
 import { z } from 'zod';
+import { MAX_ID_LENGTH, MAX_KEY_LENGTH, MAX_NAME_LENGTH, MAX_QUERY_LIST_LENGTH, MAX_VALUE_LENGTH } from '../http/limits';
+import { intString } from '../http/query';
 
 export const MAX_BULK_CONTACTS = 10_000;
 export const MAX_BULK_DELETE = 1000;
 export const MAX_LIST_LIMIT = 5000;
 
-/** Trimmed and lower-cased before the format check: addresses are unique per book case-insensitively. */
-const email = z.string().trim().toLowerCase().pipe(z.email('Invalid email address').max(320));
-const name = z.string().max(255);
-const properties = z.record(z.string().max(255), z.string().max(10_000));
+const email = normalisedEmailField();
+const name = z.string().max(MAX_NAME_LENGTH);
+const properties = z.record(z.string().max(MAX_KEY_LENGTH), z.string().max(MAX_VALUE_LENGTH));
 
 export const contactInput = z.object({
   email,
@@ -32,25 +34,21 @@ export const bulkContactsBody = z
   .max(MAX_BULK_CONTACTS, `Cannot add more than ${MAX_BULK_CONTACTS} contacts in a single bulk request`);
 
 export const bulkDeleteBody = z.object({
-  contactIds: z.array(z.string().min(1)).min(1).max(MAX_BULK_DELETE),
+  contactIds: z.array(z.string().min(1).max(MAX_ID_LENGTH)).min(1).max(MAX_BULK_DELETE),
 });
 
 // Path identifiers: the interface's Limits table asks for 3 characters on these routes.
-export const bookPath = z.object({ contactBookId: z.string().min(3) });
-export const anyBookPath = z.object({ contactBookId: z.string().min(1) });
-export const contactPath = z.object({ contactBookId: z.string().min(1), contactId: z.string().min(1) });
-export const upsertPath = z.object({ contactBookId: z.string().min(3), contactId: z.string().min(1) });
+const pathId = (min: number) => z.string().min(min).max(MAX_ID_LENGTH);
+export const bookPath = z.object({ contactBookId: pathId(3) });
+export const anyBookPath = z.object({ contactBookId: pathId(1) });
+export const contactPath = z.object({ contactBookId: pathId(1), contactId: pathId(1) });
+export const upsertPath = z.object({ contactBookId: pathId(3), contactId: pathId(1) });
 
-const positiveInt = (max?: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, 'must be a positive integer')
-    .transform(Number)
-    .pipe(max === undefined ? z.number().int().min(1) : z.number().int().min(1).max(max));
+const positiveInt = (max?: number) => intString(1, max);
 
 // `?emails=a,b`, also repeated (`?emails=a&emails=b`); an empty list is no filter.
 const commaList = z
-  .union([z.string(), z.array(z.string())])
+  .union([z.string().max(MAX_QUERY_LIST_LENGTH), z.array(z.string().max(MAX_QUERY_LIST_LENGTH)).max(MAX_LIST_LIMIT)])
   .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((x) => x.trim()).filter(Boolean))
   .pipe(z.array(z.string()).max(MAX_LIST_LIMIT))
   .transform((l) => (l.length ? l : undefined));

@@ -1,4 +1,4 @@
-import { ApiError, contactColumnsSql, contactEventsInsertSql, contactJsonSql, newContactIds, newId, newIds, utcParamSql, type ContactBook, type Db } from '@mailrail/core';
+import { ApiError, contactColumnsSql, contactEventsInsertSql, contactJsonSql, newContactIds, newId, newIds, prismaExecutor, type ContactBook, type Db } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { contactBookNotFound, findTeamContactBook } from '../contact-books/service';
@@ -60,7 +60,7 @@ const UPSERT_SQL = `
       properties jsonb, subscribed boolean, reason "UnsubscribeReason")
   ), upserted AS (
     INSERT INTO "Contact" AS c (id, "contactBookId", email, "firstName", "lastName", properties, subscribed, "unsubscribeReason", "createdAt", "updatedAt")
-    SELECT i.id, $2, i.email, i."firstName", i."lastName", coalesce(i.properties, '{}'::jsonb), i.subscribed, i.reason, ${utcParamSql('$4')}, ${utcParamSql('$4')}
+    SELECT i.id, $2, i.email, i."firstName", i."lastName", coalesce(i.properties, '{}'::jsonb), i.subscribed, i.reason, $4::timestamptz, $4::timestamptz
     FROM input i
     ON CONFLICT ("contactBookId", email) DO UPDATE SET
       "firstName" = coalesce(excluded."firstName", c."firstName"),
@@ -104,15 +104,8 @@ export async function upsertContacts(deps: ApiDeps, auth: AuthContext, book: Con
     reason: c.subscribed === false ? 'UNSUBSCRIBED' : null,
   }));
   const eventIds = newIds(rows.length);
-  const [summary] = await deps.db.$queryRawUnsafe<UpsertSummary[]>(
-    UPSERT_SQL,
-    JSON.stringify(rows),
-    book.id,
-    auth.teamId,
-    now.toISOString(),
-    eventIds,
-  );
-  if (book.doubleOptInEnabled) await sendDoubleOptInConfirmations(deps, book, summary.pendingIds, now);
+  const [summary] = await prismaExecutor(deps.db).query<UpsertSummary>(UPSERT_SQL, [JSON.stringify(rows), book.id, auth.teamId, now, eventIds]);
+  if (book.doubleOptInEnabled) await sendDoubleOptInConfirmations(deps, book, summary.pendingIds, now, auth.domainId);
   return summary;
 }
 
@@ -146,20 +139,19 @@ export async function listContactsJson(deps: ApiDeps, auth: AuthContext, contact
       : `SELECT c.* FROM (SELECT c.id FROM "Contact" c WHERE c."contactBookId" = $1${filters} ORDER BY c.id LIMIT $3 OFFSET $4) k
          JOIN "Contact" c ON c.id = k.id ORDER BY c.id`;
   // The sorted subquery feeds json_agg in order (PostgreSQL documents this for aggregates).
-  const [{ found, body }] = await deps.db.$queryRawUnsafe<{ found: boolean; body: string }[]>(
+  const [{ found, body }] = await prismaExecutor(deps.db).query<{ found: boolean; body: string }>(
     `SELECT EXISTS (SELECT 1 FROM "ContactBook" WHERE id = $1 AND "teamId" = $2) AS found,
        (SELECT coalesce(json_agg(r), '[]')::text FROM (SELECT ${contactColumnsSql('c')} FROM (${page}) c) r) AS body`,
-    ...params,
+    params,
   );
   if (!found) throw contactBookNotFound();
   return body;
 }
 
 async function contactJsonText(db: Db, contactBookId: string, contactId: string): Promise<string | null> {
-  const rows = await db.$queryRawUnsafe<{ body: string }[]>(
+  const rows = await prismaExecutor(db).query<{ body: string }>(
     `SELECT ${contactJsonSql('c')}::text AS body FROM "Contact" c WHERE c.id = $1 AND c."contactBookId" = $2`,
-    contactId,
-    contactBookId,
+    [contactId, contactBookId],
   );
   return rows[0]?.body ?? null;
 }
@@ -174,9 +166,8 @@ export async function getContactJson(deps: ApiDeps, auth: AuthContext, contactBo
 /** PATCH may re-subscribe (`subscribed:true` clears the reason); `false` unsubscribes. */
 export async function updateContact(deps: ApiDeps, auth: AuthContext, contactBookId: string, contactId: string, input: UpdateContactInput) {
   const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
-  const now = deps.clock.now().toISOString();
-  const params: unknown[] = [contactId, book.id, auth.teamId, now, [newId()]];
-  const sets = [`"updatedAt" = ${utcParamSql('$4')}`];
+  const params: unknown[] = [contactId, book.id, auth.teamId, deps.clock.now(), [newId()]];
+  const sets = [`"updatedAt" = $4::timestamptz`];
   if (input.firstName !== undefined) sets.push(`"firstName" = $${params.push(input.firstName)}`);
   if (input.lastName !== undefined) sets.push(`"lastName" = $${params.push(input.lastName)}`);
   if (input.properties !== undefined) {
@@ -184,14 +175,14 @@ export async function updateContact(deps: ApiDeps, auth: AuthContext, contactBoo
   }
   if (input.subscribed === true) sets.push(`subscribed = true, "unsubscribeReason" = NULL`);
   if (input.subscribed === false) sets.push(`subscribed = false, "unsubscribeReason" = coalesce(c."unsubscribeReason", 'UNSUBSCRIBED')`);
-  const rows = await deps.db.$queryRawUnsafe<{ id: string }[]>(
+  const rows = await prismaExecutor(deps.db).query<{ id: string }>(
     `WITH changed AS (
        UPDATE "Contact" c SET ${sets.join(', ')} WHERE c.id = $1 AND c."contactBookId" = $2 RETURNING c.*
      ), events AS (
        ${contactEventsInsertSql({ source: 'changed', teamIdSql: '$3', typeSql: `'contact.updated'`, idsParam: '$5', nowParam: '$4' })}
      )
      SELECT id FROM changed`,
-    ...params,
+    params,
   );
   if (rows.length === 0) throw contactNotFound();
   return { contactId: rows[0].id };
@@ -199,18 +190,14 @@ export async function updateContact(deps: ApiDeps, auth: AuthContext, contactBoo
 
 async function deleteContactsWhere(deps: ApiDeps, auth: AuthContext, contactBookId: string, ids: string[]): Promise<number> {
   const unique = [...new Set(ids)];
-  const rows = await deps.db.$queryRawUnsafe<{ id: string }[]>(
+  const rows = await prismaExecutor(deps.db).query<{ id: string }>(
     `WITH gone AS (
        DELETE FROM "Contact" c WHERE c."contactBookId" = $1 AND c.id = ANY($2::text[]) RETURNING c.*
      ), events AS (
        ${contactEventsInsertSql({ source: 'gone', teamIdSql: '$3', typeSql: `'contact.deleted'`, idsParam: '$5', nowParam: '$4' })}
      )
      SELECT id FROM gone`,
-    contactBookId,
-    unique,
-    auth.teamId,
-    deps.clock.now().toISOString(),
-    newIds(unique.length),
+    [contactBookId, unique, auth.teamId, deps.clock.now(), newIds(unique.length)],
   );
   return rows.length;
 }

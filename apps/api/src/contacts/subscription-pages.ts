@@ -4,7 +4,7 @@ import {
   escapeHtml,
   newId,
   unsubscribeContact,
-  utcParamSql,
+  prismaExecutor,
   verifyDoubleOptInLink,
   verifyUnsubscribeLink,
   type Db,
@@ -47,9 +47,9 @@ async function findContactState(db: Db, contactId: string) {
 
 /** Only a pending contact (not subscribed, no unsubscribe reason) becomes subscribed. */
 async function confirmPendingContact(db: Db, contactId: string, now: Date): Promise<boolean> {
-  const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+  const rows = await prismaExecutor(db).query<{ id: string }>(
     `WITH changed AS (
-       UPDATE "Contact" c SET subscribed = true, "updatedAt" = ${utcParamSql('$2')}
+       UPDATE "Contact" c SET subscribed = true, "updatedAt" = $2::timestamptz
        FROM "ContactBook" b
        WHERE c.id = $1 AND b.id = c."contactBookId" AND c.subscribed = false AND c."unsubscribeReason" IS NULL
        RETURNING c.*, b."teamId" AS "teamId"
@@ -57,9 +57,7 @@ async function confirmPendingContact(db: Db, contactId: string, now: Date): Prom
        ${contactEventsInsertSql({ source: 'changed', teamIdSql: 's."teamId"', typeSql: `'contact.updated'`, idsParam: '$3', nowParam: '$2' })}
      )
      SELECT id FROM changed`,
-    contactId,
-    now.toISOString(),
-    [newId()],
+    [contactId, now, [newId()]],
   );
   return rows.length > 0;
 }

@@ -1,21 +1,24 @@
 import {
-  apiKeyRevokedChannel,
+  announceApiKeyRevocations,
   ApiError,
   createDomain,
   domainView,
   enqueueDomainVerification,
+  findIdentityHolder,
   identityErrorToApiError,
+  lockSesIdentity,
   notFound,
   recordDomainEvent,
   type Domain,
   type DomainView,
   type IdentityPort,
+  type Metrics,
 } from '@mailrail/core';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 
-export type DomainDeps = ApiDeps & { identities: IdentityPort };
+export type DomainDeps = ApiDeps & { identities: IdentityPort; metrics?: Pick<Metrics, 'apiKeyRevocationsUnannounced'> };
 
 export const createDomainBody = z.object({
   name: z.string().min(1).max(300),
@@ -31,7 +34,7 @@ export const updateDomainBody = z.object({
 });
 
 // Anything but digits is a malformed id (400); a number no row can have is simply not found.
-export const domainIdParam = z.object({ id: z.string().regex(/^\d{1,18}$/, 'must be a positive integer').transform(Number) });
+export const domainIdParam = z.object({ id: z.string().max(18, 'must be a positive integer').regex(/^\d{1,18}$/, 'must be a positive integer').transform(Number) });
 
 const MAX_INT4 = 2_147_483_647;
 const domainNotFound = () => notFound('Domain not found');
@@ -94,7 +97,9 @@ export async function updateDomain(deps: ApiDeps, auth: AuthContext, id: number,
  * Deletes the row, its SES identity and the API keys bound to it, with a `domain.deleted` event.
  * The keys go too: the schema would otherwise set their domainId to null, silently turning a
  * key restricted to this domain into one for the whole team. The SES call runs inside the
- * transaction, so if SES refuses, nothing is deleted.
+ * transaction, so if SES refuses, nothing is deleted. The identity is shared by every team that
+ * has the name in that region, so it is deleted only with the last such row (under the identity's
+ * lock, so a concurrent add either sees this row or finds the identity gone and creates it).
  */
 export async function deleteDomain(deps: DomainDeps, auth: AuthContext, id: number): Promise<{ id: number; success: true; message: string }> {
   const domain = await findDomain(deps, auth, id);
@@ -102,6 +107,7 @@ export async function deleteDomain(deps: DomainDeps, auth: AuthContext, id: numb
   try {
     await deps.db.$transaction(
       async (tx) => {
+        await lockSesIdentity(tx, domain.name, domain.region);
         // Keys first: deleting the row sets their domainId to null.
         const keys = await tx.apiKey.findMany({ where: { domainId: domain.id, revokedAt: null }, select: { clientId: true } });
         revokedClientIds = keys.map((k) => k.clientId);
@@ -109,6 +115,7 @@ export async function deleteDomain(deps: DomainDeps, auth: AuthContext, id: numb
         const gone = await tx.domain.deleteMany({ where: { id: domain.id, teamId: auth.teamId } });
         if (gone.count === 0) throw domainNotFound();
         await recordDomainEvent(tx, 'domain.deleted', domain);
+        if (await findIdentityHolder(tx, domain.name, domain.region)) return;
         await deps.identities.deleteIdentity({ domain: domain.name, region: domain.region });
       },
       { timeout: 30_000, maxWait: 10_000 },
@@ -116,7 +123,8 @@ export async function deleteDomain(deps: DomainDeps, auth: AuthContext, id: numb
   } catch (err) {
     throw identityErrorToApiError(err);
   }
-  const channel = apiKeyRevokedChannel(deps.config.REDIS_PREFIX);
-  await Promise.all(revokedClientIds.map((c) => deps.redis.publish(channel, c).catch(() => undefined)));
+  // The keys are revoked in PostgreSQL whatever happens next; a failed announcement is logged and
+  // counted there (other replicas then drop the key when their cache expires).
+  await announceApiKeyRevocations(deps, revokedClientIds);
   return { id: domain.id, success: true, message: 'Domain deleted successfully' };
 }

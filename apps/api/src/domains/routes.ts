@@ -1,4 +1,4 @@
-import { createIdentityPort, type IdentityPort } from '@mailrail/core';
+import { createIdentityPort, type IdentityPort, type Metrics } from '@mailrail/core';
 import { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';
@@ -14,8 +14,8 @@ import {
   updateDomainBody,
 } from './domain-service';
 
-export function domainRoutes(deps: ApiDeps, identities: IdentityPort = createIdentityPort(deps.config, { db: deps.db })): Router {
-  const d = { ...deps, identities };
+export function domainRoutes(deps: ApiDeps, opts: { identities?: IdentityPort; metrics?: Metrics } = {}): Router {
+  const d = { ...deps, identities: opts.identities ?? createIdentityPort(deps.config, { db: deps.db }), metrics: opts.metrics };
   const r = Router();
   const idOf = (params: unknown) => parseOrThrow(domainIdParam, params, 'path').id;
 

@@ -1,7 +1,7 @@
-import { ApiError, renderTemplate, type EmailDraft, type Issue } from '@mailrail/core';
+import { ApiError, checkSenderDomain, parseAddress, senderDomainError, renderTemplate, type EmailDraft, type Issue } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
-import { parseFromAddress, type SendEmailPayload } from './schemas';
+import type { SendEmailPayload } from './schemas';
 import type { TeamDomains } from './team-domains';
 
 export interface DraftContext {
@@ -24,10 +24,45 @@ function messageSize(p: SendEmailPayload, subject: string, html: string | null, 
  * paths with the item index (batch). Reads are one query per kind, whatever the item count.
  */
 export async function buildDrafts(ctx: DraftContext, auth: AuthContext, payloads: SendEmailPayload[], indexed: boolean): Promise<EmailDraft[]> {
-  const { db, config } = ctx.deps;
+  const { config } = ctx.deps;
   const at = (i: number, ...path: (string | number)[]) => (indexed ? [i, ...path] : path);
   const issues: Issue[] = [];
 
+  const { templateById, repliedIds } = await loadReferences(ctx, auth, payloads);
+  const maxBytes = config.EMAIL_MAX_MESSAGE_MB * 1024 * 1024;
+
+  const drafts: EmailDraft[] = [];
+  for (const [i, p] of payloads.entries()) {
+    const from = parseAddress(p.from)!; // the schema validated it
+    const check = checkSenderDomain(await ctx.domains.find(auth.teamId, from.domain), from.domain, auth.domainId);
+    if (!check.ok) {
+      // A key bound to another domain refuses the whole request (403) at once.
+      if (check.refusal === 'forbidden') throw senderDomainError(check, at(i, 'from'));
+      issues.push({ path: at(i, 'from'), message: check.message });
+      continue;
+    }
+    const { domain } = check;
+    if (p.inReplyToId && !repliedIds.has(p.inReplyToId)) {
+      issues.push({ path: at(i, 'inReplyToId'), message: 'inReplyToId is not an email of this team' });
+    }
+
+    const atItem: IssuePath = (...path) => at(i, ...path);
+    const content = renderContent(p, templateById, atItem, issues);
+    if (!content) continue;
+    checkSize(messageSize(p, content.subject, content.html, content.text), maxBytes, config.EMAIL_MAX_MESSAGE_MB, indexed ? `Email ${i}` : 'The email', atItem);
+    drafts.push(toDraft(auth, domain, p, content));
+  }
+  if (issues.length) throw invalid(issues, indexed);
+  return drafts;
+}
+
+type Template = { id: string; subject: string; html: string | null; text: string | null };
+type Content = { subject: string; html: string | null; text: string | null };
+type IssuePath = (...path: (string | number)[]) => (string | number)[];
+
+/** The team's templates and replied-to emails the payloads name: one query per kind. */
+async function loadReferences(ctx: DraftContext, auth: AuthContext, payloads: SendEmailPayload[]) {
+  const { db } = ctx.deps;
   const templateIds = [...new Set(payloads.map((p) => p.templateId).filter((t): t is string => !!t))];
   const replyIds = [...new Set(payloads.map((p) => p.inReplyToId).filter((t): t is string => !!t))];
   const [templates, replied] = await Promise.all([
@@ -36,81 +71,67 @@ export async function buildDrafts(ctx: DraftContext, auth: AuthContext, payloads
       : [],
     replyIds.length ? db.email.findMany({ where: { id: { in: replyIds }, teamId: auth.teamId }, select: { id: true } }) : [],
   ]);
-  const templateById = new Map(templates.map((t) => [t.id, t]));
-  const repliedIds = new Set(replied.map((e) => e.id));
-  const maxBytes = config.EMAIL_MAX_MESSAGE_MB * 1024 * 1024;
+  return { templateById: new Map<string, Template>(templates.map((t) => [t.id, t])), repliedIds: new Set(replied.map((e) => e.id)) };
+}
 
-  const drafts: EmailDraft[] = [];
-  for (const [i, p] of payloads.entries()) {
-    const from = parseFromAddress(p.from)!;
-    const domain = await ctx.domains.find(auth.teamId, from.domain);
-    if (auth.domainId !== null && domain?.id !== auth.domainId) {
-      throw new ApiError('FORBIDDEN', `API key does not have access to domain: ${from.domain}`);
+/** Subject and bodies: the request's, or its template's rendered with its variables (null and an issue when unusable). */
+function renderContent(p: SendEmailPayload, templateById: Map<string, Template>, at: IssuePath, issues: Issue[]): Content | null {
+  let subject = p.subject ?? '';
+  let html = p.html ?? null;
+  let text = p.text ?? null;
+  if (p.templateId) {
+    const t = templateById.get(p.templateId);
+    if (!t) {
+      issues.push({ path: at('templateId'), message: 'Template not found' });
+      return null;
     }
-    if (!domain) {
-      issues.push({ path: at(i, 'from'), message: `Domain: ${from.domain} not found. Add it and verify it before sending` });
-      continue;
+    // The template wins where it has content (as in useSend); the request fills the gaps.
+    const vars = p.variables ?? {};
+    subject = renderTemplate(t.subject, vars);
+    html = t.html ? renderTemplate(t.html, vars, { escapeHtml: true }) : html;
+    text = t.text ? renderTemplate(t.text, vars) : text;
+    if (!html && !text) {
+      issues.push({ path: at('html'), message: 'Either text or html content must be provided (the template has neither).' });
+      return null;
     }
-    if (domain.status !== 'SUCCESS') {
-      issues.push({ path: at(i, 'from'), message: `Domain: ${from.domain} is not verified` });
-      continue;
-    }
-    if (p.inReplyToId && !repliedIds.has(p.inReplyToId)) {
-      issues.push({ path: at(i, 'inReplyToId'), message: 'inReplyToId is not an email of this team' });
-    }
-
-    let subject = p.subject ?? '';
-    let html = p.html ?? null;
-    let text = p.text ?? null;
-    if (p.templateId) {
-      const t = templateById.get(p.templateId);
-      if (!t) {
-        issues.push({ path: at(i, 'templateId'), message: 'Template not found' });
-        continue;
-      }
-      // The template wins where it has content (as in useSend); the request fills the gaps.
-      const vars = p.variables ?? {};
-      subject = renderTemplate(t.subject, vars);
-      html = t.html ? renderTemplate(t.html, vars, { escapeHtml: true }) : html;
-      text = t.text ? renderTemplate(t.text, vars) : text;
-      if (!html && !text) {
-        issues.push({ path: at(i, 'html'), message: 'Either text or html content must be provided (the template has neither).' });
-        continue;
-      }
-    }
-
-    const size = messageSize(p, subject, html, text);
-    if (size > maxBytes) {
-      const where = indexed ? `Email ${i}` : 'The email';
-      throw new ApiError('PAYLOAD_TOO_LARGE', `${where} is ${(size / 1048576).toFixed(1)} MB; the limit is ${config.EMAIL_MAX_MESSAGE_MB} MB including attachments (base64)`, [
-        { path: at(i, 'attachments'), message: 'message too large' },
-      ]);
-    }
-
-    drafts.push({
-      teamId: auth.teamId,
-      domainId: domain.id,
-      region: domain.region,
-      apiKeyId: auth.apiKeyId,
-      from: p.from.trim(),
-      to: p.to,
-      replyTo: p.replyTo ?? [],
-      cc: p.cc ?? [],
-      bcc: p.bcc ?? [],
-      subject,
-      html,
-      text,
-      headers: p.headers && Object.keys(p.headers).length ? p.headers : null,
-      attachments: p.attachments?.length ? p.attachments : null,
-      templateId: p.templateId ?? null,
-      inReplyToId: p.inReplyToId ?? null,
-      scheduledAt: p.scheduledAt ?? null,
-      lane: 'transactional',
-    });
   }
-  if (issues.length) {
-    const first = issues[0];
-    throw new ApiError('BAD_REQUEST', indexed ? `Invalid email at index ${first.path[0]}: ${first.message}` : first.message, issues);
+  return { subject, html, text };
+}
+
+/** A message over EMAIL_MAX_MESSAGE_MB is a 413 at once (not one issue among others). */
+function checkSize(size: number, maxBytes: number, maxMb: number, where: string, at: IssuePath): void {
+  if (size > maxBytes) {
+    throw new ApiError('PAYLOAD_TOO_LARGE', `${where} is ${(size / 1048576).toFixed(1)} MB; the limit is ${maxMb} MB including attachments (base64)`, [
+      { path: at('attachments'), message: 'message too large' },
+    ]);
   }
-  return drafts;
+}
+
+function toDraft(auth: AuthContext, domain: { id: number; region: string }, p: SendEmailPayload, content: Content): EmailDraft {
+  return {
+    teamId: auth.teamId,
+    domainId: domain.id,
+    region: domain.region,
+    apiKeyId: auth.apiKeyId,
+    from: p.from.trim(),
+    to: p.to,
+    replyTo: p.replyTo ?? [],
+    cc: p.cc ?? [],
+    bcc: p.bcc ?? [],
+    subject: content.subject,
+    html: content.html,
+    text: content.text,
+    headers: p.headers && Object.keys(p.headers).length ? p.headers : null,
+    attachments: p.attachments?.length ? p.attachments : null,
+    templateId: p.templateId ?? null,
+    inReplyToId: p.inReplyToId ?? null,
+    scheduledAt: p.scheduledAt ?? null,
+    lane: 'transactional',
+  };
+}
+
+/** All issues as one 400; its message names the first. */
+function invalid(issues: Issue[], indexed: boolean): ApiError {
+  const first = issues[0];
+  return new ApiError('BAD_REQUEST', indexed ? `Invalid email at index ${first.path[0]}: ${first.message}` : first.message, issues);
 }

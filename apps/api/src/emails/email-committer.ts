@@ -2,6 +2,7 @@ import {
   applySuppressions,
   enqueueSendJobs,
   insertEmailRows,
+  prismaExecutor,
   prepareEmails,
   type CreatedEmail,
   type Db,
@@ -43,7 +44,7 @@ export function createEmailCommitter(deps: { db: Db; queues: QueueFactory; log: 
     const now = deps.now();
     const drafts = await applySuppressions(deps.db, entries.flatMap((e) => e.drafts));
     const prepared = prepareEmails(drafts, now);
-    await insertEmailRows(deps.db, prepared, now);
+    await insertEmailRows(prismaExecutor(deps.db), prepared, now);
     await enqueueSendJobs(deps, prepared, now);
     const out: CreatedEmail[][] = [];
     let k = 0;

@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ApiError, type Redis } from '@mailrail/core';
 
-// Interface rules 1-4 and useSend §6: per team, in Redis, 24 h, SHA-256 of the canonical body.
+// Idempotency-Key as useSend has it (docs/emails.md, "Idempotency"): per team, in Redis, 24 h,
+// keyed to a SHA-256 of the canonical body (same key + same body replays, another body is a 409).
 // One Lua script decides atomically between "replay", "already running" and "you run it", so two
 // concurrent requests with one key can never both run the operation.
 const RESULT_TTL_SECONDS = 24 * 3600;

@@ -1,16 +1,18 @@
+import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
+import { prismaExecutor } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
-import { intString, pageQuery } from '../http/query';
+import { MAX_QUERY_VALUE_LENGTH } from '../http/limits';
+import { intString, isoDateTime, pageQuery } from '../http/query';
 
-const isoDate = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
 export const listEmailsQuery = z.object({
   ...pageQuery,
-  startDate: isoDate.optional(),
-  endDate: isoDate.optional(),
+  startDate: isoDateTime().optional(),
+  endDate: isoDateTime().optional(),
   // One value or the parameter repeated: ?domainId=1&domainId=2.
   domainId: z
-    .union([z.string(), z.array(z.string())])
+    .union([z.string().max(MAX_QUERY_VALUE_LENGTH), z.array(z.string().max(MAX_QUERY_VALUE_LENGTH)).max(100)])
     .transform((v) => (Array.isArray(v) ? v : [v]))
     .pipe(z.array(intString(1)))
     .optional(),
@@ -18,8 +20,51 @@ export const listEmailsQuery = z.object({
 
 export type ListEmailsQuery = z.infer<typeof listEmailsQuery>;
 
-/** Newest first; `count` is the total matching, for pagination. */
-export async function listEmails(deps: ApiDeps, auth: AuthContext, q: ListEmailsQuery) {
+/**
+ * How much of the page's bodies is held at once. An email's html may be 40 MB and a page has up
+ * to 100 of them, so bodies are never loaded together: small ones are read a few at a time, big
+ * ones in pieces of `pieceChars` characters, each written out before the next is read.
+ */
+export interface ListStreamLimits {
+  /** Characters per piece of a big body (substring() of the column). */
+  pieceChars: number;
+  /** Bodies (html + text, in bytes) up to this total are read together in one query. */
+  batchBytes: number;
+  /** Instrumentation: called with the length of every body piece read. */
+  onPiece?: (chars: number) => void;
+}
+
+export const DEFAULT_LIST_STREAM_LIMITS: ListStreamLimits = { pieceChars: 1 << 20, batchBytes: 1 << 20 };
+
+// The list item of useSend's wire format, in the order the fields are written.
+const metaSelect = {
+  id: true, to: true, from: true, subject: true, createdAt: true, updatedAt: true,
+  latestStatus: true, scheduledAt: true, domainId: true, replyTo: true, cc: true, bcc: true,
+} as const;
+type BodyColumn = 'html' | 'text';
+interface BodySize {
+  id: string;
+  html: number | null;
+  text: number | null;
+}
+
+/** The client went away: stop reading bodies. */
+class ClientGone extends Error {}
+
+/**
+ * GET /emails: newest first; `count` is the total matching, for pagination. The JSON is the one
+ * `res.json({ data, count })` gave, but written as it is read, with backpressure: the page's
+ * metadata first, then each body from PostgreSQL in bounded pieces. Errors before the first byte
+ * are thrown (the usual error answer); after it the status is sent, so the socket is destroyed
+ * and the error logged, and the client sees a truncated response instead of wrong JSON.
+ */
+export async function streamEmailList(
+  deps: ApiDeps,
+  auth: AuthContext,
+  q: ListEmailsQuery,
+  res: ServerResponse,
+  limits: ListStreamLimits = DEFAULT_LIST_STREAM_LIMITS,
+): Promise<void> {
   const domainFilter = auth.domainId !== null ? [auth.domainId] : q.domainId;
   const where = {
     teamId: auth.teamId,
@@ -27,17 +72,113 @@ export async function listEmails(deps: ApiDeps, auth: AuthContext, q: ListEmails
     ...(q.startDate || q.endDate ? { createdAt: { ...(q.startDate ? { gte: q.startDate } : {}), ...(q.endDate ? { lte: q.endDate } : {}) } } : {}),
   };
   const [rows, count] = await Promise.all([
-    deps.db.email.findMany({
-      where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      skip: (q.page - 1) * q.limit,
-      take: q.limit,
-      select: {
-        id: true, to: true, from: true, subject: true, html: true, text: true, createdAt: true, updatedAt: true,
-        latestStatus: true, scheduledAt: true, domainId: true, replyTo: true, cc: true, bcc: true,
-      },
-    }),
+    deps.db.email.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (q.page - 1) * q.limit, take: q.limit, select: metaSelect }),
     deps.db.email.count({ where }),
   ]);
-  return { data: rows, count };
+  const sizes = await bodySizes(deps, rows.map((r) => r.id));
+
+  let gone = res.destroyed;
+  res.once('close', () => (gone = true));
+  const write = async (chunk: string) => {
+    if (gone) throw new ClientGone();
+    if (!res.write(chunk)) await drained(res);
+    if (gone) throw new ClientGone();
+  };
+
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  try {
+    await write('{"data":[');
+    let bodies = new Map<string, { html: string | null; text: string | null }>();
+    for (const [i, row] of rows.entries()) {
+      const size = sizes.get(row.id) ?? { id: row.id, html: null, text: null };
+      if (!bodies.has(row.id) && bodyBytes(size) <= limits.batchBytes) bodies = await readSmallBodies(deps, batchFrom(rows.slice(i), sizes, limits), limits);
+      const small = bodies.get(row.id);
+      const { id, to, from, subject, createdAt, updatedAt, latestStatus, scheduledAt, domainId, replyTo, cc, bcc } = row;
+      await write(`${i ? ',' : ''}{"id":${json(id)},"to":${json(to)},"from":${json(from)},"subject":${json(subject)},"html":`);
+      await (small ? write(json(small.html)) : writeBody(deps, write, row.id, 'html', size.html, limits));
+      await write(',"text":');
+      await (small ? write(json(small.text)) : writeBody(deps, write, row.id, 'text', size.text, limits));
+      await write(
+        `,"createdAt":${json(createdAt)},"updatedAt":${json(updatedAt)},"latestStatus":${json(latestStatus)},"scheduledAt":${json(scheduledAt)}` +
+          `,"domainId":${json(domainId)},"replyTo":${json(replyTo)},"cc":${json(cc)},"bcc":${json(bcc)}}`,
+      );
+      bodies.delete(row.id);
+    }
+    await write(`],"count":${json(count)}}`);
+    res.end();
+  } catch (err) {
+    if (err instanceof ClientGone) {
+      deps.log.info({ teamId: auth.teamId }, 'email list: client went away mid-answer; stopped reading');
+      return;
+    }
+    // The 200 and part of the body are out: a clean error answer is no longer possible.
+    deps.log.error({ err, teamId: auth.teamId }, 'email list failed mid-answer; connection closed');
+    res.destroy();
+  }
+}
+
+const json = (v: unknown) => JSON.stringify(v);
+const bodyBytes = (s: BodySize) => (s.html ?? 0) + (s.text ?? 0);
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+// octet_length reads the stored size without detoasting the value.
+async function bodySizes(deps: ApiDeps, ids: string[]): Promise<Map<string, BodySize>> {
+  if (ids.length === 0) return new Map();
+  const rows = await prismaExecutor(deps.db).query<BodySize>(
+    'SELECT id, octet_length(html)::int AS html, octet_length(text)::int AS text FROM "Email" WHERE id = ANY($1::text[])',
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** The ids of the leading rows whose bodies together stay within batchBytes (at least the first). */
+function batchFrom(rows: { id: string }[], sizes: Map<string, BodySize>, limits: ListStreamLimits): string[] {
+  const ids: string[] = [];
+  let total = 0;
+  for (const { id } of rows) {
+    const bytes = bodyBytes(sizes.get(id) ?? { id, html: null, text: null });
+    if (bytes > limits.batchBytes || (ids.length > 0 && total + bytes > limits.batchBytes)) break;
+    ids.push(id);
+    total += bytes;
+  }
+  return ids;
+}
+
+async function readSmallBodies(deps: ApiDeps, ids: string[], limits: ListStreamLimits) {
+  const rows = await prismaExecutor(deps.db).query<{ id: string; html: string | null; text: string | null }>(
+    'SELECT id, html, text FROM "Email" WHERE id = ANY($1::text[])',
+    [ids],
+  );
+  for (const r of rows) limits.onPiece?.((r.html?.length ?? 0) + (r.text?.length ?? 0));
+  // A row deleted meanwhile reads as empty bodies rather than disappearing from a started answer.
+  return new Map(ids.map((id) => [id, rows.find((r) => r.id === id) ?? { id, html: null, text: null }]));
+}
+
+/** One body as a JSON string, read and escaped piece by piece (pieces never split a character). */
+async function writeBody(deps: ApiDeps, write: (s: string) => Promise<void>, id: string, column: BodyColumn, bytes: number | null, limits: ListStreamLimits) {
+  if (bytes === null) return write('null');
+  await write('"');
+  for (let from = 1; ; from += limits.pieceChars) {
+    const [row] = await prismaExecutor(deps.db).query<{ piece: string | null }>(
+      `SELECT substring("${column}" FROM $2::int FOR $3::int) AS piece FROM "Email" WHERE id = $1`,
+      [id, from, limits.pieceChars],
+    );
+    const piece = row?.piece ?? '';
+    limits.onPiece?.(piece.length);
+    if (piece) await write(json(piece).slice(1, -1));
+    if (piece.length < limits.pieceChars) break;
+  }
+  await write('"');
 }

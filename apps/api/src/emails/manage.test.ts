@@ -217,9 +217,9 @@ describe('POST /api/v1/emails/{id}/cancel', () => {
       const id = await send({ scheduledAt: later() });
       // The worker's claim, as in the worker contract.
       const claim = api.deps.db.$executeRawUnsafe(
-        `UPDATE "Email" SET "sendLeaseUntil" = (now() AT TIME ZONE 'UTC') + interval '1 minute'
+        `UPDATE "Email" SET "sendLeaseUntil" = now() + interval '1 minute'
          WHERE id = $1 AND "latestStatus" IN ('QUEUED','SCHEDULED') AND "sesEmailId" IS NULL
-           AND ("sendLeaseUntil" IS NULL OR "sendLeaseUntil" < (now() AT TIME ZONE 'UTC'))`,
+           AND ("sendLeaseUntil" IS NULL OR "sendLeaseUntil" < now())`,
         id,
       );
       const [claimed, res] = await Promise.all([claim, cancel(id)]);

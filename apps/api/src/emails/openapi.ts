@@ -1,14 +1,19 @@
+import { EmailStatus } from '@mailrail/core';
 import { z } from 'zod';
 import { documentRoute, type DocRegistry } from '../openapi/registry';
 import { listEmailsQuery } from './list-emails';
 import { batchPayload, emailIdParam, rescheduleBody, sendEmailPayload } from './schemas';
 
-export const emailStatus = z.enum(['SCHEDULED', 'QUEUED', 'SENT', 'DELIVERY_DELAYED', 'BOUNCED', 'REJECTED', 'RENDERING_FAILURE', 'DELIVERED', 'OPENED', 'CLICKED', 'COMPLAINED', 'FAILED', 'CANCELLED', 'SUPPRESSED']);
+// Every enum of the document is the database's own (the Prisma enum), never typed again here.
+export const emailStatus = z.enum(EmailStatus);
+
+// Address fields are answered as the client sent them (trimmed): `addr` or `Name <addr>`.
+const sentAddresses = z.array(z.string()).describe('As sent: `addr@domain` or `Name <addr@domain>` (a named recipient keeps its name)');
 
 export const emailListItem = z
   .object({
     id: z.string(),
-    to: z.array(z.string()),
+    to: sentAddresses,
     from: z.string(),
     subject: z.string(),
     html: z.string().nullable(),
@@ -18,9 +23,9 @@ export const emailListItem = z
     latestStatus: emailStatus,
     scheduledAt: z.string().nullable(),
     domainId: z.number().int().nullable(),
-    replyTo: z.array(z.string()),
-    cc: z.array(z.string()),
-    bcc: z.array(z.string()),
+    replyTo: sentAddresses,
+    cc: sentAddresses,
+    bcc: sentAddresses,
   })
   .meta({ id: 'EmailListItem' });
 
@@ -48,7 +53,7 @@ export function documentEmailRoutes(r: DocRegistry) {
     method: 'post', path: '/api/v1/emails/batch', tag, summary: 'Send up to 100 emails, validated as a whole', headers: idempotencyHeader, body: batchPayload,
     response: z.object({ data: z.array(emailId) }), example: [example, { ...example, to: 'grace@example.org' }], errors: [400, 401, 403, 409, 413, 429, 503],
   });
-  documentRoute(r, { method: 'get', path: '/api/v1/emails', tag, summary: 'List emails, newest first', query: listEmailsQuery, response: z.object({ data: z.array(emailListItem), count: z.number().int() }) });
+  documentRoute(r, { method: 'get', path: '/api/v1/emails', tag, summary: 'List emails, newest first', description: 'Streamed (chunked, no Content-Length or ETag): bodies are read and written piece by piece. An error after the answer started closes the connection.', query: listEmailsQuery, response: z.object({ data: z.array(emailListItem), count: z.number().int() }) });
   documentRoute(r, { method: 'get', path: '/api/v1/emails/:emailId', tag, summary: 'Get an email with its events in time order', params: emailIdParam, response: email });
   documentRoute(r, {
     method: 'patch', path: '/api/v1/emails/:emailId', tag, summary: 'Reschedule a SCHEDULED email', params: emailIdParam, body: rescheduleBody, response: emailId,

@@ -4,7 +4,7 @@ import { parseOrThrow } from '../http/validate';
 import { createEmailCommitter } from './email-committer';
 import { getEmail } from './get-email';
 import { readIdempotencyKey } from './idempotency';
-import { listEmails, listEmailsQuery } from './list-emails';
+import { listEmailsQuery, streamEmailList } from './list-emails';
 import { cancelEmail, rescheduleEmail } from './schedule-email';
 import { batchPayload, emailIdParam, rescheduleBody, sendEmailPayload } from './schemas';
 import { sendEmails, type SendContext } from './send-emails';
@@ -13,7 +13,7 @@ import { createTeamDomains } from './team-domains';
 export function emailRoutes(deps: ApiDeps): Router {
   const ctx: SendContext = {
     deps,
-    domains: createTeamDomains(deps.db),
+    domains: createTeamDomains(deps.db, deps.clock),
     committer: createEmailCommitter(
       { db: deps.db, queues: deps.queues, log: deps.log, now: () => deps.clock.now() },
       { maxBatch: deps.config.EMAIL_COMMIT_MAX_BATCH, concurrency: deps.config.EMAIL_COMMIT_CONCURRENCY },
@@ -37,11 +37,15 @@ export function emailRoutes(deps: ApiDeps): Router {
 
   r.get('/', async (req, res) => {
     const q = parseOrThrow(listEmailsQuery, req.query, 'query');
-    res.json(await listEmails(deps, req.auth, q));
+    // Streamed: a page may hold 100 bodies of up to 40 MB each.
+    await streamEmailList(deps, req.auth, q, res);
   });
 
   r.get('/:emailId', async (req, res) => {
     const { emailId } = parseOrThrow(emailIdParam, req.params, 'path');
+    // One email is answered whole (its bodies are bounded by the send limit). While res.json runs,
+    // the row, its JSON text and express's Buffer of it (for Content-Length and ETag) are alive
+    // together, about three times the body; afterwards only the Buffer being sent remains.
     res.json(await getEmail(deps, req.auth, emailId));
   });
 

@@ -1,4 +1,4 @@
-import { ApiError, badRequest, EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql, notFound, queueNames, sendDelay } from '@mailrail/core';
+import { ApiError, badRequest, EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql, notFound, prismaExecutor, queueNames, sendDelay } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 
@@ -6,9 +6,7 @@ import type { AuthContext } from '../http/auth';
 //   latestStatus IN ('QUEUED','SCHEDULED') AND "sesEmailId" IS NULL AND (lease free)
 // Both therefore change the row with ONE conditional UPDATE guarded by the same lease test: either
 // we win and the worker's claim no longer matches, or the worker holds the lease and we answer 400.
-// Timestamps are stored as UTC without zone (Prisma's convention), hence NOW_UTC.
-const NOW_UTC = `(now() AT TIME ZONE 'UTC')`;
-const GUARD = `"latestStatus" = 'SCHEDULED' AND ("sendLeaseUntil" IS NULL OR "sendLeaseUntil" < ${NOW_UTC})`;
+const GUARD = `"latestStatus" = 'SCHEDULED' AND ("sendLeaseUntil" IS NULL OR "sendLeaseUntil" < now())`;
 
 function scope(auth: AuthContext): { sql: string; params: unknown[] } {
   return auth.domainId !== null
@@ -35,18 +33,18 @@ async function regionOf(deps: ApiDeps, domainId: number | null): Promise<string>
 export async function cancelEmail(deps: ApiDeps, auth: AuthContext, emailId: string): Promise<{ emailId: string }> {
   const s = scope(auth);
   // The status change and its event in one statement, hence one transaction.
-  const rows = await deps.db.$queryRawUnsafe<{ domainId: number | null }[]>(
+  const rows = await prismaExecutor(deps.db).query<{ domainId: number | null }>(
     `WITH cancelled AS (
-       UPDATE "Email" SET "latestStatus" = 'CANCELLED', "updatedAt" = ${NOW_UTC}
+       UPDATE "Email" SET "latestStatus" = 'CANCELLED', "updatedAt" = now()
        WHERE ${s.sql} AND ${GUARD}
        RETURNING ${EMAIL_OUTBOX_RETURNING}
      ), event AS (
-       INSERT INTO "EmailEvent" ("emailId", status, "createdAt") SELECT id, 'CANCELLED', ${NOW_UTC} FROM cancelled
+       INSERT INTO "EmailEvent" ("emailId", status, "createdAt") SELECT id, 'CANCELLED', now() FROM cancelled
      ), outbox AS (
        ${emailOutboxInsertSql('cancelled')}
      )
      SELECT "domainId" FROM cancelled`,
-    emailId, auth.teamId, ...s.params,
+    [emailId, auth.teamId, ...s.params],
   );
   if (rows.length === 0) return explainMiss(deps, auth, emailId);
   // The job is now harmless (the worker skips cancelled emails); removing it only saves work.
@@ -61,11 +59,11 @@ export async function cancelEmail(deps: ApiDeps, auth: AuthContext, emailId: str
 
 export async function rescheduleEmail(deps: ApiDeps, auth: AuthContext, emailId: string, scheduledAt: Date): Promise<{ emailId: string }> {
   const s = scope(auth);
-  const rows = await deps.db.$queryRawUnsafe<{ domainId: number | null }[]>(
-    `UPDATE "Email" SET "scheduledAt" = ($${3 + s.params.length}::timestamptz AT TIME ZONE 'UTC'), "updatedAt" = ${NOW_UTC}
+  const rows = await prismaExecutor(deps.db).query<{ domainId: number | null }>(
+    `UPDATE "Email" SET "scheduledAt" = $${3 + s.params.length}::timestamptz, "updatedAt" = now()
      WHERE ${s.sql} AND ${GUARD}
      RETURNING "domainId"`,
-    emailId, auth.teamId, ...s.params, scheduledAt.toISOString(),
+    [emailId, auth.teamId, ...s.params, scheduledAt],
   );
   if (rows.length === 0) return explainMiss(deps, auth, emailId);
   // The row is the truth; if Redis fails here the sweeper sends it when due. Never a 500.

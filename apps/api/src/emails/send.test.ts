@@ -1,6 +1,7 @@
 import request from 'supertest';
 import type { Queue } from 'bullmq';
 import { startTestApi, type TestApi, type TestTeam } from '../testing/api-harness';
+import { expectBadRequest } from '../testing/expect-bad-request';
 import { b64, sendQueueOf } from './testing';
 
 let api: TestApi;
@@ -21,6 +22,8 @@ afterAll(async () => {
 
 const send = (body: unknown, team: TestTeam | { auth: { Authorization: string } } = api.team) =>
   request(api.app).post('/api/v1/emails').set(team.auth).send(body as object);
+
+const validPayload = { to: 'ann@dest.org', from, subject: 'S', text: 'T' };
 
 const email = (id: string) => api.deps.db.email.findUniqueOrThrow({ where: { id }, include: { emailEvents: true } });
 
@@ -103,6 +106,18 @@ describe('POST /api/v1/emails', () => {
     ['scheduledAt not a date', { scheduledAt: 'tomorrow' }, ['scheduledAt']],
     ['inReplyToId not a string', { inReplyToId: 5 }, ['inReplyToId']],
     ['templateId empty', { templateId: '' }, ['templateId']],
+    ['to with CR LF (header injection)', { to: 'ann@dest.org\r\nBcc: evil@x.org' }, ['to']],
+    ['a display name with CR LF', { cc: ['Ann\r\nBcc: evil@x.org <ann@dest.org>'] }, ['cc', 0]],
+    ['from with CR LF in its name', { from: 'Sender\r\nBcc: evil@x.org <hello@example.com>' }, ['from']],
+    ['an address over 254 characters', { to: `${'a'.repeat(250)}@dest.org` }, ['to']],
+    ['a display name over 256 characters', { to: `${'N'.repeat(257)} <ann@dest.org>` }, ['to']],
+    ['from over 998 characters', { from: `${'N'.repeat(990)} <hello@example.com>` }, ['from']],
+    ['subject over 998 characters', { subject: 's'.repeat(999) }, ['subject']],
+    ['a header value over 998 characters', { headers: { 'X-A': 'v'.repeat(999) } }, ['headers', 'X-A']],
+    ['a header name over 128 characters', { headers: { ['X'.repeat(129)]: 'v' } }, ['headers', 'X'.repeat(129)]],
+    ['a variable value over 10,000 characters', { variables: { a: 'v'.repeat(10_001) } }, ['variables', 'a']],
+    ['templateId over 128 characters', { templateId: 't'.repeat(129) }, ['templateId']],
+    ['inReplyToId over 128 characters', { inReplyToId: 'i'.repeat(129) }, ['inReplyToId']],
     ['more than 50 recipients', { to: Array.from({ length: 30 }, (_, i) => `t${i}@dest.org`), cc: Array.from({ length: 21 }, (_, i) => `c${i}@dest.org`) }, ['to']],
   ];
   it.each(invalid)('answers 400 naming the field: %s', async (_name, patch, path) => {
@@ -125,6 +140,61 @@ describe('POST /api/v1/emails', () => {
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('PAYLOAD_TOO_LARGE');
     expect(res.body.error.message).toMatch(/limit is 0.01 MB/);
+  });
+});
+
+describe('input that made the old address regex backtrack', () => {
+  // The old display-name regex was cubic: 1,500 spaces took 1.8 s, 4,000 took 42 s, and /health stalled.
+  const slowFrom = (spaces: number) => `${' '.repeat(spaces)}x`;
+
+  it('answers 400 at once for from = 4,000 spaces then x (over the field cap)', async () => {
+    await send({ ...validPayload, from: 'warm-up' });
+    const started = performance.now();
+    const res = await send({ ...validPayload, from: slowFrom(4000) });
+    expect(performance.now() - started).toBeLessThan(250);
+    expectBadRequest(res, ['from']);
+  });
+
+  it('answers 400 at once for from = 990 spaces then x (under the cap: the parser itself is linear)', async () => {
+    const started = performance.now();
+    const res = await send({ ...validPayload, from: slowFrom(990) });
+    expect(performance.now() - started).toBeLessThan(250);
+    expectBadRequest(res, ['from']);
+  });
+
+  it('answers 400 at once for a batch of 100 such items', async () => {
+    const items = Array.from({ length: 100 }, (_, i) => ({ ...validPayload, from: slowFrom(i % 2 ? 4000 : 990) }));
+    const started = performance.now();
+    const res = await request(api.app).post('/api/v1/emails/batch').set(api.team.auth).send(items);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expectBadRequest(res, [0, 'from']);
+  });
+});
+
+describe('named addresses ("Name <addr>", as useSend and Resend take them)', () => {
+  it('accepts them in to, cc, bcc and replyTo and keeps them as given on the row and in GET', async () => {
+    const res = await send({
+      ...validPayload,
+      to: ['Ada Lovelace <ada@dest.org>', 'plain@dest.org'],
+      cc: 'Zoë Ünicode <zoe@dest.org>',
+      bcc: ['"Hidden, Person" <hidden@dest.org>'],
+      replyTo: ' Replies <r@example.com> ',
+    });
+    expect(res.status).toBe(200);
+    const row = await email(res.body.emailId);
+    expect(row).toMatchObject({
+      to: ['Ada Lovelace <ada@dest.org>', 'plain@dest.org'], cc: ['Zoë Ünicode <zoe@dest.org>'], bcc: ['"Hidden, Person" <hidden@dest.org>'], replyTo: ['Replies <r@example.com>'],
+    });
+    const got = await request(api.app).get(`/api/v1/emails/${res.body.emailId}`).set(api.team.auth);
+    expect(got.body).toMatchObject({ to: ['Ada Lovelace <ada@dest.org>', 'plain@dest.org'], cc: ['Zoë Ünicode <zoe@dest.org>'], replyTo: ['Replies <r@example.com>'] });
+  });
+
+  it('checks suppressions against the bare address inside the name', async () => {
+    await api.deps.db.suppression.create({ data: { id: 'sup-named', teamId: api.team.teamId, email: 'named-gone@dest.org', reason: 'COMPLAINT' } });
+    const all = await send({ ...validPayload, to: 'Gone Person <Named-Gone@dest.org>' });
+    expect((await email(all.body.emailId)).latestStatus).toBe('SUPPRESSED');
+    const some = await send({ ...validPayload, to: ['ok@dest.org'], cc: ['Gone <named-gone@dest.org>', 'Kept <kept@dest.org>'] });
+    expect(await email(some.body.emailId)).toMatchObject({ latestStatus: 'QUEUED', cc: ['Kept <kept@dest.org>'] });
   });
 });
 

@@ -1,4 +1,4 @@
-import type { Db } from '@mailrail/core';
+import type { Clock, Db } from '@mailrail/core';
 
 export interface TeamDomain {
   id: number;
@@ -14,12 +14,12 @@ const TTL_MS = 5_000;
  * a hit on a verified domain is trusted from the cache; anything else is read again, so a newly
  * added or verified domain works at once (an unverified or deleted one may pass for TTL_MS).
  */
-export function createTeamDomains(db: Db) {
+export function createTeamDomains(db: Db, clock: Clock) {
   const cache = new Map<number, { at: number; byName: Map<string, TeamDomain> }>();
 
   async function load(teamId: number) {
     const rows = await db.domain.findMany({ where: { teamId }, select: { id: true, name: true, status: true, region: true } });
-    const entry = { at: Date.now(), byName: new Map(rows.map((d) => [d.name.toLowerCase(), d])) };
+    const entry = { at: clock.now().getTime(), byName: new Map(rows.map((d) => [d.name.toLowerCase(), d])) };
     cache.set(teamId, entry);
     return entry;
   }
@@ -27,7 +27,7 @@ export function createTeamDomains(db: Db) {
   return {
     async find(teamId: number, name: string): Promise<TeamDomain | null> {
       let entry = cache.get(teamId);
-      const hit = entry && entry.at + TTL_MS > Date.now() ? entry.byName.get(name) : undefined;
+      const hit = entry && entry.at + TTL_MS > clock.now().getTime() ? entry.byName.get(name) : undefined;
       if (hit?.status === 'SUCCESS') return hit;
       entry = await load(teamId);
       return entry.byName.get(name) ?? null;

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { prismaExecutor } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
 
 /** Liveness and readiness probes, outside authentication. */
@@ -19,7 +20,7 @@ export function healthRoutes(deps: ApiDeps): Router {
         clearTimeout(timer);
       }
     };
-    const [postgres, redis] = await Promise.all([check(() => deps.db.$queryRaw`SELECT 1`), check(() => deps.redis.ping())]);
+    const [postgres, redis] = await Promise.all([check(() => prismaExecutor(deps.db).query('SELECT 1')), check(() => deps.redis.ping())]);
     const ready = postgres === 'ok' && redis === 'ok';
     res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', postgres, redis });
   });

@@ -1,4 +1,5 @@
-import { isUnavailable } from './errors';
+import type { Request, Response } from 'express';
+import { errorHandler, isUnavailable } from './errors';
 
 // The shape Prisma 7's pg driver adapter throws when PostgreSQL terminates the backend mid-query
 // (seen by the fault scenario `npm run test:faults -- 4`, which answered 500 before this fix).
@@ -22,5 +23,17 @@ describe('isUnavailable', () => {
   it('leaves other database errors as errors (500)', () => {
     expect(isUnavailable(prismaWrapped('23505', 'duplicate key value violates unique constraint'))).toBe(false);
     expect(isUnavailable(new Error('boom'))).toBe(false);
+  });
+});
+
+describe('errorHandler', () => {
+  it("answers express's URIError for a malformed %-encoded route parameter with a 400, not a 500", () => {
+    let status = 0;
+    let body: unknown;
+    const res = { headersSent: false, status: (s: number) => ((status = s), res), json: (b: unknown) => ((body = b), res), setHeader: () => res };
+    const err = Object.assign(new URIError("Failed to decode param '%ff%fe'"), { status: 400 });
+    errorHandler(err, { log: undefined } as unknown as Request, res as unknown as Response, () => undefined);
+    expect(status).toBe(400);
+    expect(body).toEqual({ error: { code: 'BAD_REQUEST', message: 'Invalid path: malformed percent-encoding', issues: [{ path: [], message: 'malformed percent-encoding' }] } });
   });
 });

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ApiError } from '@mailrail/core';
+import { malformedPathError } from './unsafe-text';
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(new ApiError('NOT_FOUND', `Route ${req.method} ${req.path} not found`));
@@ -42,6 +43,8 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   let apiError: ApiError;
   if (err instanceof ApiError) apiError = err;
   else if (fromBodyParser(err)) apiError = fromBodyParser(err)!;
+  // express throws a URIError when a route parameter's percent-encoding is malformed (%ff%fe).
+  else if (err instanceof URIError) apiError = malformedPathError();
   else if (isUnavailable(err)) {
     req.log?.warn({ err }, 'dependency unavailable');
     apiError = new ApiError('SERVICE_UNAVAILABLE', 'Service temporarily unavailable, retry shortly');

@@ -65,6 +65,67 @@ describe('authentication', () => {
   });
 });
 
+describe('failed authentication is bounded per client IP', () => {
+  let limited: TestApi;
+  beforeAll(async () => {
+    // The test plays several client IPs through X-Forwarded-For from a trusted (loopback) proxy.
+    limited = await startTestApi({ AUTH_FAILURES_PER_MINUTE: '5', TRUST_PROXY: 'loopback' });
+  });
+  afterAll(async () => {
+    await limited.close();
+  });
+  const randomClientId = () => Math.random().toString(36).slice(2, 12).padEnd(10, '0');
+  const badKey = () => `us_${randomClientId()}_${'0'.repeat(32)}`;
+  const get = (ip: string, key: string) => request(limited.app).get('/api/v1/emails').set('X-Forwarded-For', ip).set('Authorization', `Bearer ${key}`);
+
+  it('N bad keys from one IP give 429 and no further database lookups; a good key from another IP still works', async () => {
+    const lookups = jest.spyOn(limited.deps.db.apiKey, 'findUnique');
+    try {
+      for (let i = 0; i < 5; i++) expectError(await get('203.0.113.7', badKey()), 403, 'FORBIDDEN');
+      expect(lookups).toHaveBeenCalledTimes(5);
+      for (let i = 0; i < 20; i++) {
+        const res = await get('203.0.113.7', badKey());
+        expectError(res, 429, 'RATE_LIMITED');
+        expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      }
+      // Even a genuine key that is not cached yet waits: the address is over its limit.
+      const fresh = await limited.newKey(limited.team.teamId);
+      expectError(await get('203.0.113.7', fresh), 429, 'RATE_LIMITED');
+      expect(lookups).toHaveBeenCalledTimes(5);
+      // Another address is not affected.
+      expect((await get('198.51.100.9', fresh)).status).toBe(200);
+      expect((await get('198.51.100.9', limited.team.apiKey)).status).toBe(200);
+    } finally {
+      lookups.mockRestore();
+    }
+  });
+
+  it('without TRUST_PROXY a client cannot dodge the limit by rotating X-Forwarded-For', async () => {
+    const direct = await startTestApi({ AUTH_FAILURES_PER_MINUTE: '3' });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const res = await request(direct.app).get('/api/v1/emails').set('X-Forwarded-For', `203.0.113.${i + 10}`).set('Authorization', `Bearer ${badKey()}`);
+        statuses.push(res.status);
+      }
+      expect(statuses).toEqual([403, 403, 403, 429, 429, 429]);
+    } finally {
+      await direct.close();
+    }
+  });
+
+  it('an unknown key id is looked up in the database once, then answered from a short negative cache', async () => {
+    const lookups = jest.spyOn(limited.deps.db.apiKey, 'findUnique');
+    try {
+      const key = badKey();
+      for (let i = 0; i < 3; i++) expectError(await get(`192.0.2.${i + 1}`, key), 403, 'FORBIDDEN');
+      expect(lookups).toHaveBeenCalledTimes(1);
+    } finally {
+      lookups.mockRestore();
+    }
+  });
+});
+
 describe('request errors', () => {
   it('answers malformed JSON with 400 in the standard shape', async () => {
     const res = await request(api.app).post('/api/v1/emails').set(api.team.auth).set('Content-Type', 'application/json').send('{"to": ');

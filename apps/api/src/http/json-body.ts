@@ -1,9 +1,13 @@
 import express, { type RequestHandler } from 'express';
 import { ApiError } from '@mailrail/core';
+import { rejectUnsafeBody } from './unsafe-text';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
 
-/** JSON bodies only: a body of another Content-Type is a 400, not silently an empty object. */
+/**
+ * JSON bodies only: a body of another Content-Type is a 400, not silently an empty object; a string
+ * with a NUL or a lone surrogate anywhere in it is a 400 too (see unsafe-text.ts).
+ */
 export function jsonBody(limit: string): RequestHandler[] {
   const requireJson: RequestHandler = (req, _res, next) => {
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
@@ -12,5 +16,5 @@ export function jsonBody(limit: string): RequestHandler[] {
     }
     next();
   };
-  return [requireJson, express.json({ limit, strict: false, type: (req) => JSON_TYPE.test(String(req.headers['content-type'] ?? '')) })];
+  return [requireJson, express.json({ limit, strict: false, type: (req) => JSON_TYPE.test(String(req.headers['content-type'] ?? '')) }), rejectUnsafeBody];
 }

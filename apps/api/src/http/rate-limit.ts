@@ -1,13 +1,10 @@
 import type { RequestHandler } from 'express';
 import { ApiError } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
+import { countInWindow } from './fixed-window';
 
-// Fixed one-second window per team, counted in Redis so every API replica shares it.
-const INCR_WITH_TTL = `
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('PEXPIRE', KEYS[1], 1000) end
-return {n, redis.call('PTTL', KEYS[1])}
-`;
+// Fixed one-second window per team, shared by every API replica.
+const WINDOW_MS = 1000;
 
 export function createRateLimit(deps: ApiDeps): RequestHandler {
   const prefix = `${deps.config.REDIS_PREFIX}:rl:`;
@@ -15,15 +12,14 @@ export function createRateLimit(deps: ApiDeps): RequestHandler {
     const limit = req.auth.rateLimit;
     if (!limit) return next();
     let count: number;
-    let pttl: number;
+    let resetSeconds: number;
     try {
-      [count, pttl] = (await deps.redis.eval(INCR_WITH_TTL, 1, `${prefix}${req.auth.teamId}`)) as [number, number];
+      ({ count, resetSeconds } = await countInWindow(deps.redis, `${prefix}${req.auth.teamId}`, WINDOW_MS));
     } catch (err) {
       // Fail open: a Redis hiccup must not take the API down with it.
       req.log.warn({ err }, 'rate limiter unavailable');
       return next();
     }
-    const resetSeconds = Math.max(1, Math.ceil((pttl > 0 ? pttl : 1000) / 1000));
     res.setHeader('X-RateLimit-Limit', String(limit));
     res.setHeader('X-RateLimit-Remaining', String(Math.max(0, limit - count)));
     res.setHeader('X-RateLimit-Reset', String(Math.floor(Date.now() / 1000) + resetSeconds));

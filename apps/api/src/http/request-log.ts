@@ -3,6 +3,32 @@ import type { RequestHandler } from 'express';
 import pinoHttp from 'pino-http';
 import type { Logger } from '@mailrail/core';
 
+// Query parameters whose value is a credential: the queue dashboard's ?token=, signed links'
+// sig/signature, anything called key, secret, password, auth, session. One alternation: linear.
+const SECRET_PARAM = /token|secret|sig|passw|key|auth|credential|session|code/i;
+export const REDACTED = '[REDACTED]';
+
+/** The URL as it may be logged: the value of every credential-like query parameter replaced. */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const rawName = eq < 0 ? pair : pair.slice(0, eq);
+      let name = rawName;
+      try {
+        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+      } catch {
+        // A malformed name is judged as written.
+      }
+      return eq >= 0 && SECRET_PARAM.test(name) ? `${rawName}=${REDACTED}` : pair;
+    });
+  return `${url.slice(0, q)}?${params.join('&')}`;
+}
+
 function requestId(incoming: string | string[] | undefined): string {
   return typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
 }
@@ -31,7 +57,8 @@ export function requestLogger(log: Logger): RequestHandler {
     },
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     serializers: {
-      req: (req) => ({ id: req.id, method: req.method, url: req.url }),
+      // Never headers (Authorization, cookies), and no credential from the query string.
+      req: (req) => ({ id: req.id, method: req.method, url: redactUrl(String(req.url)) }),
       res: (res) => ({ statusCode: res.statusCode }),
     },
   });

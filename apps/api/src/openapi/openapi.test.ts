@@ -3,6 +3,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import type { Express } from 'express';
 import request from 'supertest';
 import { startTestApi, type TestApi } from '../testing/api-harness';
+import { UNDOCUMENTED_PATHS } from '../testing/response-contract';
 import { toOpenApiPath } from './registry';
 
 let api: TestApi;
@@ -37,7 +38,7 @@ function expressRoutes(app: Express): string[] {
     }
   };
   walk((app as unknown as { router: { stack: Layer[] } }).router.stack, '');
-  return [...new Set(out)].filter((r) => !r.includes('/admin/queues') && !r.includes('/api/v1/ui/'));
+  return [...new Set(out)].filter((r) => !UNDOCUMENTED_PATHS.some((p) => p.test(r.split(' ')[1])));
 }
 
 describe('OpenAPI document', () => {
@@ -73,6 +74,41 @@ describe('OpenAPI document', () => {
   });
 });
 
+/** Every string a request may carry (body, query, path, header) that has no maxLength, as "route location.path". */
+function uncappedRequestStrings(deref: any): string[] { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const out: string[] = [];
+  const seen = new Set<unknown>();
+  const walk = (schema: any, where: string) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    if (!schema || typeof schema !== 'object' || seen.has(schema)) return;
+    seen.add(schema);
+    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+    // Enums, constants, formats with an inherent bound (date-time) and patterns anchored to a bounded shape need no cap.
+    const bounded = schema.enum || schema.const !== undefined || schema.format === 'date-time';
+    if (types.includes('string') && !bounded && schema.maxLength === undefined) out.push(where);
+    for (const key of ['anyOf', 'oneOf', 'allOf'] as const) (schema[key] ?? []).forEach((s: unknown) => walk(s, where));
+    for (const [name, s] of Object.entries(schema.properties ?? {})) walk(s, `${where}.${name}`);
+    if (schema.items) walk(schema.items, `${where}[]`);
+    if (schema.additionalProperties && typeof schema.additionalProperties === 'object') walk(schema.additionalProperties, `${where}{}`);
+    if (schema.propertyNames) walk({ type: 'string', ...schema.propertyNames }, `${where}{key}`);
+    seen.delete(schema);
+  };
+  for (const [path, ops] of Object.entries(deref.paths as Record<string, Record<string, any>>)) { // eslint-disable-line @typescript-eslint/no-explicit-any
+    for (const [method, op] of Object.entries(ops)) {
+      const route = `${method.toUpperCase()} ${path}`;
+      for (const p of op.parameters ?? []) walk(p.schema, `${route} ${p.in}.${p.name}`);
+      for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) walk((media as { schema: unknown }).schema, `${route} body(${type})`);
+    }
+  }
+  return out;
+}
+
+describe('request length caps', () => {
+  it('every string a request can carry (body, query, path, header) has a maxLength in the document', async () => {
+    const deref = await SwaggerParser.dereference(structuredClone(doc));
+    expect(uncappedRequestStrings(deref)).toEqual([]);
+  });
+});
+
 describe('docs page', () => {
   it('serves the page and its assets without auth', async () => {
     const page = await request(api.app).get('/api/v1/ui');
@@ -81,5 +117,34 @@ describe('docs page', () => {
     const bundle = await request(api.app).get('/api/v1/ui/assets/swagger-ui-bundle.js');
     expect(bundle.status).toBe(200);
     expect((await request(api.app).get('/api/v1/ui/init.js')).text).toContain("url: '/api/v1/doc'");
+  });
+});
+
+describe('enums in the document', () => {
+  it('are the database enums and the error vocabulary themselves, never a copy', async () => {
+    const { EmailStatus, CampaignStatus, DomainStatus, errorStatus } = await import('@mailrail/core');
+    const schemas = doc.components.schemas;
+    expect(schemas.Email.properties.latestStatus.enum).toEqual(Object.values(EmailStatus));
+    expect(schemas.Error.properties.error.properties.code.enum).toEqual(Object.keys(errorStatus));
+    const text = JSON.stringify(doc);
+    expect(text).toContain(JSON.stringify(Object.values(CampaignStatus)));
+    expect(text).toContain(JSON.stringify(Object.values(DomainStatus)));
+  });
+
+  it('are not typed again as literal lists anywhere in the source', async () => {
+    const { productionSources } = await import('@mailrail/core/testing/source-files');
+    const enums = await import('@mailrail/core/db/generated/enums');
+    const vocabularies = [
+      ...Object.values(enums).map((e) => Object.values(e as Record<string, string>)),
+      Object.keys((await import('@mailrail/core')).errorStatus),
+    ].map((values) => [...values].sort().join(','));
+    const copies: string[] = [];
+    for (const f of productionSources()) {
+      for (const [, list] of f.text.matchAll(/(?:z\.enum\(|new Set(?:<[^>]*>)?\()\[([^\]]*)\]/g)) {
+        const values = [...list.matchAll(/'([^']*)'/g)].map((m) => m[1]).sort().join(',');
+        if (vocabularies.includes(values)) copies.push(`${f.path}: [${list.trim()}]`);
+      }
+    }
+    expect(copies).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { errorStatus, type ErrorCode } from '@mailrail/core';
 import { z, type ZodType } from 'zod';
 
 // The OpenAPI document is generated from the zod schemas the routes validate with: each
@@ -10,7 +11,7 @@ export type DocRegistry = OpenAPIRegistry;
 export const errorBody = z
   .object({
     error: z.object({
-      code: z.enum(['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'NOT_UNIQUE', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE']),
+      code: z.enum(Object.keys(errorStatus) as [ErrorCode, ...ErrorCode[]]),
       message: z.string(),
       issues: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string() })).optional(),
     }),
@@ -22,9 +23,10 @@ const errorDescriptions: Record<number, string> = {
   401: 'Missing or malformed Authorization header',
   403: 'Invalid or revoked API key, or a key without the permission',
   404: 'Not found (or another team’s)',
-  409: 'Conflict (NOT_UNIQUE)',
+  409: 'Conflict: NOT_UNIQUE, or (pages) a state the link can no longer change',
+  410: 'Gone: the link has expired',
   413: 'Request body too large',
-  429: 'Rate limit exceeded (see Retry-After)',
+  429: 'Rate limit exceeded, or too many failed authentications from this address (see Retry-After)',
   503: 'PostgreSQL or Redis unavailable; retry',
 };
 
@@ -46,13 +48,32 @@ export interface RouteDoc {
   example?: unknown;
   /** Routes outside bearer auth (probes, docs, SNS, public pages). */
   public?: boolean;
+  /** Error statuses of this route besides the shared ones (see EVERY_ROUTE_ERRORS); default 404 behind auth. */
   errors?: number[];
+  /** Other answers with a body of their own (not the error shape), by status. */
+  responses?: Record<number, { description: string; schema: ZodType }>;
 }
+
+// A page (text/html) explains its own errors with a page; the checks every route shares (a NUL
+// in the URL, bad percent-encoding...) answer before it, in the JSON error shape.
+const errorPage = z.string().describe('An HTML page explaining the error');
+const errorContent = (doc: RouteDoc) => ({
+  ...(doc.contentType === 'text/html' ? { 'text/html': { schema: errorPage } } : {}),
+  'application/json': { schema: errorBody },
+});
 
 export const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}').replace(/(.)\/$/, '$1');
 
+// The URL checks every route shares (a NUL or an unpaired surrogate in the path or query,
+// malformed percent-encoding) answer 400 before any route runs (http/unsafe-text.ts).
+const EVERY_ROUTE_ERRORS = [400];
+// Every /api/v1 route passes the same gate first: the API key (401, 403), the rate limits (429),
+// the JSON body limit (413), and PostgreSQL or Redis being reachable (503).
+const EVERY_API_ROUTE_ERRORS = [401, 403, 413, 429, 503];
+
 export function documentRoute(registry: DocRegistry, doc: RouteDoc): void {
-  const errors = doc.errors ?? (doc.public ? [400] : [400, 401, 403, 404, 429]);
+  const shared = doc.public ? EVERY_ROUTE_ERRORS : [...EVERY_ROUTE_ERRORS, ...EVERY_API_ROUTE_ERRORS];
+  const errors = [...new Set([...shared, ...(doc.errors ?? (doc.public ? [] : [404]))])].sort((a, b) => a - b);
   registry.registerPath({
     method: doc.method,
     path: toOpenApiPath(doc.path),
@@ -68,14 +89,25 @@ export function documentRoute(registry: DocRegistry, doc: RouteDoc): void {
     },
     responses: {
       200: { description: 'Success', content: { [doc.contentType ?? 'application/json']: { schema: doc.response } } },
-      ...Object.fromEntries(errors.map((s) => [s, { description: errorDescriptions[s] ?? 'Error', content: { 'application/json': { schema: errorBody } } }])),
+      ...Object.fromEntries(errors.map((s) => [s, { description: errorDescriptions[s] ?? 'Error', content: errorContent(doc) }])),
+      ...Object.fromEntries(Object.entries(doc.responses ?? {}).map(([s, r]) => [s, { description: r.description, content: { 'application/json': { schema: r.schema } } }])),
     },
   });
 }
 
+/** What a key may do; apps/api/src/http/key-scope-matrix.test.ts holds every route to it. */
+const API_KEY_RULES = [
+  'API key `us_<clientId>_<secret>`.',
+  'A `FULL` key may use every route; a `SENDING` key only `/api/v1/emails*` (403 elsewhere).',
+  'A key bound to a domain acts only on that domain wherever a resource has one (emails, campaigns, domains, webhooks, analytics):',
+  "another domain's resource is a 404 like another team's, a write naming another domain (`from`, `domainIds`) is a 403, lists hold only its domain's,",
+  'and it cannot add domains. Contact books, contacts, templates and suppressions have no domain and are team-wide for it;',
+  "double opt-in mail for contacts it adds leaves from its domain only (`doubleOptInFrom` when on that domain, else `hello@<its domain>`).",
+].join(' ');
+
 export function generateOpenApiDocument(register: ((r: DocRegistry) => void)[], serverUrl: string) {
   const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', description: 'API key `us_<clientId>_<secret>`' });
+  registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', description: API_KEY_RULES });
   for (const fn of register) fn(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',

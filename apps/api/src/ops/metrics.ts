@@ -1,25 +1,85 @@
-import type { RequestHandler } from 'express';
-import { collectQueueDepths, queueNames, type Metrics } from '@mailrail/core';
+import type { Request, RequestHandler } from 'express';
+import { bearerToken, collectQueueDepths, queueNames, secretMatches, type Metrics } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
 
-// Ids, emails and other per-resource segments become ":id" so the label set stays small.
-function routeLabel(path: string): string {
-  return path
-    .split('/')
-    .map((seg) => (/^\d+$|@|%/.test(seg) || (seg.length >= 8 && /\d/.test(seg)) || seg.length >= 24 ? ':id' : seg))
-    .join('/');
+const UNMATCHED = 'unmatched';
+
+interface RouteTemplate {
+  /** Lower-case methods, or null for a mounted app or static folder (any method). */
+  methods: Set<string> | null;
+  /** Lower-case literal segments, or null where the template has a parameter. */
+  segments: (string | null)[];
+  /** A mount: any deeper path belongs to it. */
+  prefix: boolean;
+  label: string;
+}
+
+interface Layer {
+  route?: { path: unknown; methods: Record<string, boolean> };
+  rawPath?: unknown;
+  handle: { stack?: Layer[] };
+}
+
+const splitPath = (path: string) => path.split('/').filter(Boolean);
+
+/**
+ * Every route the app serves, as a template ("/api/v1/emails/:emailId"), read once from the
+ * router stack (router 2.x keeps each mount's rawPath). A mounted app or static folder that
+ * cannot be read into becomes "<mount>/*". Templates with literal segments first, so
+ * "/emails/batch" wins over "/emails/:emailId".
+ */
+function readRouteTemplates(app: unknown): RouteTemplate[] {
+  const out: RouteTemplate[] = [];
+  const add = (path: string, methods: Set<string> | null, prefix: boolean) => {
+    const parts = splitPath(path);
+    out.push({
+      methods,
+      prefix,
+      segments: parts.map((p) => (/^[:*{]/.test(p) ? null : p.toLowerCase())),
+      label: `/${parts.join('/')}${prefix ? '/*' : ''}`,
+    });
+  };
+  const walk = (stack: Layer[], base: string) => {
+    for (const layer of stack) {
+      if (layer.route) {
+        if (typeof layer.route.path === 'string') add(base + layer.route.path, new Set(Object.keys(layer.route.methods)), false);
+        continue;
+      }
+      const mount = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
+      if (layer.handle.stack) walk(layer.handle.stack, base + mount);
+      else if (mount) add(base + mount, null, true);
+    }
+  };
+  walk((app as { router?: { stack?: Layer[] } }).router?.stack ?? [], '');
+  const literals = (t: RouteTemplate) => t.segments.filter((s) => s !== null).length;
+  return out.sort((a, b) => Number(a.prefix) - Number(b.prefix) || literals(b) - literals(a));
+}
+
+function matches(t: RouteTemplate, method: string, parts: string[]): boolean {
+  if (t.methods && !t.methods.has(method) && !(method === 'head' && t.methods.has('get'))) return false;
+  if (t.prefix ? parts.length < t.segments.length : parts.length !== t.segments.length) return false;
+  return t.segments.every((seg, i) => seg === null || seg === parts[i].toLowerCase());
 }
 
 /**
- * Counts and times every request by its route shape, never the raw URL. (Express restores
- * req.baseUrl when an error leaves a router, so the label comes from the URL, once a route matched.)
+ * Counts and times every request by its route template (/api/v1/emails/:emailId), never by the
+ * raw URL: labels are bounded by the routes the app has. A 404 that no route answered, or a
+ * path no route has, shares the label "unmatched". (Express restores req.baseUrl when a request
+ * leaves a router, so the template is found by matching the path against the route table.)
  */
 export function recordHttpMetrics(metrics: Metrics): RequestHandler {
+  let templates: RouteTemplate[] | undefined;
+  const labelOf = (req: Request, status: number): string => {
+    if (status === 404 && !req.route) return UNMATCHED;
+    templates ??= readRouteTemplates(req.app);
+    const parts = splitPath(req.originalUrl.split('?')[0]);
+    const method = req.method.toLowerCase();
+    return templates.find((t) => matches(t, method, parts))?.label ?? UNMATCHED;
+  };
   return (req, res, next) => {
     const end = metrics.httpDuration.startTimer();
     res.on('finish', () => {
-      const route = req.route ? routeLabel(req.originalUrl.split('?')[0].replace(/\/+$/, '') || '/') : 'unmatched';
-      const labels = { method: req.method, route, status: String(res.statusCode) };
+      const labels = { method: req.method, route: labelOf(req, res.statusCode), status: String(res.statusCode) };
       metrics.httpRequests.inc(labels);
       end(labels);
     });
@@ -37,7 +97,7 @@ export function observedQueues(deps: ApiDeps): string[] {
 export function metricsEndpoint(deps: ApiDeps, metrics: Metrics): RequestHandler {
   return async (req, res) => {
     const token = deps.config.METRICS_TOKEN;
-    if (token && req.headers.authorization !== `Bearer ${token}`) {
+    if (token && !secretMatches(bearerToken(req.headers.authorization), token)) {
       res.status(401).json({ error: { code: 'UNAUTHORIZED', message: 'Metrics token required' } });
       return;
     }

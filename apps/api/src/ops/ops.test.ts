@@ -1,4 +1,8 @@
+import crypto from 'node:crypto';
 import request from 'supertest';
+import { createLogger } from '@mailrail/core';
+import { createApp } from '../app';
+import { ADMIN_SESSION_TTL_MS } from './queue-dashboard';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 
 let api: TestApi;
@@ -13,6 +17,18 @@ describe('GET /metrics', () => {
   it('needs the metrics token when one is configured', async () => {
     expect((await request(api.app).get('/metrics')).status).toBe(401);
     expect((await request(api.app).get('/metrics').set('Authorization', 'Bearer wrong')).status).toBe(401);
+  });
+
+  it('compares the metrics token in constant time, whatever the length of the guess', async () => {
+    const compare = jest.spyOn(crypto, 'timingSafeEqual');
+    try {
+      for (const guess of ['m', 'metrics-secreT', 'metrics-secret-but-longer']) {
+        expect((await request(api.app).get('/metrics').set('Authorization', `Bearer ${guess}`)).status).toBe(401);
+      }
+      expect(compare).toHaveBeenCalledTimes(3);
+    } finally {
+      compare.mockRestore();
+    }
   });
 
   it('exposes request counts and latencies by route pattern, queue depths and process metrics', async () => {
@@ -32,6 +48,31 @@ describe('GET /metrics', () => {
   });
 });
 
+describe('metric labels', () => {
+  const scrape = async () => (await request(api.app).get('/metrics').set('Authorization', 'Bearer metrics-secret')).text;
+  // Short, letters only: the old label heuristic kept such segments as they were.
+  const random = () => Array.from({ length: 7 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('');
+  const hitRandomPaths = async () => {
+    await request(api.app).get(`/api/v1/emails/${random()}`).set(api.team.auth).expect(404);
+    await request(api.app).post(`/api/v1/emails/${random()}/cancel`).set(api.team.auth).expect(404);
+    await request(api.app).get(`/api/v1/contactBooks/${random()}/contacts/${random()}`).set(api.team.auth).expect(404);
+    await request(api.app).get(`/api/v1/emails/${random()}`).expect(401);
+    await request(api.app).get(`/api/v1/${random()}`).set(api.team.auth).expect(404);
+    await request(api.app).get(`/${random()}/${random()}`).expect(404);
+  };
+
+  it('labels by route template, so 200 random paths leave /metrics the same size', async () => {
+    await hitRandomPaths();
+    const before = await scrape();
+    expect(before).toMatch(/mailrail_http_requests_total\{method="GET",route="\/api\/v1\/emails\/:emailId",status="404",process="api"\}/);
+    expect(before).toMatch(/mailrail_http_requests_total\{method="GET",route="\/api\/v1\/contactBooks\/:contactBookId\/contacts\/:contactId",status="404",process="api"\}/);
+    expect(before).toMatch(/mailrail_http_requests_total\{method="GET",route="unmatched",status="404",process="api"\}/);
+    for (let i = 0; i < 34; i++) await hitRandomPaths(); // 204 random paths
+    const after = await scrape();
+    expect(after.split('\n').length).toBe(before.split('\n').length);
+  });
+});
+
 describe('queue dashboard', () => {
   it('is closed without the admin token', async () => {
     const res = await request(api.app).get('/admin/queues');
@@ -48,11 +89,73 @@ describe('queue dashboard', () => {
     expect(JSON.stringify(queues.body)).toContain('send-transactional-us-east-1');
   });
 
-  it('accepts the token once in the query and then by cookie', async () => {
-    const first = await request(api.app).get('/admin/queues?token=admin-secret');
-    expect(first.status).toBe(200);
-    const cookie = first.headers['set-cookie'];
-    expect(String(cookie)).toMatch(/mailrail_admin=admin-secret; Path=\/admin\/queues; HttpOnly; SameSite=Strict/);
-    expect((await request(api.app).get('/admin/queues/api/queues').set('Cookie', String(cookie).split(';')[0])).status).toBe(200);
+  it('trades ?token= for a signed session cookie that never holds the token, and drops the token from the URL', async () => {
+    const first = await request(api.app).get('/admin/queues?token=admin-secret&x=1');
+    expect(first.status).toBe(303);
+    expect(first.headers.location).toBe('/admin/queues?x=1');
+    const cookie = String(first.headers['set-cookie']);
+    expect(cookie).not.toContain('admin-secret');
+    expect(cookie).toMatch(/^mailrail_admin=\d+\.[0-9a-f]{64}; Max-Age=43200; Path=\/admin\/queues; Expires=[^;]+; HttpOnly; SameSite=Strict$/);
+    const session = cookie.split(';')[0];
+    expect((await request(api.app).get('/admin/queues/api/queues').set('Cookie', session)).status).toBe(200);
+    // The session is bound to SECRET and ADMIN_TOKEN: a tampered one is no session.
+    const tampered = session.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
+    expect((await request(api.app).get('/admin/queues/api/queues').set('Cookie', tampered)).status).toBe(401);
+  });
+
+  it('refuses the raw token as a cookie, and an expired session', async () => {
+    expect((await request(api.app).get('/admin/queues/api/queues').set('Cookie', 'mailrail_admin=admin-secret')).status).toBe(401);
+    const now = Date.now();
+    const clock = { now: () => new Date(now) };
+    const { app, close } = createApp({ ...api.deps, clock });
+    try {
+      const session = String((await request(app).get('/admin/queues?token=admin-secret')).headers['set-cookie']).split(';')[0];
+      expect((await request(app).get('/admin/queues/api/queues').set('Cookie', session)).status).toBe(200);
+      clock.now = () => new Date(now + ADMIN_SESSION_TTL_MS + 1);
+      expect((await request(app).get('/admin/queues/api/queues').set('Cookie', session)).status).toBe(401);
+    } finally {
+      close();
+    }
+  });
+
+  it('treats a malformed cookie as no cookie: 401, never 500', async () => {
+    for (const cookie of ['mailrail_admin=%', 'mailrail_admin=%E0%A4%A', 'mailrail_admin=%ff%fe', 'mailrail_admin=', 'mailrail_admin=1.zz; other=%']) {
+      const res = await request(api.app).get('/admin/queues/api/queues').set('Cookie', cookie);
+      expect([cookie, res.status]).toEqual([cookie, 401]);
+      expect(res.body.error.code).toBe('UNAUTHORIZED');
+    }
+  });
+
+  it('marks the session cookie Secure when PUBLIC_URL is https', async () => {
+    const { app, close } = createApp({ ...api.deps, config: { ...api.config, PUBLIC_URL: 'https://mail.example.com' } });
+    try {
+      const res = await request(app).get('/admin/queues?token=admin-secret');
+      expect(String(res.headers['set-cookie'])).toMatch(/; Secure;/);
+    } finally {
+      close();
+    }
+  });
+});
+
+describe('request log', () => {
+  it('never writes the admin token, the metrics token, an API key or a signed-link signature', async () => {
+    const lines: string[] = [];
+    const log = createLogger('info', 'api', { write: (line: string) => void lines.push(line) });
+    const { app, close } = createApp({ ...api.deps, log });
+    try {
+      await request(app).get('/admin/queues?token=admin-secret');
+      await request(app).get('/admin/queues?x=1&Token=admin-secret');
+      await request(app).get('/admin/queues').set('Authorization', 'Bearer admin-secret');
+      await request(app).get('/metrics?key=metrics-secret').set('Authorization', 'Bearer metrics-secret');
+      await request(app).get('/api/v1/emails/nope').set(api.team.auth);
+      await request(app).get('/unsubscribe?c=1&sig=signature-value-123&signature=signature-value-123');
+    } finally {
+      close();
+    }
+    const output = lines.join('');
+    expect(lines.length).toBeGreaterThanOrEqual(6);
+    expect(output).toContain('/admin/queues?token=[REDACTED]');
+    expect(output).toContain('/admin/queues?x=1&Token=[REDACTED]');
+    for (const secret of ['admin-secret', 'metrics-secret', api.team.apiKey, 'signature-value-123']) expect(output).not.toContain(secret);
   });
 });

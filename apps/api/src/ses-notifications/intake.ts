@@ -4,14 +4,23 @@ import { parseOrThrow } from '../http/validate';
 import type { Enqueue } from './enqueue-batcher';
 import { isSnsHttpsUrl, type HttpGet } from './http-fetch';
 import { SnsCertificateUnavailable, SnsRejected, type SnsVerifier } from './sns-verifier';
+import type { TopicPolicy } from './topic-policy';
+
+// SNS stamps a message when it is published; a clock a little ahead of ours is tolerated.
+const MAX_FUTURE_SKEW_MS = 5 * 60_000;
 
 export interface SnsIntakeContext {
   verifier: SnsVerifier;
   httpGet: HttpGet;
   /** Adds a job to `queueNames.sesEvents`. */
   enqueue: Enqueue;
-  /** Accepted topics; null accepts any topic (the signature is still required). */
-  topicArns: string[] | null;
+  /** Topics mailrail owns (SNS_TOPIC_ARNS and those `ses setup` stored); any other is refused. */
+  topics: TopicPolicy;
+  /** Older signed Timestamps are refused: a replay after the dedupe row was pruned does nothing. */
+  maxMessageAgeMs: number;
+  now: () => number;
+  /** Counts a refused post by reason (a metric). */
+  onRejected?: (reason: string) => void;
   log: Logger;
 }
 
@@ -20,9 +29,9 @@ const snsEnvelope = z
     Type: z.enum(['Notification', 'SubscriptionConfirmation', 'UnsubscribeConfirmation']),
     // SNS message ids are UUIDs; the pattern also keeps them safe as BullMQ job ids.
     MessageId: z.string().regex(/^[A-Za-z0-9-]{1,100}$/, 'must be an SNS message id'),
-    TopicArn: z.string().min(1),
+    TopicArn: z.string().min(1).max(256),
     Message: z.string(),
-    Timestamp: z.string(),
+    Timestamp: z.string().max(64),
     SignatureVersion: z.enum(['1', '2']),
     Signature: z.string().min(1),
     SigningCertURL: z.string().min(1),
@@ -50,14 +59,29 @@ export async function receiveSnsPost(ctx: SnsIntakeContext, rawBody: unknown, me
   if (messageTypeHeader && messageTypeHeader !== envelope.Type) {
     throw new ApiError('BAD_REQUEST', 'x-amz-sns-message-type does not match the message Type');
   }
-  if (ctx.topicArns && !ctx.topicArns.includes(envelope.TopicArn)) {
+  // Checked before the signature: an unknown topic or a stale message costs no certificate fetch.
+  if (!(await ctx.topics.isAccepted(envelope.TopicArn))) {
+    ctx.onRejected?.('unknown-topic');
+    ctx.log.warn({ topicArn: envelope.TopicArn, type: envelope.Type }, 'SNS post from a topic mailrail does not own refused');
     throw new ApiError('FORBIDDEN', 'SNS topic is not accepted here');
+  }
+  const sentAt = Date.parse(envelope.Timestamp);
+  const now = ctx.now();
+  if (Number.isNaN(sentAt)) throw new ApiError('BAD_REQUEST', 'SNS Timestamp is not a date');
+  if (now - sentAt > ctx.maxMessageAgeMs || sentAt - now > MAX_FUTURE_SKEW_MS) {
+    ctx.onRejected?.('stale');
+    ctx.log.warn({ topicArn: envelope.TopicArn, messageId: envelope.MessageId, timestamp: envelope.Timestamp }, 'SNS message outside the accepted time window refused');
+    throw new ApiError('FORBIDDEN', 'SNS message Timestamp is too old or in the future');
   }
   try {
     await ctx.verifier.verify(payload as Record<string, unknown>);
   } catch (err) {
-    if (err instanceof SnsRejected) throw new ApiError('FORBIDDEN', err.message);
+    if (err instanceof SnsRejected) {
+      ctx.onRejected?.('bad-signature');
+      throw new ApiError('FORBIDDEN', err.message);
+    }
     if (err instanceof SnsCertificateUnavailable) {
+      ctx.onRejected?.('certificate-unavailable');
       ctx.log.warn({ err }, 'SNS signing certificate unavailable');
       throw new ApiError('SERVICE_UNAVAILABLE', 'SNS signing certificate unavailable, retry later');
     }

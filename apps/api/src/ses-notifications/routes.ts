@@ -1,10 +1,11 @@
 import express, { Router } from 'express';
-import { queueNames } from '@mailrail/core';
+import { configuredSnsTopicArns, listOwnedSnsTopicArns, queueNames, type Metrics } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
 import { batchedEnqueue } from './enqueue-batcher';
 import { fetchHttpGet, type HttpGet } from './http-fetch';
 import { receiveSnsPost } from './intake';
 import { createSnsVerifier, type SnsVerifier } from './sns-verifier';
+import { createTopicPolicy } from './topic-policy';
 
 // SNS posts at most 256 KB of message; the envelope adds a little.
 const SNS_BODY_LIMIT = '512kb';
@@ -12,17 +13,21 @@ const SNS_BODY_LIMIT = '512kb';
 export interface SesNotificationOptions {
   httpGet?: HttpGet;
   verifier?: SnsVerifier;
+  /** Counts refused posts (mailrail_sns_rejected_total) when given. */
+  metrics?: Metrics;
 }
 
 /** `POST /api/ses/notifications`: SES events through SNS. No API key: the SNS signature is the authentication. */
 export function sesNotificationRoutes(deps: ApiDeps, opts: SesNotificationOptions = {}): Router {
   const httpGet = opts.httpGet ?? fetchHttpGet;
-  const topicArns = deps.config.SNS_TOPIC_ARNS?.split(',').map((a) => a.trim()).filter(Boolean) ?? [];
   const ctx = {
     verifier: opts.verifier ?? createSnsVerifier(httpGet),
     httpGet,
     enqueue: batchedEnqueue(deps.queues.get(queueNames.sesEvents)),
-    topicArns: topicArns.length ? topicArns : null,
+    topics: createTopicPolicy({ configured: configuredSnsTopicArns(deps.config.SNS_TOPIC_ARNS), loadStored: () => listOwnedSnsTopicArns(deps.db) }),
+    maxMessageAgeMs: deps.config.SNS_MAX_MESSAGE_AGE_SECONDS * 1000,
+    now: () => deps.clock.now().getTime(),
+    onRejected: (reason: string) => opts.metrics?.snsRejected.inc({ reason }),
     log: deps.log,
   };
   const r = Router();

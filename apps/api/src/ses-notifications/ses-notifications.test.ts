@@ -1,9 +1,13 @@
 import express from 'express';
 import request from 'supertest';
-import { newId, processSesEventJob, queueNames, SesEventEmailNotFound, type SesEventJob } from '@mailrail/core';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createMetrics, newId, processSesEventJob, queueNames, rememberSnsTopic, SesEventEmailNotFound, type SesEventJob } from '@mailrail/core';
 import { startTestApi, type TestApi, type TestTeam } from '../testing/api-harness';
 import { errorHandler } from '../http/errors';
+import { fetchHttpGet } from './http-fetch';
 import { sesNotificationRoutes } from './routes';
+import { createSnsVerifier, SnsCertificateUnavailable } from './sns-verifier';
 import { createTestSnsSigner, sesEventMessage, TEST_TOPIC_ARN, type SnsEnvelope, type TestSnsSigner } from './testing/sns-signer';
 
 // The SNS side is played by the test: messages are signed with a self-signed certificate that the
@@ -16,12 +20,18 @@ let app: express.Express;
 const httpCalls: string[] = [];
 let certAnswer: { status: number; body: string } | null = null;
 
+const metrics = createMetrics('api');
+const rejected = async (reason: string) => (await metrics.snsRejected.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
+
 beforeAll(async () => {
   [api, sns] = await Promise.all([startTestApi(), createTestSnsSigner()]);
+  // The test topic is ours the way a real one is: `ses setup` stored it (SNS_TOPIC_ARNS is unset).
+  await rememberSnsTopic(api.deps.db, TEST_TOPIC_ARN, 'us-east-1');
   app = express();
   app.use(
     '/api/ses/notifications',
     sesNotificationRoutes(api.deps, {
+      metrics,
       httpGet: async (url) => {
         httpCalls.push(url);
         if (url === sns.certUrl) return certAnswer ?? { status: 200, body: sns.certPem };
@@ -66,7 +76,7 @@ async function fixture(): Promise<Fixture> {
   return { team, domainId: domain.id };
 }
 
-async function newEmail(f: Fixture, opts: { sesEmailId?: string | null; campaignId?: string; contactId?: string; to?: string } = {}) {
+async function newEmail(f: Fixture, opts: { sesEmailId?: string | null; campaignId?: string; contactId?: string; to?: string; cc?: string[]; bcc?: string[] } = {}) {
   const id = newId();
   await api.deps.db.email.create({
     data: {
@@ -75,6 +85,8 @@ async function newEmail(f: Fixture, opts: { sesEmailId?: string | null; campaign
       domainId: f.domainId,
       from: 'hello@example.com',
       to: [opts.to ?? 'to@example.org'],
+      cc: opts.cc ?? [],
+      bcc: opts.bcc ?? [],
       subject: 'Hi',
       html: '<p>hi</p>',
       latestStatus: 'SENT',
@@ -201,7 +213,8 @@ describe('SES events through SNS', () => {
     const email = await newEmail(f, { campaignId: campaign.id });
     for (const t of ['Send', 'Delivery', 'Delivery', 'Open', 'Click', 'Click']) await deliver(event(t, email.sesEmailId!));
     const c = await api.deps.db.campaign.findUniqueOrThrow({ where: { id: campaign.id } });
-    expect(c).toMatchObject({ sent: 1, delivered: 1, opened: 1, clicked: 1, bounced: 0 });
+    // Campaign.sent belongs to the campaign engine (recordOutcomes); the Send event leaves it alone.
+    expect(c).toMatchObject({ sent: 0, delivered: 1, opened: 1, clicked: 1, bounced: 0 });
     const { rows } = await usage(f.team.teamId);
     expect(rows.every((r) => r.type === 'MARKETING')).toBe(true);
   });
@@ -254,6 +267,39 @@ describe('suppression from bounces and complaints', () => {
     await deliver(event('Complaint', email.sesEmailId!, { detail: { complainedRecipients: [{ emailAddress: 'angry@example.org' }] } }));
     expect(await api.deps.db.suppression.findFirstOrThrow({ where: { teamId: f.team.teamId } })).toMatchObject({ email: 'angry@example.org', reason: 'COMPLAINT' });
     expect(await api.deps.db.contact.findUniqueOrThrow({ where: { id: contacts[1] } })).toMatchObject({ subscribed: false, unsubscribeReason: 'COMPLAINED' });
+  });
+});
+
+describe('suppression is limited to the email\'s own recipients', () => {
+  it('a bounce naming a non-recipient address suppresses nothing for it while the real recipients are suppressed', async () => {
+    const f = await fixture();
+    const [bystander] = await (async () => {
+      const book = await api.deps.db.contactBook.create({ data: { id: newId(), teamId: f.team.teamId, name: 'b' } });
+      return [await api.deps.db.contact.create({ data: { id: newId(), contactBookId: book.id, email: 'ceo@victim.example' } })];
+    })();
+    const email = await newEmail(f, { to: '"Real" <Real@Example.org>', cc: ['copy@example.org'], bcc: ['Hidden@Example.org'] });
+    await deliver(
+      event('Bounce', email.sesEmailId!, {
+        detail: {
+          bouncedRecipients: [
+            { emailAddress: 'real@example.org' },
+            { emailAddress: 'COPY@example.org' },
+            { emailAddress: 'hidden@example.org' },
+            { emailAddress: 'ceo@victim.example' },
+          ],
+        },
+      }),
+    );
+    const suppressed = await api.deps.db.suppression.findMany({ where: { teamId: f.team.teamId }, orderBy: { email: 'asc' } });
+    expect(suppressed.map((s) => s.email)).toEqual(['copy@example.org', 'hidden@example.org', 'real@example.org']);
+    expect(await api.deps.db.contact.findUniqueOrThrow({ where: { id: bystander.id } })).toMatchObject({ subscribed: true, unsubscribeReason: null });
+  });
+
+  it('a complaint that names only strangers suppresses nobody', async () => {
+    const f = await fixture();
+    const email = await newEmail(f, { to: 'reader@example.org' });
+    await deliver(event('Complaint', email.sesEmailId!, { detail: { complainedRecipients: [{ emailAddress: 'someone-else@example.org' }] } }));
+    expect(await api.deps.db.suppression.count({ where: { teamId: f.team.teamId } })).toBe(0);
   });
 });
 
@@ -339,6 +385,10 @@ describe('forged and malformed posts are refused and write nothing', () => {
     await expectNothingWritten(sns.notification('not json at all'), 400, 'BAD_REQUEST');
   });
 
+  it('refuses a body over 512 KB with 413 before reading it as SNS', async () => {
+    await expectNothingWritten('x'.repeat(600 * 1024), 413, 'PAYLOAD_TOO_LARGE');
+  });
+
   it('refuses a signed confirmation whose SubscribeURL is not an SNS host, without calling it', async () => {
     httpCalls.length = 0;
     await expectNothingWritten(sns.subscriptionConfirmation('https://evil.example.com/?Action=ConfirmSubscription'), 400, 'BAD_REQUEST');
@@ -360,6 +410,81 @@ describe('forged and malformed posts are refused and write nothing', () => {
     }
     // Fetched once after the failure, then served from the cache.
     expect(calls).toEqual([sns.certUrl, sns.certUrl]);
+  });
+});
+
+describe('message age', () => {
+  it('refuses a message whose signed Timestamp is older than SNS_MAX_MESSAGE_AGE_SECONDS, or far in the future', async () => {
+    const f = await fixture();
+    const email = await newEmail(f);
+    const before = await rejected('stale');
+    const fresh = event('Delivery', email.sesEmailId!);
+    const old = sns.sign({ ...fresh, Timestamp: new Date(Date.now() - (api.config.SNS_MAX_MESSAGE_AGE_SECONDS + 60) * 1000).toISOString() });
+    const res = await post(old);
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatchObject({ code: 'FORBIDDEN', message: 'SNS message Timestamp is too old or in the future' });
+    expect(await queue().getJob(old.MessageId)).toBeUndefined();
+    const future = sns.sign({ ...fresh, MessageId: newId(), Timestamp: new Date(Date.now() + 3600_000).toISOString() });
+    expect((await post(future)).status).toBe(403);
+    expect(await rejected('stale')).toBe(before + 2);
+    // A few minutes old is normal (SNS retries): accepted.
+    const retried = sns.sign({ ...fresh, MessageId: newId(), Timestamp: new Date(Date.now() - 120_000).toISOString() });
+    expect((await post(retried)).status).toBe(200);
+    expect(await statusOf(email.id)).toBe('SENT'); // queued, not processed here
+  });
+
+  it('refuses a Timestamp that is not a date with 400', async () => {
+    const envelope = sns.sign({ ...event('Delivery', 'ses-x'), Timestamp: 'yesterday' });
+    const res = await post(envelope);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('BAD_REQUEST');
+  });
+});
+
+describe('signing certificates', () => {
+  it('1,000 distinct SigningCertURLs do not grow the cache past its bound nor cause 1,000 downloads', async () => {
+    const calls: string[] = [];
+    const verifier = createSnsVerifier(async (url) => {
+      calls.push(url);
+      return { status: 200, body: sns.certPem };
+    });
+    const outcomes = { ok: 0, unavailable: 0 };
+    for (let i = 0; i < 1000; i++) {
+      const certUrl = `https://sns.us-east-1.amazonaws.com/SimpleNotificationService-${i.toString(16).padStart(32, '0')}.pem`;
+      try {
+        await verifier.verify(sns.notification({ i }, { certUrl }));
+        outcomes.ok++;
+      } catch (err) {
+        expect(err).toBeInstanceOf(SnsCertificateUnavailable);
+        outcomes.unavailable++;
+      }
+    }
+    expect(calls.length).toBeLessThanOrEqual(30);
+    expect(verifier.cachedCertificates()).toBeLessThanOrEqual(50);
+    expect(outcomes.ok).toBe(calls.length);
+    // A cached certificate still verifies without a download.
+    const lastCached = calls[calls.length - 1];
+    await verifier.verify(sns.notification({ again: true }, { certUrl: lastCached }));
+    expect(calls.length).toBeLessThanOrEqual(30);
+  });
+
+  it('verifies SignatureVersion 1 and 2 with node:crypto and refuses a version-2 message signed with SHA1', async () => {
+    const verifier = createSnsVerifier(async () => ({ status: 200, body: sns.certPem }));
+    await verifier.verify(sns.notification({ v: 1 }, { signatureVersion: '1' }));
+    await verifier.verify(sns.notification({ v: 2 }, { signatureVersion: '2' }));
+    const v1 = sns.notification({ v: 1 }, { signatureVersion: '1' });
+    await expect(verifier.verify({ ...v1, SignatureVersion: '2' })).rejects.toThrow('Invalid SNS message signature');
+  });
+
+  it('caps the size of a fetched body', async () => {
+    const server = createServer((_req, res) => res.end('x'.repeat(200_000)));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = server.address() as AddressInfo;
+      await expect(fetchHttpGet(`http://127.0.0.1:${port}/big.pem`)).rejects.toThrow(/larger than/);
+    } finally {
+      server.close();
+    }
   });
 });
 
@@ -387,6 +512,40 @@ describe('subscription and topics', () => {
     } finally {
       await limited.close();
     }
+  });
+
+  it('refuses a subscription confirmation from a topic mailrail does not own, without confirming it', async () => {
+    httpCalls.length = 0;
+    const before = await rejected('unknown-topic');
+    const url = 'https://sns.us-east-1.amazonaws.com/?Action=ConfirmSubscription&TopicArn=arn:aws:sns:us-east-1:999999999999:attacker&Token=t';
+    const res = await post(sns.subscriptionConfirmation(url, { topicArn: 'arn:aws:sns:us-east-1:999999999999:attacker' }));
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatchObject({ code: 'FORBIDDEN', message: 'SNS topic is not accepted here' });
+    // No outbound call at all: neither the confirmation nor the certificate.
+    expect(httpCalls).toEqual([]);
+    expect(await rejected('unknown-topic')).toBe(before + 1);
+  });
+
+  it('refuses events of a topic mailrail does not own, SNS_TOPIC_ARNS unset, and writes nothing', async () => {
+    const f = await fixture();
+    const email = await newEmail(f, { to: 'victim@example.org' });
+    const forged = sns.notification(sesEventMessage('Bounce', { sesMessageId: email.sesEmailId!, detail: { bouncedRecipients: [{ emailAddress: 'victim@example.org' }] } }), {
+      topicArn: 'arn:aws:sns:us-east-1:999999999999:attacker',
+    });
+    const res = await post(forged);
+    expect(res.status).toBe(403);
+    expect(await queue().getJob(forged.MessageId)).toBeUndefined();
+    expect(await api.deps.db.suppression.count({ where: { teamId: f.team.teamId } })).toBe(0);
+  });
+
+  it('accepts a topic stored by ses setup a moment ago', async () => {
+    const topicArn = `arn:aws:sns:eu-west-1:123456789012:mailrail-eu-west-1-ses-events-${newId(6)}`;
+    const url = 'https://sns.eu-west-1.amazonaws.com/?Action=ConfirmSubscription&Token=t';
+    expect((await post(sns.subscriptionConfirmation(url, { topicArn }))).status).toBe(403);
+    await rememberSnsTopic(api.deps.db, topicArn, 'eu-west-1');
+    // The stored list is re-read at most every 5 s when an unknown topic posts.
+    await new Promise((r) => setTimeout(r, 5100));
+    expect((await post(sns.subscriptionConfirmation(url, { topicArn }))).body).toEqual({ data: 'Subscription confirmed' });
   });
 
   it('acknowledges SNS notifications that are not SES events without queuing them', async () => {

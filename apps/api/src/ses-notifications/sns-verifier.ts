@@ -1,13 +1,20 @@
-import { X509Certificate, type KeyObject } from 'node:crypto';
-import SnsPayloadValidator from 'sns-payload-validator';
+import { createVerify, X509Certificate, type KeyObject } from 'node:crypto';
+import { BoundedCache } from '../http/bounded-cache';
 import type { HttpGet } from './http-fetch';
 
-// The signature check itself (the canonical string per message type, SHA1 for SignatureVersion 1,
-// SHA256 for 2) is sns-payload-validator's. We fetch the certificates ourselves and put them in
-// its cache: with a timeout and a status check, so a failed download is never cached as a cert.
-// The cache holds the certificate's parsed public key (the validator hands the cached value to
-// crypto's verify, which takes a KeyObject): parsing the PEM on every message cost 4x the check.
+// SNS signature check with node:crypto: the canonical string of the message type, SHA1withRSA for
+// SignatureVersion 1, SHA256withRSA for 2, with the public key of the certificate at
+// SigningCertURL. Only Amazon SNS certificate URLs are fetched; the certificates live in a
+// bounded LRU cache, and new downloads have a per-minute budget, so posts naming many
+// certificate URLs cannot make us fetch without limit or hold memory without limit.
 const CERT_URL = /^https:\/\/sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?\/SimpleNotificationService-[a-zA-Z0-9]{32}\.pem$/;
+
+/** SNS's signed fields per message type, in the order of the string to sign. */
+const SIGNED_FIELDS: Record<string, string[]> = {
+  Notification: ['Message', 'MessageId', 'Subject', 'Timestamp', 'TopicArn', 'Type'],
+  SubscriptionConfirmation: ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'],
+  UnsubscribeConfirmation: ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'],
+};
 
 export class SnsRejected extends Error {}
 export class SnsCertificateUnavailable extends Error {}
@@ -16,11 +23,17 @@ export interface SnsVerifier {
   /** Resolves for a genuine SNS message; SnsRejected for a forged one. */
   verify(payload: Record<string, unknown>): Promise<void>;
   preloadCertificate(url: string, pem: string): void;
+  /** Certificates held in memory now (never more than maxCerts). */
+  cachedCertificates(): number;
 }
 
-interface CertCache {
-  get(url: string): KeyObject | undefined;
-  set(url: string, key: KeyObject): void;
+export interface SnsVerifierOptions {
+  /** Most certificates kept (SNS uses one or two per region). */
+  maxCerts?: number;
+  certTtlMs?: number;
+  /** Most certificate downloads started per minute; beyond that the post gets a 503 and SNS retries. */
+  maxDownloadsPerMinute?: number;
+  now?: () => number;
 }
 
 function publicKeyOf(pem: string): KeyObject {
@@ -31,12 +44,39 @@ function publicKeyOf(pem: string): KeyObject {
   }
 }
 
-export function createSnsVerifier(httpGet: HttpGet, maxCerts = 100): SnsVerifier {
-  const validator = new SnsPayloadValidator({ useCache: true, maxCerts });
-  const cache = (validator as unknown as { certCache: CertCache }).certCache;
-  const downloads = new Map<string, Promise<void>>();
+/** The string SNS signs: "Key\nValue\n" for each signed field present (Subject only when given). */
+export function snsStringToSign(payload: Record<string, unknown>): string | null {
+  const fields = SIGNED_FIELDS[String(payload.Type)];
+  if (!fields) return null;
+  let text = '';
+  for (const key of fields) {
+    const value = payload[key];
+    if (value === undefined || value === null) {
+      if (key === 'Subject') continue;
+      return null;
+    }
+    if (typeof value !== 'string') return null;
+    text += `${key}\n${value}\n`;
+  }
+  return text;
+}
 
-  async function download(url: string) {
+export function createSnsVerifier(httpGet: HttpGet, opts: SnsVerifierOptions = {}): SnsVerifier {
+  const now = opts.now ?? Date.now;
+  const cache = new BoundedCache<KeyObject>(opts.maxCerts ?? 50, opts.certTtlMs ?? 24 * 3600_000, now);
+  const maxDownloads = opts.maxDownloadsPerMinute ?? 30;
+  const downloads = new Map<string, Promise<KeyObject>>();
+  let budget = { windowStart: 0, used: 0 };
+
+  function takeDownloadSlot(): boolean {
+    const t = now();
+    if (t - budget.windowStart >= 60_000) budget = { windowStart: t, used: 0 };
+    if (budget.used >= maxDownloads) return false;
+    budget.used++;
+    return true;
+  }
+
+  async function download(url: string): Promise<KeyObject> {
     let res: { status: number; body: string };
     try {
       res = await httpGet(url);
@@ -44,13 +84,17 @@ export function createSnsVerifier(httpGet: HttpGet, maxCerts = 100): SnsVerifier
       throw new SnsCertificateUnavailable(`could not fetch ${url}: ${(err as Error).message}`);
     }
     if (res.status !== 200) throw new SnsCertificateUnavailable(`could not fetch ${url}: HTTP ${res.status}`);
-    cache.set(url, publicKeyOf(res.body));
+    const key = publicKeyOf(res.body);
+    cache.set(url, key);
+    return key;
   }
 
-  function ensureCertificate(url: string): Promise<void> {
-    if (cache.get(url)) return Promise.resolve();
+  function certificate(url: string): Promise<KeyObject> {
+    const hit = cache.get(url);
+    if (hit) return Promise.resolve(hit);
     let pending = downloads.get(url);
     if (!pending) {
+      if (!takeDownloadSlot()) return Promise.reject(new SnsCertificateUnavailable('too many new SNS certificate URLs, retry later'));
       pending = download(url).finally(() => downloads.delete(url));
       downloads.set(url, pending);
     }
@@ -63,15 +107,21 @@ export function createSnsVerifier(httpGet: HttpGet, maxCerts = 100): SnsVerifier
       if (typeof certUrl !== 'string' || !CERT_URL.test(certUrl)) {
         throw new SnsRejected('SigningCertURL is not an Amazon SNS certificate URL');
       }
-      await ensureCertificate(certUrl);
+      const algorithm = payload.SignatureVersion === '1' ? 'RSA-SHA1' : payload.SignatureVersion === '2' ? 'RSA-SHA256' : null;
+      const text = snsStringToSign(payload);
+      if (!algorithm || text === null || typeof payload.Signature !== 'string') throw new SnsRejected('Invalid SNS message signature');
+      const key = await certificate(certUrl);
+      let valid = false;
       try {
-        await validator.validate(payload as unknown as SnsPayloadValidator.SnsPayload);
+        valid = createVerify(algorithm).update(text, 'utf8').verify(key, payload.Signature, 'base64');
       } catch {
-        throw new SnsRejected('Invalid SNS message signature');
+        valid = false;
       }
+      if (!valid) throw new SnsRejected('Invalid SNS message signature');
     },
     preloadCertificate(url, pem) {
       cache.set(url, publicKeyOf(pem));
     },
+    cachedCertificates: () => cache.size,
   };
 }

@@ -1,19 +1,19 @@
 import { z } from 'zod';
-import { newId, notFound, Prisma } from '@mailrail/core';
+import { newId, normalisedEmailField, notFound, Prisma, SuppressionReason } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
+import { MAX_SHORT_TEXT_LENGTH } from '../http/limits';
+import { intString } from '../http/query';
 
-const intString = (min: number, max: number) =>
-  z.string().regex(/^\d+$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(min).max(max));
 
 export const listSuppressionsQuery = z.object({
   page: intString(1, 1_000_000).default(1),
   limit: intString(1, 100).default(50),
-  search: z.string().max(320).optional(),
+  search: z.string().max(MAX_SHORT_TEXT_LENGTH).optional(),
 });
 
-const normalisedEmail = z.string().trim().toLowerCase().pipe(z.email());
-export const suppressionReason = z.enum(['HARD_BOUNCE', 'COMPLAINT', 'MANUAL']);
+const normalisedEmail = normalisedEmailField();
+export const suppressionReason = z.enum(SuppressionReason);
 
 export const addSuppressionBody = z.object({
   email: normalisedEmail,

@@ -51,6 +51,8 @@ describe('/api/v1/templates', () => {
       [{ name: 'n' }, 'subject'],
       [{ name: 'n', subject: 's', html: 5 }, 'html'],
       [{ name: 'n', subject: 's', text: '' }, 'text'],
+      [{ name: 'n'.repeat(256), subject: 's' }, 'name'],
+      [{ name: 'n', subject: 's'.repeat(999) }, 'subject'],
     ] as const) {
       const res = await create(body);
       expect(res.status).toBe(400);
@@ -58,6 +60,7 @@ describe('/api/v1/templates', () => {
     }
     const t = await create({ name: 'n', subject: 's' });
     expect((await request(api.app).patch(`/api/v1/templates/${t.body.id}`).set(api.team.auth).send({})).status).toBe(400);
+    expect((await request(api.app).get(`/api/v1/templates/${'t'.repeat(129)}`).set(api.team.auth)).status).toBe(400);
   });
 
   it('keeps templates to their team: 404 on get, update and delete', async () => {

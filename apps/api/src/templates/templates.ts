@@ -2,16 +2,17 @@ import { z } from 'zod';
 import { newId, notFound } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
+import { MAX_BODY_LENGTH, MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_SUBJECT_LENGTH } from '../http/limits';
 import { pageQuery } from '../http/query';
 
 // Team-owned transactional templates: `{{name}}` / `{{name,fallback=x}}` placeholders in subject,
 // html and text are filled from a send's `variables` (packages/core/src/render).
 
-const body = z.string().min(1).nullable();
+const body = z.string().min(1).max(MAX_BODY_LENGTH).nullable();
 
 export const createTemplateBody = z.object({
-  name: z.string().trim().min(1).max(200),
-  subject: z.string().min(1).max(998),
+  name: z.string().trim().min(1).max(MAX_NAME_LENGTH),
+  subject: z.string().min(1).max(MAX_SUBJECT_LENGTH),
   html: body.optional(),
   text: body.optional(),
 });
@@ -20,7 +21,7 @@ export const updateTemplateBody = createTemplateBody
   .partial()
   .refine((v) => Object.values(v).some((x) => x !== undefined), { message: 'Provide at least one of name, subject, html, text' });
 
-export const templateIdParam = z.object({ templateId: z.string().min(1) });
+export const templateIdParam = z.object({ templateId: z.string().min(1).max(MAX_ID_LENGTH) });
 
 export const listTemplatesQuery = z.object(pageQuery);
 

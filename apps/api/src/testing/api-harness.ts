@@ -10,6 +10,19 @@ import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis
 import { testConfig } from '@mailrail/core/testing/config';
 import { createApp } from '../app';
 import { closeApiDeps, createApiDeps, type ApiDeps } from '../deps';
+import { checkedAgainstDocument, responseContract } from './response-contract';
+
+// Every response of a harness app is checked against the OpenAPI document (response-contract.ts);
+// a test during which one did not conform fails, naming the route, status and mismatch.
+const contractViolations: string[] = [];
+function failOnContractViolations() {
+  const found = contractViolations.splice(0);
+  if (found.length > 0) throw new Error(`Responses that disagree with the OpenAPI document:\n- ${found.join('\n- ')}`);
+}
+if (typeof afterEach === 'function') {
+  afterEach(failOnContractViolations);
+  afterAll(failOnContractViolations);
+}
 
 export interface TestTeam {
   teamId: number;
@@ -28,13 +41,18 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-/** A real API on the test file's own database and Redis prefix, with one team and a FULL key. */
-export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
-  const databaseUrl = await createTestDatabase();
-  const prefix = testRedisPrefix();
+/**
+ * A real API on the test file's own database and Redis prefix, with one team and a FULL key.
+ * `shared` puts it on another harness's database and prefix (a worker test driving the real API);
+ * that harness owns them, so close() leaves them.
+ */
+export async function startTestApi(env: Record<string, string> = {}, shared?: { databaseUrl: string; redisPrefix: string }): Promise<TestApi> {
+  const databaseUrl = shared?.databaseUrl ?? (await createTestDatabase());
+  const prefix = shared?.redisPrefix ?? testRedisPrefix();
   const config = testConfig(databaseUrl, prefix, env);
   const deps = createApiDeps(config);
   const { app, close } = createApp(deps);
+  const contract = await responseContract();
 
   const newKey: TestApi['newKey'] = async (teamId, opts = {}) =>
     (await createApiKey(deps.db, { teamId, permission: opts.permission ?? 'FULL', domainId: opts.domainId })).apiKey;
@@ -45,7 +63,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
   };
 
   return {
-    app,
+    app: checkedAgainstDocument(app, contract, (problem) => contractViolations.push(problem)),
     deps,
     config,
     team: await newTeam(),
@@ -61,9 +79,9 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
       }),
     close: async () => {
       close();
-      await deleteRedisPrefix(deps.redis, prefix).catch(() => undefined);
+      if (!shared) await deleteRedisPrefix(deps.redis, prefix).catch(() => undefined);
       await closeApiDeps(deps);
-      await dropDatabase(databaseUrl);
+      if (!shared) await dropDatabase(databaseUrl);
     },
   };
 }

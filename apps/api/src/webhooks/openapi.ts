@@ -1,16 +1,16 @@
-import { webhookEventTypes } from '@mailrail/core';
+import { webhookEventTypes, WebhookDeliveryStatus, WebhookStatus } from '@mailrail/core';
 import { z } from 'zod';
 import { documentRoute, type DocRegistry } from '../openapi/registry';
-import { createWebhookBody, listDeliveriesQuery, updateWebhookBody } from './webhook-service';
+import { createWebhookBody, listDeliveriesQuery, updateWebhookBody, webhookIdParam } from './webhook-service';
 
 const webhook = z
   .object({
     id: z.string(),
     url: z.string(),
     description: z.string().nullable(),
-    events: z.array(z.enum(webhookEventTypes as unknown as [string, ...string[]])),
+    events: z.array(z.enum(webhookEventTypes)),
     domainIds: z.array(z.number().int()),
-    status: z.enum(['ACTIVE', 'PAUSED', 'AUTO_DISABLED']),
+    status: z.enum(WebhookStatus),
     enabled: z.boolean(),
     consecutiveFailures: z.number().int(),
     lastSuccessAt: z.string().nullable(),
@@ -26,7 +26,7 @@ const delivery = z.object({
   id: z.string(),
   eventId: z.string(),
   eventType: z.string(),
-  status: z.enum(['PENDING', 'IN_PROGRESS', 'DELIVERED', 'FAILED', 'DISCARDED']),
+  status: z.enum(WebhookDeliveryStatus),
   attempt: z.number().int(),
   responseStatus: z.number().int().nullable(),
   durationMs: z.number().int().nullable(),
@@ -39,7 +39,7 @@ const delivery = z.object({
 
 export function documentWebhookRoutes(r: DocRegistry) {
   const tag = 'Webhooks';
-  const params = z.object({ id: z.string() });
+  const params = webhookIdParam;
   documentRoute(r, {
     method: 'post', path: '/api/v1/webhooks', tag, summary: 'Create a webhook endpoint (the secret is shown once)', body: createWebhookBody, response: withSecret,
     example: { url: 'https://example.com/hooks/mailrail', events: ['email.delivered', 'email.bounced'], description: 'CRM sync' },

@@ -4,10 +4,12 @@ import {
   badRequest,
   checkWebhookTarget,
   encryptSecret,
+  INT4_MAX,
   newId,
   newWebhookSecret,
   notFound,
   recordWebhookEvent,
+  WebhookDeliveryStatus,
   webhookEventTypes,
   type Issue,
   type Prisma,
@@ -16,13 +18,15 @@ import {
 } from '@mailrail/core';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
+import { idString, MAX_URL_LENGTH } from '../http/limits';
+import { intString } from '../http/query';
 
 // ------------------------------------------------------------------ input
 
 const webhookUrl = z
   .string()
   .trim()
-  .max(2048)
+  .max(MAX_URL_LENGTH)
   .refine((s) => {
     try {
       const u = new URL(s);
@@ -38,7 +42,7 @@ const eventList = z
   .max(webhookEventTypes.length * 2)
   .transform((list) => [...new Set(list)]);
 const domainIdList = z
-  .array(z.number().int().positive())
+  .array(z.number().int().positive().max(INT4_MAX))
   .max(100)
   .transform((list) => [...new Set(list)]);
 const description = z.string().trim().max(500).nullable();
@@ -58,13 +62,13 @@ export const updateWebhookBody = z.object({
   enabled: z.boolean().optional(),
 });
 
-const intString = (min: number, max: number) =>
-  z.string().regex(/^\d+$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(min).max(max));
+/** Webhook ids in paths. */
+export const webhookIdParam = z.object({ id: idString() });
 
 export const listDeliveriesQuery = z.object({
   page: intString(1, 1_000_000).default(1),
   limit: intString(1, 100).default(20),
-  status: z.enum(['PENDING', 'IN_PROGRESS', 'DELIVERED', 'FAILED', 'DISCARDED']).optional(),
+  status: z.enum(WebhookDeliveryStatus).optional(),
 });
 
 export type CreateWebhookInput = z.infer<typeof createWebhookBody>;

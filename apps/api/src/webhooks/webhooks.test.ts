@@ -147,6 +147,11 @@ describe('server-side request forgery at create and update', () => {
     try {
       const res = await request(open.app).post('/api/v1/webhooks').set(open.team.auth).send({ url: 'http://127.0.0.1:9000/hook' });
       expect(res.status).toBe(200);
+      // Cloud metadata and link-local stay refused whatever the setting says.
+      for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/', 'http://100.100.100.200/', 'http://[fe80::1]/']) {
+        const refused = await request(open.app).post('/api/v1/webhooks').set(open.team.auth).send({ url });
+        expect([url, refused.status]).toEqual([url, 400]);
+      }
     } finally {
       await open.close();
     }
@@ -251,6 +256,13 @@ describe('team scoping and keys', () => {
     expect((await get('', other.auth)).body).toEqual({ data: [], count: 0 });
     const row = await api.deps.db.webhook.findUniqueOrThrow({ where: { id: hook.id } });
     expect(row.status).toBe('ACTIVE');
+  });
+
+  it('refuses a path id over 128 characters with a 400 naming it', async () => {
+    const long = 'w'.repeat(129);
+    expect400(await get(`/${long}`), ['id']);
+    expect400(await patch(`/${long}`, { enabled: false }), ['id']);
+    expect400(await get(`/${long}/deliveries`), ['id']);
   });
 
   it('keeps SENDING keys out', async () => {

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { insertScheduledCampaign, seedContactBook } from '@mailrail/core/campaigns/test-fixtures';
 import { spawnWorkerProcess, startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 // The worker as a real process (`node --import tsx apps/worker/src/main.ts`), killed with SIGKILL
 // three times during a 5,000-contact campaign, then left to finish.
@@ -28,7 +29,6 @@ const startWorkerProcess = () =>
   });
 
 const exited = (child: ChildProcess) => new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const atSes = () => env.ses.messages.filter((m) => m.destination.to[0].endsWith(`@${DOMAIN}`)).length;
 
 /** SES stops accepting; once every accepted message is recorded in the database, SIGKILL. */

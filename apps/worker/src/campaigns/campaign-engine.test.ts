@@ -3,6 +3,7 @@ import { insertScheduledCampaign, seedContactBook } from '@mailrail/core/campaig
 import { deleteRedisPrefix } from '@mailrail/core/testing/redis';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 import { scanCampaigns } from './scan-campaigns';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 // The engine in a real worker (in this process) against PostgreSQL, Redis and the fake SES over
 // HTTP. The campaign clock is controllable: windows advance when the test says so.
@@ -16,7 +17,6 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const campaign = (id: string) => env.deps.db.campaign.findUniqueOrThrow({ where: { id } });
 const recipientsOf = (prefix: string) => {
   const counts = new Map<string, number>();

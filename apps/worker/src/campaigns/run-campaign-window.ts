@@ -7,10 +7,11 @@ import {
   personalizeCampaignBody,
   prepareCampaignBody,
   prepareEmails,
-  type Db,
+  withTransaction,
   type EmailDraft,
+  type PreparedEmail,
+  type SqlExecutor,
 } from '@mailrail/core';
-import type { PoolClient } from 'pg';
 import type { WorkerDeps } from '../deps';
 
 // One campaign window, top to bottom. Each chunk is ONE transaction that locks the campaign row,
@@ -57,9 +58,10 @@ interface PendingRecipient {
   stillSubscribed: boolean;
 }
 
-const utc = (param: string) => `(${param}::timestamptz AT TIME ZONE 'UTC')`;
+/** What a window touches: the pg executor (one transaction per chunk), the send queues, the clock. */
+export type CampaignWindowDeps = Pick<WorkerDeps, 'sql' | 'queues' | 'log' | 'clock' | 'config'>;
 
-export async function runCampaignWindow(deps: WorkerDeps, campaignId: string): Promise<WindowResult> {
+export async function runCampaignWindow(deps: CampaignWindowDeps, campaignId: string): Promise<WindowResult> {
   const total: WindowResult = { queued: 0, suppressed: 0, stopped: 'no-pending' };
   // The send jobs of one chunk are added while the next chunk is written (Redis and PostgreSQL
   // work overlap). enqueueSendJobs never throws: jobs it could not add are left to the sweeper.
@@ -69,7 +71,7 @@ export async function runCampaignWindow(deps: WorkerDeps, campaignId: string): P
   let after = '';
   try {
     for (;;) {
-      const chunk = await withTransaction(deps, (client) => queueNextChunk(deps, client, campaignId, after));
+      const chunk = await withTransaction(deps.sql, (tx) => queueNextChunk(deps, tx, campaignId, after));
       after = chunk.lastContactId ?? after;
       total.queued += chunk.queued;
       total.suppressed += chunk.suppressed;
@@ -85,27 +87,53 @@ export async function runCampaignWindow(deps: WorkerDeps, campaignId: string): P
   }
 }
 
-async function withTransaction<T>(deps: WorkerDeps, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await deps.sql.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+interface Chunk {
+  queued: number;
+  suppressed: number;
+  prepared: PreparedEmail[];
+  now: Date;
+  /** The last recipient taken (null when none was): the next chunk starts after it. */
+  lastContactId: string | null;
+  /** Why the window ends after this chunk, or null to take another. */
+  stopped: WindowResult['stopped'] | null;
 }
 
-async function queueNextChunk(deps: WorkerDeps, client: PoolClient, campaignId: string, after: string) {
+/** One chunk, in one transaction: lock the campaign, size the window, take recipients, write their emails. */
+async function queueNextChunk(deps: CampaignWindowDeps, tx: SqlExecutor, campaignId: string, after: string): Promise<Chunk> {
   const now = deps.clock.now();
-  const nowIso = now.toISOString();
-  const nothing = (stopped: WindowResult['stopped']) => ({ queued: 0, suppressed: 0, prepared: [], now, stopped, lastContactId: null });
+  const nothing = (stopped: WindowResult['stopped']): Chunk => ({ queued: 0, suppressed: 0, prepared: [], now, stopped, lastContactId: null });
 
-  const { rows } = await client.query<CampaignForWindow>(
+  const c = await lockRunningCampaign(tx, campaignId);
+  if (!c) return nothing('not-running');
+  const budget = await windowBudget(deps, tx, c, now);
+  if (!budget) return nothing('window-full');
+  const pending = await takePendingRecipients(tx, campaignId, budget.limit, after);
+  if (pending.length === 0) return nothing('no-pending');
+  const lastContactId = pending[pending.length - 1].contactId;
+
+  const { drafts, dropped } = draftCampaignEmails(deps, c, pending);
+  const prepared = prepareEmails(drafts, now);
+  await insertEmailRows(tx, prepared, now);
+  await markRecipientsQueued(tx, campaignId, prepared, now, after, lastContactId);
+  await markRecipientsSuppressed(tx, campaignId, dropped, now);
+  // lastSentAt is the opening of the current window (or the last chunk when there is no window).
+  if (budget.windowOpened || c.batchWindowMinutes === 0) await setLastSentAt(tx, campaignId, now);
+  return {
+    queued: prepared.length,
+    suppressed: dropped.length,
+    prepared,
+    now,
+    lastContactId,
+    // A full chunk: the next one re-checks the status and the window's budget.
+    stopped: pending.length < budget.limit ? 'no-pending' : null,
+  };
+}
+
+type RunningCampaign = CampaignForWindow & { html: string };
+
+/** Locks the campaign row (pause waits on this lock) and returns it if it can send now. */
+async function lockRunningCampaign(tx: SqlExecutor, campaignId: string): Promise<RunningCampaign | null> {
+  const rows = await tx.query<CampaignForWindow>(
     `SELECT c.id, c."teamId", c."domainId", c.status, c."from", c.subject, c."previewText", c.html, c."replyTo", c.cc, c.bcc,
             c."batchSize", c."batchWindowMinutes", c."lastSentAt", c."recipientsReadyAt", d.region, b.variables
        FROM "Campaign" c
@@ -116,34 +144,41 @@ async function queueNextChunk(deps: WorkerDeps, client: PoolClient, campaignId: 
     [campaignId],
   );
   const c = rows[0];
-  if (!c || c.status !== 'RUNNING' || !c.recipientsReadyAt || !c.html) return nothing('not-running');
+  if (!c || c.status !== 'RUNNING' || !c.recipientsReadyAt || !c.html) return null;
+  return c as RunningCampaign;
+}
 
-  // The budget of the current window: batchSize minus the emails created since it opened. Counted
-  // from the Email rows, so a crash in the middle of a window does not reset it.
-  let limit = deps.config.CAMPAIGN_CHUNK_SIZE;
+/**
+ * How many recipients this chunk may take, or null when the current window is full. The budget
+ * of a window is batchSize minus the emails created since it opened. Counted from the Email rows,
+ * so a crash in the middle of a window does not reset it.
+ */
+async function windowBudget(deps: CampaignWindowDeps, tx: SqlExecutor, c: RunningCampaign, now: Date): Promise<{ limit: number; windowOpened: boolean } | null> {
+  const chunkSize = deps.config.CAMPAIGN_CHUNK_SIZE;
+  if (c.batchWindowMinutes <= 0) return { limit: chunkSize, windowOpened: false };
+  const windowMs = c.batchWindowMinutes * 60_000;
+  let start = c.lastSentAt;
   let windowOpened = false;
-  if (c.batchWindowMinutes > 0) {
-    const windowMs = c.batchWindowMinutes * 60_000;
-    let start = c.lastSentAt;
-    if (!start || start.getTime() + windowMs <= now.getTime()) {
-      start = now;
-      windowOpened = true;
-    }
-    const used = windowOpened
-      ? 0
-      : Number(
-          (
-            await client.query<{ n: string }>(`SELECT count(*) AS n FROM "Email" WHERE "campaignId" = $1 AND "createdAt" >= ${utc('$2')}`, [
-              campaignId,
-              start.toISOString(),
-            ])
-          ).rows[0].n,
-        );
-    limit = Math.min(limit, c.batchSize - used);
-    if (limit <= 0) return nothing('window-full');
+  if (!start || start.getTime() + windowMs <= now.getTime()) {
+    start = now;
+    windowOpened = true;
   }
+  const used = windowOpened ? 0 : await countEmailsSince(tx, c.id, start);
+  const limit = Math.min(chunkSize, c.batchSize - used);
+  return limit <= 0 ? null : { limit, windowOpened };
+}
 
-  const pending = await client.query<PendingRecipient>(
+async function countEmailsSince(tx: SqlExecutor, campaignId: string, since: Date): Promise<number> {
+  const rows = await tx.query<{ n: string }>(`SELECT count(*) AS n FROM "Email" WHERE "campaignId" = $1 AND "createdAt" >= $2`, [
+    campaignId,
+    since,
+  ]);
+  return Number(rows[0].n);
+}
+
+/** The next PENDING recipients after `after`, in contactId order, with their contact's fields. */
+async function takePendingRecipients(tx: SqlExecutor, campaignId: string, limit: number, after: string): Promise<PendingRecipient[]> {
+  const rows = await tx.query<PendingRecipient>(
     `SELECT ce."contactId", ce.email, ct."firstName", ct."lastName", ct.properties,
             COALESCE(ct.subscribed, false) AS "stillSubscribed"
        FROM "CampaignEmail" ce
@@ -155,18 +190,21 @@ async function queueNextChunk(deps: WorkerDeps, client: PoolClient, campaignId: 
       LIMIT $2`,
     [campaignId, limit, after],
   );
-  if (pending.rows.length === 0) return nothing('no-pending');
+  return rows;
+}
 
+/** A personalised draft per still-subscribed recipient; the others are dropped (suppressed). */
+function draftCampaignEmails(deps: CampaignWindowDeps, c: RunningCampaign, pending: PendingRecipient[]): { drafts: EmailDraft[]; dropped: string[] } {
   const body = prepareCampaignBody({ subject: c.subject, html: c.html, previewText: c.previewText });
   const region = c.region ?? deps.config.AWS_REGION;
   const drafts: EmailDraft[] = [];
   const dropped: string[] = [];
-  for (const r of pending.rows) {
+  for (const r of pending) {
     if (!r.stillSubscribed) {
       dropped.push(r.contactId);
       continue;
     }
-    const unsubscribeUrl = buildUnsubscribeUrl(deps.config, r.contactId, campaignId);
+    const unsubscribeUrl = buildUnsubscribeUrl(deps.config, r.contactId, c.id);
     const vars = contactVariables({ id: r.contactId, ...r }, c.variables ?? [], unsubscribeUrl);
     const personal = personalizeCampaignBody(body, vars);
     drafts.push({
@@ -181,45 +219,37 @@ async function queueNextChunk(deps: WorkerDeps, client: PoolClient, campaignId: 
       subject: personal.subject,
       html: personal.html,
       text: personal.text,
-      campaignId,
+      campaignId: c.id,
       contactId: r.contactId,
-      unsubUrl: buildOneClickUnsubscribeUrl(deps.config, r.contactId, campaignId),
+      unsubUrl: buildOneClickUnsubscribeUrl(deps.config, r.contactId, c.id),
       lane: 'marketing',
     });
   }
+  return { drafts, dropped };
+}
 
-  const prepared = prepareEmails(drafts, now);
-  // insertEmailRows only needs $executeRawUnsafe: run it on this transaction's connection.
-  const onThisTransaction = { $executeRawUnsafe: (q: string, ...params: unknown[]) => client.query(q, params).then((r) => r.rowCount ?? 0) } as unknown as Db;
-  await insertEmailRows(onThisTransaction, prepared, now);
-  if (prepared.length) {
-    await client.query(
-      // The chunk's contactId range keeps this an index range scan; without it PostgreSQL hashed
-      // every recipient of the campaign for each chunk.
-      `UPDATE "CampaignEmail" ce SET status = 'QUEUED', "emailId" = u.email_id, "updatedAt" = ${utc('$4')}
-         FROM unnest($2::text[], $3::text[]) AS u(contact_id, email_id)
-        WHERE ce."campaignId" = $1 AND ce."contactId" = u.contact_id
-          AND ce."contactId" > $5 AND ce."contactId" <= $6`,
-      [campaignId, prepared.map((p) => p.draft.contactId), prepared.map((p) => p.created.id), nowIso, after, pending.rows[pending.rows.length - 1].contactId],
-    );
-  }
-  if (dropped.length) {
-    await client.query(
-      `UPDATE "CampaignEmail" SET status = 'SUPPRESSED', "updatedAt" = ${utc('$3')} WHERE "campaignId" = $1 AND "contactId" = ANY($2::text[])`,
-      [campaignId, dropped, nowIso],
-    );
-  }
-  // lastSentAt is the opening of the current window (or the last chunk when there is no window).
-  if (windowOpened || c.batchWindowMinutes === 0) {
-    await client.query(`UPDATE "Campaign" SET "lastSentAt" = ${utc('$2')}, "updatedAt" = ${utc('$2')} WHERE id = $1`, [campaignId, nowIso]);
-  }
-  return {
-    queued: prepared.length,
-    suppressed: dropped.length,
-    prepared,
-    now,
-    lastContactId: pending.rows[pending.rows.length - 1].contactId,
-    // A full chunk: the next one re-checks the status and the window's budget.
-    stopped: pending.rows.length < limit ? ('no-pending' as const) : null,
-  };
+/** Marks each recipient QUEUED with the id of its new email. */
+async function markRecipientsQueued(tx: SqlExecutor, campaignId: string, prepared: PreparedEmail[], now: Date, after: string, lastContactId: string): Promise<void> {
+  if (!prepared.length) return;
+  await tx.execute(
+    // The chunk's contactId range keeps this an index range scan; without it PostgreSQL hashed
+    // every recipient of the campaign for each chunk.
+    `UPDATE "CampaignEmail" ce SET status = 'QUEUED', "emailId" = u.email_id, "updatedAt" = $4
+       FROM unnest($2::text[], $3::text[]) AS u(contact_id, email_id)
+      WHERE ce."campaignId" = $1 AND ce."contactId" = u.contact_id
+        AND ce."contactId" > $5 AND ce."contactId" <= $6`,
+    [campaignId, prepared.map((p) => p.draft.contactId), prepared.map((p) => p.created.id), now, after, lastContactId],
+  );
+}
+
+async function markRecipientsSuppressed(tx: SqlExecutor, campaignId: string, dropped: string[], now: Date): Promise<void> {
+  if (!dropped.length) return;
+  await tx.execute(
+    `UPDATE "CampaignEmail" SET status = 'SUPPRESSED', "updatedAt" = $3 WHERE "campaignId" = $1 AND "contactId" = ANY($2::text[])`,
+    [campaignId, dropped, now],
+  );
+}
+
+async function setLastSentAt(tx: SqlExecutor, campaignId: string, now: Date): Promise<void> {
+  await tx.execute(`UPDATE "Campaign" SET "lastSentAt" = $2, "updatedAt" = $2 WHERE id = $1`, [campaignId, now]);
 }

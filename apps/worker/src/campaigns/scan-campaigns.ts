@@ -1,4 +1,4 @@
-import { clearDeadJob } from '@mailrail/core';
+import { clearDeadJob, withTransaction } from '@mailrail/core';
 import type { WorkerDeps } from '../deps';
 
 // The campaign scan, run about every second by one replica at a time (a BullMQ job scheduler).
@@ -17,24 +17,22 @@ export interface ScanResult {
   finished: string[];
 }
 
-const utc = (param: string) => `(${param}::timestamptz AT TIME ZONE 'UTC')`;
-
 export const windowJobId = (campaignId: string) => `window-${campaignId}`;
 
 export async function scanCampaigns(deps: WorkerDeps): Promise<ScanResult> {
-  const now = deps.clock.now().toISOString();
+  const now = deps.clock.now();
   const { sql } = deps;
   const started = await sql.query<{ id: string }>(
-    `UPDATE "Campaign" SET status = 'RUNNING', "updatedAt" = ${utc('$1')}
-      WHERE status = 'SCHEDULED' AND "scheduledAt" <= ${utc('$1')}
+    `UPDATE "Campaign" SET status = 'RUNNING', "updatedAt" = $1
+      WHERE status = 'SCHEDULED' AND "scheduledAt" <= $1
       RETURNING id`,
     [now],
   );
   const running = await sql.query<{ id: string; recipientsReadyAt: Date | null }>(
     `SELECT id, "recipientsReadyAt" FROM "Campaign" WHERE status = 'RUNNING' ORDER BY "scheduledAt" NULLS FIRST LIMIT 200`,
   );
-  const result: ScanResult = { started: started.rows.map((r) => r.id), windows: [], finished: [] };
-  for (const c of running.rows) {
+  const result: ScanResult = { started: started.map((r) => r.id), windows: [], finished: [] };
+  for (const c of running) {
     if (!c.recipientsReadyAt) await prepareRecipients(deps, c.id, now);
     await recordOutcomes(deps, c.id, now);
     const left = await sql.query<{ pending: boolean; queued: boolean }>(
@@ -42,15 +40,15 @@ export async function scanCampaigns(deps: WorkerDeps): Promise<ScanResult> {
               EXISTS (SELECT 1 FROM "CampaignEmail" WHERE "campaignId" = $1 AND status = 'QUEUED') AS queued`,
       [c.id],
     );
-    const { pending, queued } = left.rows[0];
+    const { pending, queued } = left[0];
     if (!pending && !queued) {
-      const done = await sql.query(
-        `UPDATE "Campaign" SET status = 'SENT', "updatedAt" = ${utc('$2')}
+      const done = await sql.execute(
+        `UPDATE "Campaign" SET status = 'SENT', "updatedAt" = $2
           WHERE id = $1 AND status = 'RUNNING' AND "recipientsReadyAt" IS NOT NULL
             AND NOT EXISTS (SELECT 1 FROM "CampaignEmail" WHERE "campaignId" = $1 AND status IN ('PENDING', 'QUEUED'))`,
         [c.id, now],
       );
-      if (done.rowCount) result.finished.push(c.id);
+      if (done) result.finished.push(c.id);
     } else if (pending) {
       // One window job per campaign while one is waiting or running (its id); removed when done
       // so the next scan can add it again. The window job itself decides how much is left.
@@ -69,15 +67,13 @@ export async function scanCampaigns(deps: WorkerDeps): Promise<ScanResult> {
  * (campaignId, contactId) makes a second run add nothing); suppressed addresses are recorded as
  * SUPPRESSED and never get an email. `total` and `recipientsReadyAt` are set in the same transaction.
  */
-export async function prepareRecipients(deps: WorkerDeps, campaignId: string, now: string): Promise<void> {
-  const client = await deps.sql.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query(
+export async function prepareRecipients(deps: Pick<WorkerDeps, 'sql'>, campaignId: string, now: Date): Promise<void> {
+  await withTransaction(deps.sql, async (tx) => {
+    await tx.execute(
       `INSERT INTO "CampaignEmail" ("campaignId", "contactId", email, status, "createdAt", "updatedAt")
        SELECT k.id, ct.id, ct.email,
               CASE WHEN s.id IS NULL THEN 'PENDING' ELSE 'SUPPRESSED' END::"CampaignEmailStatus",
-              ${utc('$2')}, ${utc('$2')}
+              $2::timestamptz, $2::timestamptz
          FROM "Campaign" k
          JOIN "Contact" ct ON ct."contactBookId" = k."contactBookId" AND ct.subscribed
          LEFT JOIN "Suppression" s ON s."teamId" = k."teamId" AND s.email = lower(ct.email)
@@ -85,30 +81,24 @@ export async function prepareRecipients(deps: WorkerDeps, campaignId: string, no
        ON CONFLICT DO NOTHING`,
       [campaignId, now],
     );
-    await client.query(
-      `UPDATE "Campaign" SET "recipientsReadyAt" = ${utc('$2')}, "updatedAt" = ${utc('$2')},
+    await tx.execute(
+      `UPDATE "Campaign" SET "recipientsReadyAt" = $2, "updatedAt" = $2,
               total = (SELECT count(*) FROM "CampaignEmail" WHERE "campaignId" = $1)
         WHERE id = $1 AND "recipientsReadyAt" IS NULL`,
       [campaignId, now],
     );
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** QUEUED recipients whose email is settled: SENT once SES accepted it, else FAILED or SUPPRESSED. */
-export async function recordOutcomes(deps: WorkerDeps, campaignId: string, now: string): Promise<number> {
-  const { rows } = await deps.sql.query<{ sent: number }>(
+export async function recordOutcomes(deps: Pick<WorkerDeps, 'sql'>, campaignId: string, now: Date): Promise<number> {
+  const rows = await deps.sql.query<{ sent: number }>(
     `WITH settled AS (
        UPDATE "CampaignEmail" ce
           SET status = CASE WHEN e."sesEmailId" IS NOT NULL THEN 'SENT'
                             WHEN e."latestStatus" = 'SUPPRESSED' THEN 'SUPPRESSED'
                             ELSE 'FAILED' END::"CampaignEmailStatus",
-              "updatedAt" = ${utc('$2')}
+              "updatedAt" = $2
          FROM "Email" e
         WHERE ce."campaignId" = $1 AND ce.status = 'QUEUED' AND e.id = ce."emailId"
           AND (e."sesEmailId" IS NOT NULL OR e."latestStatus" IN ('FAILED', 'REJECTED', 'RENDERING_FAILURE', 'CANCELLED', 'SUPPRESSED'))

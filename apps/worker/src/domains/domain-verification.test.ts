@@ -23,6 +23,7 @@ import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databas
 import { startTestDnsServer, type TestDnsServer, type TestZoneEntry } from '@mailrail/core/testing/dns-server';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
 import { testConfig } from '@mailrail/core/testing/config';
+import { periodicJobs } from '../periodic/periodic-jobs';
 import { enqueueDueDomainChecks, processDomainJob, registerDomainVerification, type DomainVerificationDeps } from './domain-verification';
 
 // Real PostgreSQL, Redis and a real DNS server (dns2 on 127.0.0.1) answering node's resolver;
@@ -205,26 +206,48 @@ describe('scheduling', () => {
     expect(jobs.map((j) => j.data.domainId)).not.toContain(notDue.id);
   });
 
-  it('the registered worker runs queued checks and keeps the sweep registered on the cron pattern', async () => {
+  it('the registered worker runs queued checks; the sweep is the registry entry on DOMAIN_CHECK_CRON, not a scheduler of its own', async () => {
     const queue = queues.get(queueNames.domains);
     await queue.obliterate({ force: true });
     const d = await addDomain('worker.example.com');
     dnsServer.setZone(correctZone(d));
-    const running = await registerDomainVerification(deps, { connection: redis, prefix, redeclareEveryMs: 200 });
+    const running = await registerDomainVerification(deps, { connection: redis, prefix });
     try {
       await enqueueDomainVerification(queues, d.id);
       const deadline = Date.now() + 20_000;
       while ((await row(d.id)).status !== 'SUCCESS' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       expect((await row(d.id)).status).toBe('SUCCESS');
-      const schedulers = await queue.getJobSchedulers();
-      expect(schedulers).toEqual([expect.objectContaining({ key: 'domain-verification-sweep', pattern: config.DOMAIN_CHECK_CRON, tz: 'UTC', name: 'sweep-domains' })]);
-      // A Redis that lost the scheduler gets it back without a restart.
-      await queue.removeJobScheduler('domain-verification-sweep');
+      // Declared (and re-declared after a Redis loss) by the registry: periodic-jobs.test.ts.
       expect(await queue.getJobSchedulers()).toEqual([]);
-      await new Promise((r) => setTimeout(r, 600));
-      expect((await queue.getJobSchedulers()).map((x) => x.key)).toEqual(['domain-verification-sweep']);
+      expect(periodicJobs(config).find((j) => j.name === 'domain-verification-sweep')).toMatchObject({ cron: config.DOMAIN_CHECK_CRON });
     } finally {
       await running.close();
     }
+  });
+});
+
+describe('one name in two teams (one shared SES identity)', () => {
+  it('does not verify team B because team A published its records; B verifies with its own ownership TXT record', async () => {
+    const teamB = (await createTeam(db, 'Squatter')).id;
+    const a = await addDomain('shared.example.com');
+    const b = await createDomain({ db, config, identities: deps.identities, now: () => clock }, { teamId: teamB, name: 'shared.example.com', region: 'us-east-1' });
+    // B shares A's identity: same DKIM key and selector, plus an ownership token of its own.
+    expect(b).toMatchObject({ publicKey: a.publicKey, dkimSelector: a.dkimSelector, ownershipToken: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(a.ownershipToken).toBeNull();
+    const ownership = domainView(b).dnsRecords.find((r) => r.name === '_mailrail-verification.shared');
+    expect(ownership).toMatchObject({ type: 'TXT', value: `mailrail-verification=${b.ownershipToken}`, status: 'PENDING' });
+
+    // Team A (the name's real owner) publishes its records; SES verifies the shared identity.
+    dnsServer.setZone(correctZone(a));
+    expect(await verify(a.id)).toEqual({ domainId: a.id, status: 'SUCCESS' });
+    expect(await verify(b.id)).toEqual({ domainId: b.id, status: 'FAILED' });
+    const failedB = await row(b.id);
+    expect(failedB).toMatchObject({ hasEverVerified: false, verificationError: 'OWNERSHIP_RECORD_MISSING' });
+    expect(failedB.errorMessage).toContain('_mailrail-verification.shared.example.com');
+    expect(domainView(failedB).dnsRecords.find((r) => r.name === '_mailrail-verification.shared')?.status).toBe('FAILED');
+
+    // Whoever controls the zone publishes B's token too: now B is proven.
+    dnsServer.setZone(correctZone(a, { '_mailrail-verification.shared.example.com': { txt: [[`mailrail-verification=${b.ownershipToken}`]] } }));
+    expect(await verify(b.id)).toEqual({ domainId: b.id, status: 'SUCCESS' });
   });
 });

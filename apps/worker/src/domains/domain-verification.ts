@@ -11,7 +11,6 @@ import {
   type VerifyDomainJob,
 } from '@mailrail/core';
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
-import { keepDeclared, REDECLARE_EVERY_MS } from '../periodic/keep-declared';
 
 export interface DomainVerificationDeps {
   db: Db;
@@ -26,13 +25,13 @@ export interface DomainVerificationDeps {
 const SWEEP_BATCH = 500;
 // A sweep fired by the scheduler may start a hair before the tick a domain was scheduled for.
 const SWEEP_SLACK_MS = 60_000;
-const SWEEP_SCHEDULER_ID = 'domain-verification-sweep';
 
 /**
  * Finds domains whose next check is due and queues one verification job each. PostgreSQL's
  * nextCheckAt is the schedule; the queue only carries the work, so a lost job is found again.
+ * The periodic job `domain-verification-sweep` runs it on DOMAIN_CHECK_CRON.
  */
-export async function enqueueDueDomainChecks(deps: DomainVerificationDeps): Promise<number> {
+export async function enqueueDueDomainChecks(deps: Pick<DomainVerificationDeps, 'db' | 'queues' | 'now'>): Promise<number> {
   const now = deps.now?.() ?? new Date();
   const due = await deps.db.domain.findMany({
     where: { nextCheckAt: { lte: new Date(now.getTime() + SWEEP_SLACK_MS) } },
@@ -51,7 +50,7 @@ export async function enqueueDueDomainChecks(deps: DomainVerificationDeps): Prom
   return due.length;
 }
 
-/** The processor of the `domains` queue: one domain's check, or the periodic sweep. */
+/** The processor of the `domains` queue: one domain's check (or a sweep job left by an older version's scheduler). */
 export async function processDomainJob(deps: DomainVerificationDeps, job: Pick<Job, 'name' | 'data'>): Promise<unknown> {
   switch (job.name) {
     case domainJobNames.verify: {
@@ -69,12 +68,12 @@ export async function processDomainJob(deps: DomainVerificationDeps, job: Pick<J
 }
 
 /**
- * Starts the `domains` worker and (re)registers the sweep on DOMAIN_CHECK_CRON (UTC). The worker
- * process wires this in; `close` stops the worker (the queues belong to the caller).
+ * Starts the `domains` worker. The sweep that finds due domains is a periodic job of the registry
+ * (periodic/periodic-jobs.ts); `close` stops the worker (the queues belong to the caller).
  */
 export async function registerDomainVerification(
   deps: DomainVerificationDeps,
-  opts: { connection: ConnectionOptions; prefix: string; concurrency?: number; redeclareEveryMs?: number },
+  opts: { connection: ConnectionOptions; prefix: string; concurrency?: number },
 ): Promise<{ worker: Worker; close: () => Promise<void> }> {
   const worker = new Worker(queueNames.domains, (job) => processDomainJob(deps, job), {
     connection: opts.connection,
@@ -82,16 +81,5 @@ export async function registerDomainVerification(
     concurrency: opts.concurrency ?? 2,
   });
   worker.on('failed', (job, err) => deps.log.warn({ err, jobName: job?.name, data: job?.data }, 'domains job failed'));
-  const declareSweep = () =>
-    deps.queues
-      .get(queueNames.domains)
-      .upsertJobScheduler(SWEEP_SCHEDULER_ID, { pattern: deps.config.DOMAIN_CHECK_CRON, tz: 'UTC' }, { name: domainJobNames.sweep, data: {} });
-  const stopDeclaring = await keepDeclared('domain sweep', declareSweep, opts.redeclareEveryMs ?? REDECLARE_EVERY_MS, deps.log);
-  return {
-    worker,
-    close: () => {
-      stopDeclaring();
-      return worker.close();
-    },
-  };
+  return { worker, close: () => worker.close() };
 }

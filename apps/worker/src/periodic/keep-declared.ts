@@ -1,10 +1,10 @@
 import type { Logger } from '@mailrail/core';
 
 /**
- * BullMQ job schedulers (the periodic jobs, the campaign scan, the domain sweep) live in Redis, so a
- * Redis that lost its data (restart without persistence, flush, failover to an empty replica) loses
- * them, and the work they drive stops until a worker restarts. Every worker therefore declares its
- * schedulers at start and again every `everyMs`; declaring is an idempotent upsert.
+ * BullMQ job schedulers (every periodic job of the registry) live in Redis, so a Redis that lost
+ * its data (restart without persistence, flush, failover to an empty replica) loses them, and the
+ * work they drive stops until a worker restarts. Every worker therefore declares the registry at
+ * start and again every `everyMs`; declaring is an idempotent upsert.
  */
 export async function keepDeclared(what: string, declare: () => Promise<unknown>, everyMs: number, log: Logger): Promise<() => void> {
   await declare();

@@ -38,6 +38,16 @@ describe('startPeriodicJobs', () => {
     expect(await env.deps.queues.get(queueNames.maintenance).getJobSchedulers()).toEqual([]);
   });
 
+  it('refuses an everyMs that is not a positive integer, and a job with both schedules', async () => {
+    expect(() =>
+      validatePeriodicJobs([
+        { name: 'zero', everyMs: 0, run: noop },
+        { name: 'both', everyMs: 1000, cron: '* * * * *', run: noop },
+        { name: 'fine', everyMs: 250, run: noop },
+      ]),
+    ).toThrow(/zero: invalid everyMs 0[\s\S]*both: give cron or everyMs, not both/);
+  });
+
   it('registers one scheduler per entry, runs it, and drops schedulers that left the registry', async () => {
     const queue = env.deps.queues.get(queueNames.maintenance);
     await queue.upsertJobScheduler('retired-job', { pattern: '0 0 * * *' }, { name: 'retired-job' });
@@ -56,6 +66,93 @@ describe('startPeriodicJobs', () => {
   });
 });
 
+describe('two worker instances on the same prefix', () => {
+  let env: TestWorkerEnv;
+  beforeAll(async () => {
+    env = await startTestWorkerEnv();
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('run each periodic job once per tick between them, never once per instance', async () => {
+    const runs: { name: string; by: string }[] = [];
+    const jobsOf = (by: string): PeriodicJob[] => [
+      { name: 'every-200ms', everyMs: 200, run: async () => void runs.push({ name: 'every-200ms', by }) },
+      { name: 'every-second', cron: '* * * * * *', run: async () => void runs.push({ name: 'every-second', by }) },
+    ];
+    const started = Date.now();
+    const a = await startPeriodicJobs(env.deps, jobsOf('a'));
+    const b = await startPeriodicJobs(env.replica(), jobsOf('b'));
+    try {
+      await env.waitFor(async () => runs.filter((r) => r.name === 'every-second').length >= 3 && runs.filter((r) => r.name === 'every-200ms').length >= 10, 15_000);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+    const elapsed = Date.now() - started;
+    // Each tick of a scheduler is one job with its own id; completed ones are kept (count 100).
+    const ticks = (await a.queue.getJobs(['completed'])).map((j) => ({ name: j.name, id: j.id! }));
+    for (const name of ['every-200ms', 'every-second']) {
+      const ran = runs.filter((r) => r.name === name);
+      const ids = ticks.filter((t) => t.name === name).map((t) => t.id);
+      // One run per scheduler tick (each tick is one job id), whichever instance took it...
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ran).toHaveLength(ids.length);
+    }
+    // ...so there are no more runs than ticks in the time (a timer per instance would double them).
+    expect(runs.filter((r) => r.name === 'every-200ms').length).toBeLessThanOrEqual(Math.ceil(elapsed / 200) + 1);
+    expect(runs.filter((r) => r.name === 'every-second').length).toBeLessThanOrEqual(Math.ceil(elapsed / 1000) + 1);
+  });
+});
+
+describe('the registry', () => {
+  let env: TestWorkerEnv;
+  beforeAll(async () => {
+    env = await startTestWorkerEnv();
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  const schedulersByQueue = async () => {
+    const all: Record<string, string[]> = {};
+    const names = [queueNames.maintenance, queueNames.campaigns, queueNames.domains, queueNames.webhooks, queueNames.sesEvents, queueNames.send(env.domain.region, 'transactional'), queueNames.send(env.domain.region, 'marketing')];
+    for (const name of names) {
+      const keys = (await env.deps.queues.get(name).getJobSchedulers()).map((s) => s.key).sort();
+      if (keys.length) all[name] = keys;
+    }
+    return all;
+  };
+
+  it('is the only place job schedulers are declared: after start they are exactly its entries, on the maintenance queue', async () => {
+    // A scheduler an older version declared on another queue is removed at start.
+    await env.deps.queues.get(queueNames.campaigns).upsertJobScheduler('campaign-scan', { every: 1000 }, { name: 'scan' });
+    await env.start();
+    const registry = periodicJobs(env.config).map((j) => j.name).sort();
+    expect(registry).toEqual(
+      ['campaign-scan', 'domain-verification-sweep', 'prune-ses-notifications', 'sweep-unsent-emails', 'webhook-dispatch', 'webhook-prune-events', 'webhook-requeue-stalled'].sort(),
+    );
+    expect(await schedulersByQueue()).toEqual({ [queueNames.maintenance]: registry });
+  });
+
+  it('declares every entry again after Redis lost them (every 10 s in production, 1 s in tests)', async () => {
+    const maintenance = env.deps.queues.get(queueNames.maintenance);
+    for (const s of await maintenance.getJobSchedulers()) await maintenance.removeJobScheduler(s.key);
+    expect(await schedulersByQueue()).toEqual({});
+    const registry = periodicJobs(env.config).map((j) => j.name).sort();
+    await env.waitFor(async () => JSON.stringify(await schedulersByQueue()) === JSON.stringify({ [queueNames.maintenance]: registry }), 10_000);
+  });
+
+  it('takes the webhook timings from the config', () => {
+    const byName = new Map(periodicJobs({ ...env.config, WEBHOOK_DISPATCH_EVERY_MS: 1234, WEBHOOK_REQUEUE_EVERY_MS: 5678, WEBHOOK_PRUNE_EVERY_MS: 91011 }).map((j) => [j.name, j]));
+    expect(byName.get('webhook-dispatch')).toMatchObject({ everyMs: 1234 });
+    expect(byName.get('webhook-requeue-stalled')).toMatchObject({ everyMs: 5678 });
+    expect(byName.get('webhook-prune-events')).toMatchObject({ everyMs: 91011 });
+    expect(byName.get('campaign-scan')).toMatchObject({ everyMs: env.config.CAMPAIGN_SCAN_INTERVAL_MS });
+  });
+});
+
 describe('prune-ses-notifications', () => {
   let env: TestWorkerEnv;
   beforeAll(async () => {
@@ -68,14 +165,14 @@ describe('prune-ses-notifications', () => {
   it('is registered hourly and deletes only the dedupe rows past the retention', async () => {
     const job = periodicJobs(env.config).find((j) => j.name === 'prune-ses-notifications');
     expect(job?.cron).toBe('23 * * * *');
-    await env.deps.sql.query(
+    await env.deps.sql.execute(
       `INSERT INTO "SesNotification" ("messageId", "receivedAt")
        SELECT 'old-' || i, now() - interval '8 days' FROM generate_series(1, 12000) i
        UNION ALL SELECT 'recent', now() - interval '6 days'
        UNION ALL SELECT 'fresh', now()`,
     );
     await job!.run(env.deps);
-    const { rows } = await env.deps.sql.query<{ messageId: string }>(`SELECT "messageId" FROM "SesNotification" ORDER BY 1`);
+    const rows = await env.deps.sql.query<{ messageId: string }>(`SELECT "messageId" FROM "SesNotification" ORDER BY 1`);
     expect(rows.map((r) => r.messageId)).toEqual(['fresh', 'recent']);
   });
 });

@@ -1,20 +1,29 @@
 import { Worker, type Queue } from 'bullmq';
 import { CronExpressionParser } from 'cron-parser';
-import { queueNames, type Config } from '@mailrail/core';
+import { queueNames, type Config, type Logger, type QueueFactory, type Redis } from '@mailrail/core';
+import { scanCampaigns } from '../campaigns/scan-campaigns';
 import type { WorkerDeps } from '../deps';
+import { enqueueDueDomainChecks } from '../domains/domain-verification';
 import { sweepUnsentEmails } from '../send/sweep-unsent-emails';
 import { pruneSesNotifications } from '../ses-events/prune-notifications';
+import { pruneWebhookEvents } from '../webhooks/prune-events';
+import { dispatchWebhookOutbox, webhookMaxAttempts, type WebhookWorkerDeps } from '../webhooks/register';
+import { requeueStalledDeliveries } from '../webhooks/requeue-stalled';
 import { keepDeclared, REDECLARE_EVERY_MS } from './keep-declared';
 
-// The registry of periodic jobs. A capability that needs one (domain checks, webhook retries,
-// cleanups) adds one entry here; start-up validates every cron expression and registers it as a
-// BullMQ job scheduler on the maintenance queue, so each run happens once across all replicas.
+// The one registry of periodic jobs. A capability that needs one adds an entry here; start-up
+// validates every schedule and declares it as a BullMQ job scheduler on the maintenance queue,
+// so each tick runs once across all replicas (never a timer per process). Every handler must
+// tolerate a run that overlaps one on another replica: each is a conditional statement or skips
+// locked rows.
 
-export interface PeriodicJob {
+export interface PeriodicJob<D = WorkerDeps> {
   name: string;
-  /** Cron expression, 5 fields or 6 with seconds, in UTC. */
-  cron: string;
-  run(deps: WorkerDeps): Promise<unknown>;
+  /** Cron expression, 5 fields or 6 with seconds, in UTC. Exactly one of cron and everyMs. */
+  cron?: string;
+  /** Fixed interval in milliseconds. */
+  everyMs?: number;
+  run(deps: D): Promise<unknown>;
 }
 
 export function periodicJobs(config: Config): PeriodicJob[] {
@@ -22,31 +31,71 @@ export function periodicJobs(config: Config): PeriodicJob[] {
     // Also recovers emails whose worker died mid-send (expired lease).
     { name: 'sweep-unsent-emails', cron: config.SEND_SWEEP_CRON, run: (deps) => sweepUnsentEmails(deps) },
     { name: 'prune-ses-notifications', cron: '23 * * * *', run: (deps) => pruneSesNotifications(deps) },
+    { name: 'campaign-scan', everyMs: config.CAMPAIGN_SCAN_INTERVAL_MS, run: (deps) => scanCampaigns(deps) },
+    {
+      name: 'domain-verification-sweep',
+      cron: config.DOMAIN_CHECK_CRON,
+      run: async (deps) => ({ queued: await enqueueDueDomainChecks({ db: deps.db, queues: deps.queues, now: () => deps.clock.now() }) }),
+    },
+    ...webhookPeriodicJobs(config),
+  ];
+}
+
+/** The webhook entries of the registry (apart so the webhook tests can run them without the rest). */
+export function webhookPeriodicJobs(config: Config): PeriodicJob<WebhookWorkerDeps>[] {
+  return [
+    { name: 'webhook-dispatch', everyMs: config.WEBHOOK_DISPATCH_EVERY_MS, run: async (deps) => ({ events: await dispatchWebhookOutbox(deps) }) },
+    {
+      name: 'webhook-requeue-stalled',
+      everyMs: config.WEBHOOK_REQUEUE_EVERY_MS,
+      run: async (deps) => ({
+        requeued: await requeueStalledDeliveries(deps.db, deps.queues.get(queueNames.webhooks), webhookMaxAttempts(deps.config), deps.clock.now(), deps.config),
+      }),
+    },
+    {
+      name: 'webhook-prune-events',
+      everyMs: config.WEBHOOK_PRUNE_EVERY_MS,
+      run: async (deps) => ({ deleted: await pruneWebhookEvents(deps.db, deps.config.WEBHOOK_RETENTION_DAYS, deps.clock.now()) }),
+    },
   ];
 }
 
 export class PeriodicJobError extends Error {}
 
-/** Throws one error naming every job with an invalid cron expression or a duplicate name. */
-export function validatePeriodicJobs(jobs: PeriodicJob[]): void {
+/** Throws one error naming every job with an invalid schedule or a duplicate name. */
+export function validatePeriodicJobs(jobs: PeriodicJob<never>[]): void {
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const job of jobs) {
     if (seen.has(job.name)) problems.push(`${job.name}: declared twice`);
     seen.add(job.name);
+    if (job.everyMs !== undefined) {
+      if (job.cron !== undefined) problems.push(`${job.name}: give cron or everyMs, not both`);
+      else if (!Number.isInteger(job.everyMs) || job.everyMs <= 0) problems.push(`${job.name}: invalid everyMs ${job.everyMs}: expected a positive integer`);
+      continue;
+    }
+    const cron = job.cron ?? '';
     // cron-parser fills in missing fields ("" and "* * * *" parse as every minute): refuse those.
-    const fields = job.cron.trim().split(/\s+/).filter(Boolean).length;
-    if (!job.cron.trim().startsWith('@') && (fields < 5 || fields > 6)) {
-      problems.push(`${job.name}: invalid cron "${job.cron}": expected 5 fields, or 6 with seconds`);
+    const fields = cron.trim().split(/\s+/).filter(Boolean).length;
+    if (!cron.trim().startsWith('@') && (fields < 5 || fields > 6)) {
+      problems.push(`${job.name}: invalid cron "${cron}": expected 5 fields, or 6 with seconds`);
       continue;
     }
     try {
-      CronExpressionParser.parse(job.cron, { tz: 'UTC' });
+      CronExpressionParser.parse(cron, { tz: 'UTC' });
     } catch (err) {
-      problems.push(`${job.name}: invalid cron "${job.cron}": ${(err as Error).message}`);
+      problems.push(`${job.name}: invalid cron "${cron}": ${(err as Error).message}`);
     }
   }
   if (problems.length) throw new PeriodicJobError(`Invalid periodic jobs:\n  ${problems.join('\n  ')}`);
+}
+
+/** What the runner itself needs; each job's handler gets the whole `deps`. */
+export interface PeriodicRunnerDeps {
+  config: Pick<Config, 'REDIS_PREFIX'>;
+  redis: Redis;
+  queues: QueueFactory;
+  log: Logger;
 }
 
 export interface PeriodicJobsRunner {
@@ -55,9 +104,13 @@ export interface PeriodicJobsRunner {
   close(): Promise<void>;
 }
 
-export async function startPeriodicJobs(
-  deps: WorkerDeps,
-  jobs: PeriodicJob[],
+// Queues that carried job schedulers before the registry held them all; an upgraded Redis still
+// has those schedulers, which would keep adding jobs nobody asked for.
+const QUEUES_WITH_RETIRED_SCHEDULERS = [queueNames.campaigns, queueNames.domains];
+
+export async function startPeriodicJobs<D extends PeriodicRunnerDeps>(
+  deps: D,
+  jobs: PeriodicJob<D>[],
   opts: { redeclareEveryMs?: number } = {},
 ): Promise<PeriodicJobsRunner> {
   validatePeriodicJobs(jobs);
@@ -67,16 +120,24 @@ export async function startPeriodicJobs(
     for (const job of jobs) {
       await queue.upsertJobScheduler(
         job.name,
-        { pattern: job.cron, tz: 'UTC' },
+        job.everyMs !== undefined ? { every: job.everyMs } : { pattern: job.cron, tz: 'UTC' },
         { name: job.name, data: {}, opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } },
       );
     }
   };
+  // Declared now and every REDECLARE_EVERY_MS, so a Redis that lost its data gets them back.
   const stopDeclaring = await keepDeclared('periodic jobs', declare, opts.redeclareEveryMs ?? REDECLARE_EVERY_MS, deps.log);
   // Schedulers of jobs that left the registry would otherwise fire forever.
   for (const s of await queue.getJobSchedulers()) {
     if (s.key && !byName.has(s.key)) await queue.removeJobScheduler(s.key);
   }
+  for (const name of QUEUES_WITH_RETIRED_SCHEDULERS) {
+    const other = deps.queues.get(name);
+    for (const s of await other.getJobSchedulers()) if (s.key) await other.removeJobScheduler(s.key);
+  }
+  // One job at a time per process, as before the registry held them all: running the scan, the
+  // sweeper and the rest side by side measurably slowed the send path they share PostgreSQL with
+  // (campaign-crash.test.ts). With several replicas, the others take the ticks meanwhile.
   const worker = new Worker(
     queueNames.maintenance,
     async (job) => {
@@ -88,7 +149,7 @@ export async function startPeriodicJobs(
   );
   worker.on('error', (err) => deps.log.error({ err }, 'periodic worker error'));
   worker.on('failed', (job, err) => deps.log.error({ err, job: job?.name }, 'periodic job failed'));
-  deps.log.info({ jobs: jobs.map((j) => ({ name: j.name, cron: j.cron })) }, 'periodic jobs registered');
+  deps.log.info({ jobs: jobs.map((j) => ({ name: j.name, cron: j.cron, everyMs: j.everyMs })) }, 'periodic jobs registered');
   return {
     queue,
     worker,

@@ -1,4 +1,5 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { EMAIL_ID_HEADER, HEADER_NAME, isReservedHeader, isSafeHeaderValue, parseAddress } from '@mailrail/core';
 
 // Builds the raw MIME message of one email. Everything SES needs is inside it except the bcc
 // recipients, which travel only in the SES Destination (a Bcc header would reveal them).
@@ -21,26 +22,6 @@ export interface EmailToRender {
   inReplyToSesId: string | null;
 }
 
-export const EMAIL_ID_HEADER = 'X-Usesend-Email-ID';
-
-// Headers that describe the envelope or the MIME structure: a custom header may not replace
-// them, or the message would say something else than what is sent.
-const RESERVED_HEADERS = new Set([
-  'from',
-  'sender',
-  'to',
-  'cc',
-  'bcc',
-  'reply-to',
-  'subject',
-  'message-id',
-  'date',
-  'mime-version',
-  'content-type',
-  'content-transfer-encoding',
-  EMAIL_ID_HEADER.toLowerCase(),
-]);
-
 const fromJson = (value: unknown): unknown => {
   if (typeof value !== 'string') return value;
   try {
@@ -50,7 +31,7 @@ const fromJson = (value: unknown): unknown => {
   }
 };
 
-/** Custom headers that are safe to add: string values, no CR/LF anywhere, no reserved names. */
+/** Custom headers that are safe to add: the API's rules (core emails/headers.ts) applied again to the stored row. */
 export function customHeaders(value: unknown): Record<string, string> {
   const parsed = fromJson(value);
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
@@ -58,8 +39,7 @@ export function customHeaders(value: unknown): Record<string, string> {
   for (const [name, v] of Object.entries(parsed)) {
     if (typeof v !== 'string' && typeof v !== 'number') continue;
     const text = String(v);
-    if (!/^[!-9;-~]+$/.test(name) || /[\r\n]/.test(text)) continue;
-    if (RESERVED_HEADERS.has(name.toLowerCase())) continue;
+    if (!HEADER_NAME.test(name) || !isSafeHeaderValue(text) || isReservedHeader(name)) continue;
     out[name] = text;
   }
   return out;
@@ -80,7 +60,20 @@ function mergeHeaders(...sources: Record<string, string>[]): Record<string, stri
   return Object.fromEntries(byLowerName.values());
 }
 
-export async function buildRawMessage(email: EmailToRender): Promise<Buffer> {
+/**
+ * `addr` or `Name <addr>` as nodemailer's {name, address}: the composer then quotes the name or
+ * encodes it (RFC 2047) itself, and a comma in a name cannot split it into two recipients.
+ */
+function mimeAddress(field: string): { name: string; address: string } | string {
+  const parsed = parseAddress(field);
+  return parsed ? { name: parsed.name ?? '', address: parsed.address } : field;
+}
+
+/**
+ * The headers a message carries unless its custom headers set them (a reply's threading, the
+ * RFC 8058 unsubscribe headers of bulk mail): not reserved, a client may choose its own.
+ */
+export function defaultHeaders(email: Pick<EmailToRender, 'id' | 'inReplyToSesId' | 'unsubUrl'>): Record<string, string> {
   const defaults: Record<string, string> = { 'X-Entity-Ref-ID': email.id };
   if (email.inReplyToSesId) {
     const ref = `<${email.inReplyToSesId}@email.amazonses.com>`;
@@ -93,14 +86,18 @@ export async function buildRawMessage(email: EmailToRender): Promise<Buffer> {
     defaults['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
     defaults['Precedence'] = 'bulk';
   }
+  return defaults;
+}
+
+export async function buildRawMessage(email: EmailToRender): Promise<Buffer> {
   // Custom headers win over the defaults; the email id header always says the truth.
-  const headers = mergeHeaders(defaults, customHeaders(email.headers), { [EMAIL_ID_HEADER]: email.id });
+  const headers = mergeHeaders(defaultHeaders(email), customHeaders(email.headers), { [EMAIL_ID_HEADER]: email.id });
 
   const composer = new MailComposer({
-    from: email.from,
-    to: email.to,
-    cc: email.cc.length ? email.cc : undefined,
-    replyTo: email.replyTo.length ? email.replyTo : undefined,
+    from: mimeAddress(email.from),
+    to: email.to.map(mimeAddress),
+    cc: email.cc.length ? email.cc.map(mimeAddress) : undefined,
+    replyTo: email.replyTo.length ? email.replyTo.map(mimeAddress) : undefined,
     subject: email.subject,
     text: email.text ?? (email.html ? undefined : ''),
     html: email.html ?? undefined,

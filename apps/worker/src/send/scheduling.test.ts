@@ -1,40 +1,38 @@
-import { Prisma, queueNames } from '@mailrail/core';
+import request from 'supertest';
+import { queueNames } from '@mailrail/core';
+import { jobIsSettled, queueIsIdle } from '@mailrail/core/testing/queue-state';
 import { deleteRedisPrefix } from '@mailrail/core/testing/redis';
+import { startTestApi, type TestApi } from '../../../api/src/testing/api-harness';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 
 // Scheduled emails are delayed jobs; the API reschedules them with changeDelay and cancels them
-// by removing the job, both behind the same lease guard as the worker's claim. The two helpers
-// below do what the API does (the API itself is another capability; only its effect is needed).
+// by removing the job, both behind the same lease guard as the worker's claim. The real API (its
+// test harness, on the worker's database and Redis prefix) does the rescheduling and cancelling.
 
 let env: TestWorkerEnv;
+let api: TestApi;
+let auth: { Authorization: string };
 beforeAll(async () => {
   env = await startTestWorkerEnv();
+  api = await startTestApi({}, { databaseUrl: env.config.DATABASE_URL, redisPrefix: env.config.REDIS_PREFIX });
+  auth = { Authorization: `Bearer ${await api.newKey(env.teamId)}` };
   await env.start();
 });
 afterAll(async () => {
+  await api?.close();
   await env?.close();
 });
 beforeEach(() => env.ses.reset());
 
 const sendQueue = () => env.deps.queues.get(queueNames.send(env.domain.region, 'transactional'));
-const unleased = Prisma.sql`("sendLeaseUntil" IS NULL OR "sendLeaseUntil" < timezone('UTC', now()))`;
 
-async function rescheduleLikeTheApi(id: string, at: Date): Promise<void> {
-  const n = await env.deps.db.$executeRaw`
-    UPDATE "Email" SET "scheduledAt" = ${at}, "updatedAt" = now()
-     WHERE id = ${id} AND "latestStatus" = 'SCHEDULED' AND ${unleased}`;
-  expect(n).toBe(1);
-  const job = await sendQueue().getJob(id);
-  await job!.changeDelay(Math.max(0, at.getTime() - Date.now()));
+async function reschedule(id: string, at: Date): Promise<void> {
+  const res = await request(api.app).patch(`/api/v1/emails/${id}`).set(auth).send({ scheduledAt: at.toISOString() });
+  expect(res.status).toBe(200);
 }
 
-async function cancelLikeTheApi(id: string): Promise<void> {
-  const n = await env.deps.db.$executeRaw`
-    UPDATE "Email" SET "latestStatus" = 'CANCELLED', "updatedAt" = now()
-     WHERE id = ${id} AND "latestStatus" = 'SCHEDULED' AND ${unleased}`;
-  expect(n).toBe(1);
-  await env.deps.db.emailEvent.create({ data: { emailId: id, status: 'CANCELLED' } });
-  await sendQueue().remove(id);
+async function cancel(id: string) {
+  return request(api.app).post(`/api/v1/emails/${id}/cancel`).set(auth);
 }
 
 const sentAt = (address: string) =>
@@ -54,7 +52,7 @@ it('sends a rescheduled email at the new time, not the old one', async () => {
   const first = new Date(Date.now() + 2000);
   const [id] = await env.createEmails([{ to: ['moved@example.net'], scheduledAt: first }]);
   const moved = new Date(Date.now() + 4500);
-  await rescheduleLikeTheApi(id, moved);
+  await reschedule(id, moved);
   const t = await sentAt('moved@example.net');
   expect(Math.abs(t - moved.getTime())).toBeLessThanOrEqual(1000);
   expect(env.ses.messagesTo('moved@example.net')).toHaveLength(1);
@@ -63,16 +61,18 @@ it('sends a rescheduled email at the new time, not the old one', async () => {
 it('sends an email moved earlier at its new time', async () => {
   const [id] = await env.createEmails([{ to: ['earlier@example.net'], scheduledAt: new Date(Date.now() + 60_000) }]);
   const moved = new Date(Date.now() + 1500);
-  await rescheduleLikeTheApi(id, moved);
+  await reschedule(id, moved);
   const t = await sentAt('earlier@example.net');
   expect(Math.abs(t - moved.getTime())).toBeLessThanOrEqual(1000);
 });
 
 it('never sends a cancelled email', async () => {
-  const [id] = await env.createEmails([{ to: ['cancelled@example.net'], scheduledAt: new Date(Date.now() + 1500) }]);
-  await cancelLikeTheApi(id);
-  // Past its time and a few sweeps later, still nothing.
-  await new Promise((r) => setTimeout(r, 3500));
+  const at = new Date(Date.now() + 1500);
+  const [id] = await env.createEmails([{ to: ['cancelled@example.net'], scheduledAt: at }]);
+  expect((await cancel(id)).status).toBe(200);
+  // Past its time, once a sweep has seen it and no job of it is left to run, still nothing.
+  await env.sweptSince(at.getTime() + 500);
+  await env.waitFor(() => jobIsSettled(sendQueue(), id));
   expect(env.ses.messagesTo('cancelled@example.net')).toHaveLength(0);
   expect((await env.email(id)).latestStatus).toBe('CANCELLED');
 });
@@ -81,11 +81,13 @@ it('refuses to cancel an email a worker holds, so it is never both sent and canc
   const [id] = await env.createEmails([{ to: ['held@example.net'], scheduledAt: new Date(Date.now() + 60_000) }]);
   // A worker's lease on the row (as during an SES call) makes the API's guarded update a no-op.
   await env.deps.db.email.update({ where: { id }, data: { sendLeaseUntil: new Date(Date.now() + 10_000) } });
-  const n = await env.deps.db.$executeRaw`
-    UPDATE "Email" SET "latestStatus" = 'CANCELLED' WHERE id = ${id} AND "latestStatus" = 'SCHEDULED' AND ${unleased}`;
-  expect(n).toBe(0);
+  const refused = await cancel(id);
+  expect(refused.status).toBe(400);
+  expect(refused.body.error.message).toBe('Email already processed');
+  expect((await env.email(id)).latestStatus).toBe('SCHEDULED');
   await env.deps.db.email.update({ where: { id }, data: { sendLeaseUntil: null } });
-  await cancelLikeTheApi(id);
+  expect((await cancel(id)).status).toBe(200);
+  expect((await env.email(id)).latestStatus).toBe('CANCELLED');
 });
 
 it('still sends every email when Redis loses its jobs (sweeper)', async () => {
@@ -116,7 +118,9 @@ it('still sends every email when Redis loses its jobs (sweeper)', async () => {
     const rows = await env.deps.db.email.findMany({ where: { id: { in: ids } }, select: { to: true, latestStatus: true, sendLeaseUntil: true } });
     throw new Error(`${(err as Error).message}: ${JSON.stringify(rows)}`);
   });
-  await new Promise((r) => setTimeout(r, 1500));
+  // Once a sweep that saw every row SENT has run and the queue is idle, nothing more can be sent.
+  await env.sweptSince(Date.now());
+  await env.waitFor(() => queueIsIdle(sendQueue()));
   expect(env.ses.messages).toHaveLength(8);
 });
 

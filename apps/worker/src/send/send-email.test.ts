@@ -1,3 +1,4 @@
+import { simpleParser, type AddressObject } from 'mailparser';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 import { claimEmailForSending, configurationSetFor, retryDelayMs, sendOneEmail } from './send-email';
 
@@ -35,6 +36,27 @@ describe('sendOneEmail', () => {
     expect(await sendOneEmail(env.deps, id)).toEqual({ result: 'skipped', status: 'SENT' });
     expect(sentTo('once@example.net')).toBe(1);
     expect((await env.events(id)).length).toBe(2);
+  });
+
+  it('keeps display names in the MIME headers (RFC 2047 when not ASCII) and gives SES bare addresses', async () => {
+    const [id] = await env.createEmails([{
+      from: 'Acme, Inc. <hello@example.com>',
+      to: ['Ada Lovelace <ada@example.net>', 'plain@example.net'],
+      cc: ['Zoë Ünicode <zoe@example.net>'],
+      bcc: ['"Hidden, Person" <hidden@example.net>'],
+      replyTo: ['"Support \\"24/7\\"" <help@example.com>'],
+    }]);
+    expect((await sendOneEmail(env.deps, id)).result).toBe('sent');
+    const [message] = env.ses.messages;
+    expect(message.destination).toEqual({ to: ['ada@example.net', 'plain@example.net'], cc: ['zoe@example.net'], bcc: ['hidden@example.net'] });
+    expect(message.raw).toContain('=?UTF-8?Q?Zo=C3=AB_=C3=9Cnicode?=');
+    expect(message.raw).not.toMatch(/^Bcc:/im);
+    const parsed = await simpleParser(message.raw);
+    const list = (a: AddressObject | AddressObject[] | undefined) => (Array.isArray(a) ? a : a ? [a] : []).flatMap((x) => x.value.map((v) => ({ name: v.name, address: v.address })));
+    expect(list(parsed.from)).toEqual([{ name: 'Acme, Inc.', address: 'hello@example.com' }]);
+    expect(list(parsed.to)).toEqual([{ name: 'Ada Lovelace', address: 'ada@example.net' }, { name: '', address: 'plain@example.net' }]);
+    expect(list(parsed.cc)).toEqual([{ name: 'Zoë Ünicode', address: 'zoe@example.net' }]);
+    expect(list(parsed.replyTo)).toEqual([{ name: 'Support "24/7"', address: 'help@example.com' }]);
   });
 
   it('lets exactly one of two workers claiming at the same moment send', async () => {

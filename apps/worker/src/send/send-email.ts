@@ -1,5 +1,4 @@
-import { configurationSetName, EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql, statusesBelow, type EmailStatus, type Logger } from '@mailrail/core';
-import type { Pool } from 'pg';
+import { bareAddress, configurationSetName, EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql, statusesBelow, type EmailStatus, type Logger, type SqlExecutor } from '@mailrail/core';
 import { buildRawMessage, type EmailToRender } from './build-mime';
 import { classifySesError, type SesFailure } from './ses-errors';
 import type { SesSender } from './ses-sender';
@@ -20,8 +19,8 @@ export interface SendSettings {
 }
 
 export interface SendEmailDeps {
-  /** Plain node-postgres pool for the hot path (a quarter of the CPU of a Prisma raw query). */
-  sql: Pick<Pool, 'query'>;
+  /** The node-postgres pool for the hot path (a quarter of the CPU of a Prisma raw query). */
+  sql: SqlExecutor;
   ses: SesSender;
   log: Logger;
   send: SendSettings;
@@ -48,22 +47,19 @@ interface ClaimedEmail extends EmailToRender {
   openTracking: boolean | null;
 }
 
-// Timestamps are stored as UTC without a zone; compare them with the database's clock in UTC.
-const DB_NOW = `timezone('UTC', now())`;
-
 /** Takes the email for `leaseSeconds` if it is due, unsent and not held by another worker. */
 export async function claimEmailForSending(sql: SendEmailDeps['sql'], emailId: string, leaseSeconds: number): Promise<ClaimedEmail | null> {
-  const { rows } = await sql.query<ClaimedEmail>(
+  const rows = await sql.query<ClaimedEmail>(
     `WITH claimed AS (
        UPDATE "Email"
-          SET "sendLeaseUntil" = ${DB_NOW} + ($2::int * interval '1 second'),
+          SET "sendLeaseUntil" = now() + ($2::int * interval '1 second'),
               "sendAttempts" = "sendAttempts" + 1,
-              "updatedAt" = ${DB_NOW}
+              "updatedAt" = now()
         WHERE id = $1
           AND "latestStatus" IN ('QUEUED', 'SCHEDULED')
           AND "sesEmailId" IS NULL
-          AND ("sendLeaseUntil" IS NULL OR "sendLeaseUntil" < ${DB_NOW})
-          AND ("scheduledAt" IS NULL OR "scheduledAt" <= ${DB_NOW} + interval '1 second')
+          AND ("sendLeaseUntil" IS NULL OR "sendLeaseUntil" < now())
+          AND ("scheduledAt" IS NULL OR "scheduledAt" <= now() + interval '1 second')
        RETURNING *
      )
      SELECT c.id, c."from", c."to", c.cc, c.bcc, c."replyTo", c.subject, c.html, c.text, c.headers,
@@ -97,7 +93,8 @@ export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promis
     ({ messageId } = await deps.ses.sendRawEmail({
       region,
       raw,
-      destination: { to: email.to, cc: email.cc, bcc: email.bcc },
+      // The envelope takes bare addresses; names travel in the MIME headers only.
+      destination: { to: email.to.map(bareAddress), cc: email.cc.map(bareAddress), bcc: email.bcc.map(bareAddress) },
       configurationSetName: configurationSetFor(send.configurationSetPrefix, email),
     }));
   } catch (err) {
@@ -124,10 +121,10 @@ export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promis
 }
 
 async function whyNotClaimed(sql: SendEmailDeps['sql'], emailId: string): Promise<SendOutcome> {
-  const { rows } = await sql.query<{ latestStatus: EmailStatus; sesEmailId: string | null; leaseMs: number | null; dueInMs: number | null }>(
+  const rows = await sql.query<{ latestStatus: EmailStatus; sesEmailId: string | null; leaseMs: number | null; dueInMs: number | null }>(
     `SELECT "latestStatus", "sesEmailId",
-            (EXTRACT(EPOCH FROM ("sendLeaseUntil" - ${DB_NOW})) * 1000)::float8 AS "leaseMs",
-            (EXTRACT(EPOCH FROM ("scheduledAt" - ${DB_NOW})) * 1000)::float8 AS "dueInMs"
+            (EXTRACT(EPOCH FROM ("sendLeaseUntil" - now())) * 1000)::float8 AS "leaseMs",
+            (EXTRACT(EPOCH FROM ("scheduledAt" - now())) * 1000)::float8 AS "dueInMs"
        FROM "Email" WHERE id = $1`,
     [emailId],
   );
@@ -146,17 +143,17 @@ async function whyNotClaimed(sql: SendEmailDeps['sql'], emailId: string): Promis
 /** SES accepted the message: store its id, move the status forward, drop the bulky payload. */
 async function recordSent(sql: SendEmailDeps['sql'], emailId: string, messageId: string): Promise<void> {
   // One statement, so one transaction: the row and its SENT event are written together.
-  await sql.query(
+  await sql.execute(
     `WITH sent AS (
        UPDATE "Email"
           SET "sesEmailId" = $2,
-              "sentAt" = ${DB_NOW},
+              "sentAt" = now(),
               "latestStatus" = CASE WHEN "latestStatus" = ANY($3::"EmailStatus"[])
                                     THEN 'SENT'::"EmailStatus" ELSE "latestStatus" END,
               "attachments" = NULL,
               "headers" = NULL,
               "sendLeaseUntil" = NULL,
-              "updatedAt" = ${DB_NOW}
+              "updatedAt" = now()
         WHERE id = $1
        RETURNING id
      )
@@ -168,13 +165,13 @@ async function recordSent(sql: SendEmailDeps['sql'], emailId: string, messageId:
 
 async function recordFailed(sql: SendEmailDeps['sql'], emailId: string, failure: SesFailure, attempts?: number): Promise<void> {
   const data = { error: failure.name, message: failure.message, ...(attempts ? { attempts } : {}) };
-  await sql.query(
+  await sql.execute(
     `WITH failed AS (
        UPDATE "Email"
           SET "latestStatus" = CASE WHEN "latestStatus" = ANY($2::"EmailStatus"[])
                                     THEN 'FAILED'::"EmailStatus" ELSE "latestStatus" END,
               "sendLeaseUntil" = NULL,
-              "updatedAt" = ${DB_NOW}
+              "updatedAt" = now()
         WHERE id = $1 AND "sesEmailId" IS NULL
        RETURNING ${EMAIL_OUTBOX_RETURNING}
      ), outbox AS (
@@ -188,11 +185,11 @@ async function recordFailed(sql: SendEmailDeps['sql'], emailId: string, failure:
 
 /** Lets the email be claimed again (by a retry, the sweeper, or a cancel from the API). */
 async function releaseLease(sql: SendEmailDeps['sql'], emailId: string, opts: { giveBackAttempt: boolean }): Promise<void> {
-  await sql.query(
+  await sql.execute(
     `UPDATE "Email"
         SET "sendLeaseUntil" = NULL,
             "sendAttempts" = GREATEST(0, "sendAttempts" - $2::int),
-            "updatedAt" = ${DB_NOW}
+            "updatedAt" = now()
       WHERE id = $1 AND "sesEmailId" IS NULL`,
     [emailId, opts.giveBackAttempt ? 1 : 0],
   );

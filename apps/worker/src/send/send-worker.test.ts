@@ -1,5 +1,6 @@
 import { simpleParser, type AddressObject } from 'mailparser';
 import { queueNames } from '@mailrail/core';
+import { jobIsSettled } from '@mailrail/core/testing/queue-state';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 
 // The running worker end to end: emails stored and enqueued the way the API does it, BullMQ
@@ -133,7 +134,8 @@ it('marks rejected mail FAILED with the reason and does not retry it', async () 
     status: 'FAILED',
     data: { error: 'MessageRejected', message: 'Email address is not verified. hello@example.com' },
   });
-  await new Promise((r) => setTimeout(r, 500));
+  // Its job is over (a retry would keep it delayed, then fail it for good only after more calls).
+  await env.waitFor(() => jobIsSettled(env.deps.queues.get(queueNames.send(env.domain.region, 'transactional')), id));
   expect(env.ses.sendCalls).toBe(1);
 });
 

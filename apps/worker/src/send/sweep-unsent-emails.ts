@@ -1,4 +1,4 @@
-import { Prisma, clearDeadJob, queueNames, type SendEmailJob } from '@mailrail/core';
+import { clearDeadJob, queueNames, type SendEmailJob } from '@mailrail/core';
 import type { WorkerDeps } from '../deps';
 
 // PostgreSQL is the source of truth, Redis only carries work. This sweep finds every email that
@@ -19,21 +19,22 @@ interface Candidate {
   delayMs: number;
 }
 
-export async function sweepUnsentEmails(deps: Pick<WorkerDeps, 'db' | 'queues' | 'log' | 'config'>): Promise<SweepResult> {
+export async function sweepUnsentEmails(deps: Pick<WorkerDeps, 'sql' | 'queues' | 'log' | 'config'>): Promise<SweepResult> {
   const { config } = deps;
-  const now = Prisma.sql`timezone('UTC', now())`;
-  const candidates = await deps.db.$queryRaw<Candidate[]>`
-    SELECT e.id, COALESCE(d.region, ${config.AWS_REGION}) AS region, e."isMarketing",
-           GREATEST(0, EXTRACT(EPOCH FROM (e."scheduledAt" - ${now})) * 1000)::float8 AS "delayMs"
-      FROM "Email" e
-      LEFT JOIN "Domain" d ON d.id = e."domainId"
-     WHERE e."latestStatus" IN ('QUEUED', 'SCHEDULED')
-       AND e."sesEmailId" IS NULL
-       AND (e."sendLeaseUntil" IS NULL OR e."sendLeaseUntil" < ${now})
-       AND (e."scheduledAt" IS NULL
-            OR e."scheduledAt" <= ${now} + (${config.SEND_SWEEP_LOOKAHEAD_SECONDS}::int * interval '1 second'))
-     ORDER BY COALESCE(e."scheduledAt", e."createdAt")
-     LIMIT ${config.SEND_SWEEP_BATCH}`;
+  const candidates = await deps.sql.query<Candidate>(
+    `SELECT e.id, COALESCE(d.region, $1) AS region, e."isMarketing",
+            GREATEST(0, EXTRACT(EPOCH FROM (e."scheduledAt" - now())) * 1000)::float8 AS "delayMs"
+       FROM "Email" e
+       LEFT JOIN "Domain" d ON d.id = e."domainId"
+      WHERE e."latestStatus" IN ('QUEUED', 'SCHEDULED')
+        AND e."sesEmailId" IS NULL
+        AND (e."sendLeaseUntil" IS NULL OR e."sendLeaseUntil" < now())
+        AND (e."scheduledAt" IS NULL
+             OR e."scheduledAt" <= now() + ($2::int * interval '1 second'))
+      ORDER BY COALESCE(e."scheduledAt", e."createdAt")
+      LIMIT $3::int`,
+    [config.AWS_REGION, config.SEND_SWEEP_LOOKAHEAD_SECONDS, config.SEND_SWEEP_BATCH],
+  );
 
   const byQueue = new Map<string, Candidate[]>();
   for (const c of candidates) {

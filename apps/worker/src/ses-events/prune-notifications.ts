@@ -10,14 +10,14 @@ export async function pruneSesNotifications(deps: Pick<WorkerDeps, 'sql' | 'conf
   let deleted = 0;
   for (;;) {
     // now() as in the INSERT of process-ses-event.ts, so both sides use the same clock.
-    const { rowCount } = await deps.sql.query(
+    const rowCount = await deps.sql.execute(
       `DELETE FROM "SesNotification" WHERE "messageId" IN (
          SELECT "messageId" FROM "SesNotification"
           WHERE "receivedAt" < now() - ($1::int * interval '1 day')
           LIMIT ${BATCH})`,
       [deps.config.SES_NOTIFICATION_RETENTION_DAYS],
     );
-    deleted += rowCount ?? 0;
-    if ((rowCount ?? 0) < BATCH) return { deleted };
+    deleted += rowCount;
+    if (rowCount < BATCH) return { deleted };
   }
 }

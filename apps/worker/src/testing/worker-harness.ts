@@ -4,6 +4,7 @@ import {
   createTeam,
   insertAndEnqueueEmails,
   insertDomain,
+  queueNames,
   type Config,
   type EmailDraft,
 } from '@mailrail/core';
@@ -11,6 +12,7 @@ import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databas
 import { startFakeSes, type FakeSes } from '@mailrail/core/testing/fake-ses';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
 import { testConfig } from '@mailrail/core/testing/config';
+import { completedSince } from '@mailrail/core/testing/queue-state';
 import { waitFor as waitUntil } from '@mailrail/core/testing/wait-for';
 import { closeWorkerDeps, createWorkerDeps, type WorkerDeps } from '../deps';
 import { startWorker, type RunningWorker } from '../worker';
@@ -30,6 +32,8 @@ export interface TestWorkerEnv {
   email(id: string): Promise<NonNullable<Awaited<ReturnType<WorkerDeps['db']['email']['findUnique']>>>>;
   events(id: string): Promise<{ status: string; data: unknown }[]>;
   waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs?: number): Promise<T>;
+  /** Waits until a run of the unsent-email sweeper that started at or after `since` (epoch ms) has finished. */
+  sweptSince(since: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -103,6 +107,10 @@ export async function startTestWorkerEnv(env: Record<string, string> = {}): Prom
     events: async (id) =>
       (await deps.db.emailEvent.findMany({ where: { emailId: id }, orderBy: { id: 'asc' } })).map((e) => ({ status: e.status, data: e.data })),
     waitFor,
+    sweptSince: async (since) => {
+      const maintenance = deps.queues.get(queueNames.maintenance);
+      await waitFor(() => completedSince(maintenance, 'sweep-unsent-emails', since));
+    },
     close: async () => {
       for (const r of running) await r.close();
       for (const r of replicas) await closeWorkerDeps(r);

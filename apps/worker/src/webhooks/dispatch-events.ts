@@ -1,4 +1,4 @@
-import { newId, type Db } from '@mailrail/core';
+import { newId, prismaExecutor, type Db } from '@mailrail/core';
 
 interface OutboxRow {
   id: string;
@@ -37,12 +37,14 @@ export function webhookWantsEvent(webhook: WebhookFilter, event: Pick<OutboxRow,
  */
 export async function dispatchWebhookEvents(db: Db, batchSize: number): Promise<{ events: number; deliveryIds: string[] }> {
   return db.$transaction(async (tx) => {
-    const events = await tx.$queryRaw<OutboxRow[]>`
-      SELECT "id", "teamId", "type", "domainId", "data" FROM "WebhookEvent"
-      WHERE "dispatchedAt" IS NULL
-      ORDER BY "createdAt"
-      LIMIT ${batchSize}
-      FOR UPDATE SKIP LOCKED`;
+    const events = await prismaExecutor(tx).query<OutboxRow>(
+      `SELECT "id", "teamId", "type", "domainId", "data" FROM "WebhookEvent"
+        WHERE "dispatchedAt" IS NULL
+        ORDER BY "createdAt"
+        LIMIT $1::int
+        FOR UPDATE SKIP LOCKED`,
+      [batchSize],
+    );
     if (events.length === 0) return { events: 0, deliveryIds: [] };
 
     const teamIds = [...new Set(events.map((e) => e.teamId))];

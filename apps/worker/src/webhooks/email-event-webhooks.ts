@@ -1,14 +1,19 @@
-import { recordEmailStatusEvent, type EmailEventRecorded, type Db, type EmailEventExtras, type Prisma } from '@mailrail/core';
+import { recordEmailStatusEvent, type Clock, type EmailEventRecorded, type Db, type EmailEventExtras, type Prisma } from '@mailrail/core';
 
 const HAS_WEBHOOKS_TTL_MS = 5_000;
 
 function extrasFrom(recorded: EmailEventRecorded): EmailEventExtras {
-  const d = recorded.detail as Record<string, Record<string, unknown> | undefined>;
+  // `detail` is the event's own sub-object (SES's `bounce`, `open`, `click`), not the whole event.
+  const d = recorded.detail;
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  if (recorded.status === 'BOUNCED' && d.bounce) return { bounce: { type: str(d.bounce.bounceType) ?? '', subType: str(d.bounce.bounceSubType) ?? '' } };
-  if (recorded.status === 'OPENED' && d.open) return { open: { timestamp: str(d.open.timestamp) ?? recorded.occurredAt.toISOString(), userAgent: str(d.open.userAgent), ip: str(d.open.ipAddress) } };
-  if (recorded.status === 'CLICKED' && d.click) {
-    return { click: { timestamp: str(d.click.timestamp) ?? recorded.occurredAt.toISOString(), url: str(d.click.link) ?? '', userAgent: str(d.click.userAgent), ip: str(d.click.ipAddress) } };
+  if (recorded.status === 'BOUNCED') {
+    const first = Array.isArray(d.bouncedRecipients) ? (d.bouncedRecipients[0] as Record<string, unknown> | undefined) : undefined;
+    const message = str(first?.diagnosticCode);
+    return { bounce: { type: str(d.bounceType) ?? '', subType: str(d.bounceSubType) ?? '', ...(message ? { message } : {}) } };
+  }
+  if (recorded.status === 'OPENED') return { open: { timestamp: str(d.timestamp) ?? recorded.occurredAt.toISOString(), userAgent: str(d.userAgent), ip: str(d.ipAddress) } };
+  if (recorded.status === 'CLICKED') {
+    return { click: { timestamp: str(d.timestamp) ?? recorded.occurredAt.toISOString(), url: str(d.link) ?? '', userAgent: str(d.userAgent), ip: str(d.ipAddress) } };
   }
   return {};
 }
@@ -18,13 +23,13 @@ function extrasFrom(recorded: EmailEventRecorded): EmailEventExtras {
  * the event's own transaction. Teams without an active webhook skip the extra read (cached a few
  * seconds, so a new webhook starts receiving within that time).
  */
-export function emailEventWebhooks(db: Db) {
+export function emailEventWebhooks(db: Db, clock: Clock) {
   const hasWebhooks = new Map<number, { value: boolean; until: number }>();
   async function teamHasWebhooks(teamId: number): Promise<boolean> {
     const hit = hasWebhooks.get(teamId);
-    if (hit && hit.until > Date.now()) return hit.value;
+    if (hit && hit.until > clock.now().getTime()) return hit.value;
     const value = (await db.webhook.count({ where: { teamId, status: 'ACTIVE' } })) > 0;
-    hasWebhooks.set(teamId, { value, until: Date.now() + HAS_WEBHOOKS_TTL_MS });
+    hasWebhooks.set(teamId, { value, until: clock.now().getTime() + HAS_WEBHOOKS_TTL_MS });
     return value;
   }
   return async (tx: Prisma.TransactionClient, recorded: EmailEventRecorded): Promise<void> => {

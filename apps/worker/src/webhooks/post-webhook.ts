@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { isPublicAddress, publicOnlyLookup, WebhookTargetRefusedError, type ResolveHost } from '@mailrail/core';
+import { publicOnlyLookup, refusedAddressReason, WebhookTargetRefusedError, type ResolveHost } from '@mailrail/core';
 
 export interface PostResult {
   status: number;
@@ -12,9 +12,10 @@ export interface PostResult {
 const KEEP_RESPONSE_CHARS = 1000;
 
 /**
- * POSTs one webhook body. Without `allowPrivate`, an address literal must be public and a host
- * name is resolved by a lookup that refuses non-public answers, so the socket connects only to
- * an address that passed the check (no DNS-rebinding window). Redirects are not followed.
+ * POSTs one webhook body. An address literal must pass the SSRF policy (ssrf.ts) and a host name
+ * is resolved by a lookup that applies the same policy to every answer, so the socket connects
+ * only to an address that passed the check (no DNS-rebinding window). With `allowPrivate`,
+ * metadata and link-local addresses stay refused. Redirects are not followed.
  * The timeout covers the whole exchange, connection to last byte read.
  */
 export function postWebhook(
@@ -25,9 +26,9 @@ export function postWebhook(
 ): Promise<PostResult> {
   const url = new URL(rawUrl);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (!opts.allowPrivate && isIP(host) && !isPublicAddress(host)) {
-    return Promise.reject(new WebhookTargetRefusedError(`${host} is not a public address`));
-  }
+  const policy = { allowPrivate: opts.allowPrivate };
+  const refused = isIP(host) ? refusedAddressReason(host, policy) : null;
+  if (refused) return Promise.reject(new WebhookTargetRefusedError(refused));
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = client.request(
@@ -36,7 +37,7 @@ export function postWebhook(
         method: 'POST',
         headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
         signal: AbortSignal.timeout(opts.timeoutMs),
-        lookup: opts.allowPrivate ? undefined : publicOnlyLookup(opts.resolveHost),
+        lookup: publicOnlyLookup(opts.resolveHost, policy),
         agent: false,
       },
       (res) => {

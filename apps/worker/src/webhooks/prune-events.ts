@@ -1,4 +1,4 @@
-import type { Db } from '@mailrail/core';
+import { prismaExecutor, type Db } from '@mailrail/core';
 
 /**
  * Deletes dispatched events older than the retention (their deliveries go with them), a chunk
@@ -8,10 +8,12 @@ export async function pruneWebhookEvents(db: Db, retentionDays: number, now = ne
   const before = new Date(now.getTime() - retentionDays * 86_400_000);
   let total = 0;
   for (;;) {
-    const n = await db.$executeRaw`
-      DELETE FROM "WebhookEvent" WHERE "id" IN (
-        SELECT "id" FROM "WebhookEvent" WHERE "dispatchedAt" < ${before} LIMIT ${chunk}
-      )`;
+    const n = await prismaExecutor(db).execute(
+      `DELETE FROM "WebhookEvent" WHERE "id" IN (
+         SELECT "id" FROM "WebhookEvent" WHERE "dispatchedAt" < $1 LIMIT $2::int
+       )`,
+      [before, chunk],
+    );
     total += n;
     if (n < chunk) return total;
   }

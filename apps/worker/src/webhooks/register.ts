@@ -1,10 +1,8 @@
 import { Worker } from 'bullmq';
-import { queueNames, type Config, type Db, type Logger, type QueueFactory, type Redis, type ResolveHost } from '@mailrail/core';
+import { parseRetrySchedule, queueNames, type Clock, type Config, type Db, type Logger, type QueueFactory, type Redis, type ResolveHost } from '@mailrail/core';
 import { deliverWebhook, type DeliverySettings } from './deliver-webhook';
-import { defaultWebhookRetrySchedule, enqueueWebhookDeliveries, parseRetrySchedule, RetryWebhookLater, type WebhookDeliveryJob } from './delivery-jobs';
+import { enqueueWebhookDeliveries, RetryWebhookLater, type WebhookDeliveryJob } from './delivery-jobs';
 import { dispatchWebhookEvents } from './dispatch-events';
-import { pruneWebhookEvents } from './prune-events';
-import { requeueStalledDeliveries } from './requeue-stalled';
 
 export interface WebhookWorkerDeps {
   config: Config;
@@ -13,46 +11,55 @@ export interface WebhookWorkerDeps {
   redis: Redis;
   queues: QueueFactory;
   log: Logger;
+  clock: Clock;
 }
 
 export interface WebhookWorkerOptions {
-  /** Waits between attempts, e.g. "5s,1m,2h" (default: 5s,1m,5m,30m,1h,2h,4h,8h). */
-  retrySchedule?: string;
-  timeoutMs?: number;
-  autoDisableAfter?: number;
-  concurrency?: number;
-  dispatchEveryMs?: number;
-  dispatchBatchSize?: number;
-  sweepEveryMs?: number;
-  /** Days dispatched events and their delivery log are kept (default 30). */
-  retentionDays?: number;
+  /** Tests only: how webhook host names resolve (default: the system resolver). */
   resolveHost?: ResolveHost;
 }
 
 export interface WebhookWorkers {
-  /** Runs one dispatch pass now (tests, and a fast path after a write if ever wanted). */
-  dispatchNow(): Promise<number>;
   close(): Promise<void>;
 }
 
+/** BullMQ attempts of a delivery job: one more than the waits of WEBHOOK_RETRY_SCHEDULE. */
+export const webhookMaxAttempts = (config: Pick<Config, 'WEBHOOK_RETRY_SCHEDULE'>) => parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE).length + 1;
+
 /**
- * Starts the webhook side of a worker process: the outbox dispatcher (every second), the
- * sweeper that re-enqueues deliveries whose job was lost, hourly pruning of old events, and the
- * delivery processor.
+ * Turns the outbox into deliveries, a batch (WEBHOOK_DISPATCH_BATCH_SIZE) per transaction until
+ * it is empty, and queues their jobs. The periodic job `webhook-dispatch` runs it.
+ */
+export async function dispatchWebhookOutbox(deps: Pick<WebhookWorkerDeps, 'config' | 'db' | 'queues' | 'log'>): Promise<number> {
+  const { config, db, log } = deps;
+  const queue = deps.queues.get(queueNames.webhooks);
+  const batchSize = config.WEBHOOK_DISPATCH_BATCH_SIZE;
+  let total = 0;
+  for (;;) {
+    const { events, deliveryIds } = await dispatchWebhookEvents(db, batchSize);
+    total += events;
+    await enqueueWebhookDeliveries(queue, deliveryIds, webhookMaxAttempts(config)).catch((err) =>
+      log.warn({ err }, 'webhook deliveries not enqueued; the sweeper will retry'),
+    );
+    if (events < batchSize) return total;
+  }
+}
+
+/**
+ * Starts the delivery processor of a worker process. Dispatch, the re-queueing of stalled
+ * deliveries and pruning are periodic jobs (periodic/periodic-jobs.ts), so each runs once per
+ * tick across all replicas.
  */
 export function registerWebhookWorkers(deps: WebhookWorkerDeps, options: WebhookWorkerOptions = {}): WebhookWorkers {
   const { config, db, log } = deps;
-  const retryDelaysMs = parseRetrySchedule(options.retrySchedule ?? defaultWebhookRetrySchedule);
-  const maxAttempts = retryDelaysMs.length + 1;
   const settings: DeliverySettings = {
-    retryDelaysMs,
-    timeoutMs: options.timeoutMs ?? 10_000,
-    autoDisableAfter: options.autoDisableAfter ?? 30,
+    retryDelaysMs: parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE),
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    autoDisableAfter: config.WEBHOOK_AUTO_DISABLE_AFTER,
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
     secret: config.SECRET,
     resolveHost: options.resolveHost,
   };
-  const queue = deps.queues.get(queueNames.webhooks);
 
   const worker = new Worker<WebhookDeliveryJob>(
     queueNames.webhooks,
@@ -65,7 +72,7 @@ export function registerWebhookWorkers(deps: WebhookWorkerDeps, options: Webhook
     {
       connection: deps.redis,
       prefix: config.REDIS_PREFIX,
-      concurrency: options.concurrency ?? 25,
+      concurrency: config.WEBHOOK_CONCURRENCY,
       settings: {
         // The processor computed the wait from the delivery row; other errors retry in 5 s.
         backoffStrategy: (_attemptsMade, _type, err) => (err instanceof RetryWebhookLater ? err.delayMs : 5000),
@@ -73,50 +80,5 @@ export function registerWebhookWorkers(deps: WebhookWorkerDeps, options: Webhook
     },
   );
   worker.on('error', (err) => log.error({ err }, 'webhook worker error'));
-
-  const batchSize = options.dispatchBatchSize ?? 500;
-  async function dispatchNow(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const { events, deliveryIds } = await dispatchWebhookEvents(db, batchSize);
-      total += events;
-      await enqueueWebhookDeliveries(queue, deliveryIds, maxAttempts).catch((err) =>
-        log.warn({ err }, 'webhook deliveries not enqueued; the sweeper will retry'),
-      );
-      if (events < batchSize) return total;
-    }
-  }
-
-  let closed = false;
-  const timers = new Set<NodeJS.Timeout>();
-  const running = new Set<Promise<void>>();
-  function every(ms: number, task: () => Promise<unknown>, what: string) {
-    const run = () => {
-      const p = task()
-        .then(() => undefined)
-        .catch((err) => {
-          if (!closed) log.error({ err }, `${what} failed`);
-        })
-        .finally(() => {
-          running.delete(p);
-          if (!closed) timers.add(setTimeout(run, ms));
-        });
-      running.add(p);
-    };
-    timers.add(setTimeout(run, ms));
-  }
-  every(options.dispatchEveryMs ?? 1000, dispatchNow, 'webhook dispatch');
-  every(options.sweepEveryMs ?? 60_000, () => requeueStalledDeliveries(db, queue, maxAttempts), 'webhook sweep');
-  every(3_600_000, () => pruneWebhookEvents(db, options.retentionDays ?? 30), 'webhook event pruning');
-
-  return {
-    dispatchNow,
-    close: async () => {
-      closed = true;
-      for (const t of timers) clearTimeout(t);
-      // Let a pass that is under way finish before the caller closes the database.
-      await Promise.all(running);
-      await worker.close();
-    },
-  };
+  return { close: () => worker.close() };
 }

@@ -5,7 +5,8 @@ import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis
 import { deliverWebhook } from './deliver-webhook';
 import { pruneWebhookEvents } from './prune-events';
 import { requeueStalledDeliveries } from './requeue-stalled';
-import { sleep, startReceiver, startWorkerKit, waitFor, type Receiver, type WorkerKit } from './webhook-test-kit';
+import { startReceiver, type Receiver } from '@mailrail/core/testing/webhook-receiver';
+import { sleep, startWorkerKit, waitFor, type WorkerKit } from './webhook-test-kit';
 
 // Real PostgreSQL, Redis and BullMQ; the receiver is a real HTTP server on 127.0.0.1, so the
 // kit allows private addresses (WEBHOOK_ALLOW_PRIVATE=true) except where a test says otherwise.
@@ -287,6 +288,26 @@ describe('server-side request forgery at delivery time', () => {
   });
 });
 
+describe('cloud metadata with WEBHOOK_ALLOW_PRIVATE', () => {
+  it('still refuses metadata and link-local targets, literal or resolved, while loopback is allowed', async () => {
+    const teamId = await kit.newTeam();
+    const literal = await kit.addWebhook(teamId, 'http://169.254.169.254/latest/meta-data/');
+    const mapped = await kit.addWebhook(teamId, 'http://[::ffff:169.254.169.254]/latest/meta-data/');
+    const resolved = await kit.addWebhook(teamId, receiver.url.replace('127.0.0.1', 'metadata.example.com'));
+    await recordWebhookEvent(kit.db, { teamId, type: 'email.opened', data: {} });
+    await kit.startWorkers(
+      { retrySchedule: '10h', resolveHost: async (host) => (host === 'metadata.example.com' ? ['100.100.100.200'] : ['127.0.0.1']) },
+      { WEBHOOK_ALLOW_PRIVATE: true },
+    );
+    const ids = [literal.id, mapped.id, resolved.id];
+    await waitFor(async () => (await kit.db.webhookDelivery.count({ where: { webhookId: { in: ids }, lastError: { not: null } } })) === 3, 'three refused attempts');
+    expect(receiver.calls).toHaveLength(0);
+    expect((await deliveriesOf(literal.id))[0].lastError).toMatch(/169\.254\.169\.254 is not a public address \(linkLocal\)/);
+    expect((await deliveriesOf(mapped.id))[0].lastError).toMatch(/reaches 169\.254\.169\.254/);
+    expect((await deliveriesOf(resolved.id))[0].lastError).toMatch(/metadata\.example\.com resolves to 100\.100\.100\.200: .*cloud metadata/);
+  });
+});
+
 describe('sweeper', () => {
   it('re-enqueues a due delivery whose job was lost, and leaves live jobs alone', async () => {
     const teamId = await kit.newTeam();
@@ -301,16 +322,16 @@ describe('sweeper', () => {
     const queues = createQueueFactory(redis, prefix);
     try {
       const queue = queues.get(queueNames.webhooks);
-      expect(await requeueStalledDeliveries(kit.db, queue, 3)).toBe(1);
+      expect(await requeueStalledDeliveries(kit.db, queue, 3, new Date(), kit.config)).toBe(1);
       expect(await queue.getJob(deliveryId)).toBeDefined();
       // The job is now waiting: a second sweep adds nothing new.
-      expect(await requeueStalledDeliveries(kit.db, queue, 3)).toBe(0);
+      expect(await requeueStalledDeliveries(kit.db, queue, 3, new Date(), kit.config)).toBe(0);
       expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 1 });
       // A half-written job hash in no list (Redis keys lost one by one) would block the id: replaced.
       await queue.remove(deliveryId);
       await redis.hset(queue.toKey(deliveryId), 'processedOn', Date.now());
       expect(await queue.getJobState(deliveryId)).toBe('unknown');
-      expect(await requeueStalledDeliveries(kit.db, queue, 3)).toBe(1);
+      expect(await requeueStalledDeliveries(kit.db, queue, 3, new Date(), kit.config)).toBe(1);
       expect(await queue.getJobState(deliveryId)).toBe('waiting');
     } finally {
       await queues.closeAll();

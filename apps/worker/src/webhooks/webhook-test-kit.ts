@@ -1,5 +1,3 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   createDb,
   createLogger,
@@ -10,56 +8,39 @@ import {
   insertDomain,
   newId,
   newWebhookSecret,
+  systemClock,
   type Config,
   type Db,
   type Redis,
+  type ResolveHost,
   type WebhookStatus,
 } from '@mailrail/core';
 import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databases';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
 import { testConfig } from '@mailrail/core/testing/config';
 import { waitFor as waitUntil } from '@mailrail/core/testing/wait-for';
-import { registerWebhookWorkers, type WebhookWorkerOptions, type WebhookWorkers } from './register';
+import { startPeriodicJobs, webhookPeriodicJobs } from '../periodic/periodic-jobs';
+import { dispatchWebhookOutbox, registerWebhookWorkers } from './register';
 
 // Test helpers for the webhook worker: a database, worker instances on their own Redis prefix,
-// webhooks written the way the API writes them, and a receiving HTTP server on 127.0.0.1.
+// and webhooks written the way the API writes them. The receiving endpoint is in
+// @mailrail/core/testing/webhook-receiver (the end-to-end test uses it too).
 
-export interface ReceivedCall {
-  headers: http.IncomingHttpHeaders;
-  body: string;
-  json: { id: string; type: string; createdAt: string; teamId: number; data: unknown; attempt: number; version: string };
+/** Test knobs, each one a WEBHOOK_* setting of the config (see startWorkers). */
+export interface WebhookWorkerOptions {
+  retrySchedule?: string;
+  timeoutMs?: number;
+  autoDisableAfter?: number;
+  concurrency?: number;
+  dispatchEveryMs?: number;
+  dispatchBatchSize?: number;
+  resolveHost?: ResolveHost;
 }
 
-export interface Receiver {
-  url: string;
-  calls: ReceivedCall[];
-  /** Decides the status of each call (n counts from 0); 200 by default. */
-  respond: (call: ReceivedCall, n: number) => number | 'hang';
+export interface WebhookWorkers {
+  /** Runs one dispatch pass now, beside the periodic one. */
+  dispatchNow(): Promise<number>;
   close(): Promise<void>;
-}
-
-export async function startReceiver(): Promise<Receiver> {
-  const receiver: Receiver = { url: '', calls: [], respond: () => 200, close: async () => undefined };
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (body += c));
-    req.on('end', () => {
-      const call: ReceivedCall = { headers: req.headers, body, json: JSON.parse(body) };
-      const status = receiver.respond(call, receiver.calls.length);
-      receiver.calls.push(call);
-      if (status === 'hang') return;
-      res.writeHead(status, { 'Content-Type': 'text/plain' }).end(status < 300 ? 'ok' : 'nope');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  receiver.close = () =>
-    new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    });
-  return receiver;
 }
 
 export interface WorkerKit {
@@ -69,7 +50,7 @@ export interface WorkerKit {
   addDomain(teamId: number, name: string): Promise<number>;
   /** Inserts a webhook as the API does; returns its id and plain secret. */
   addWebhook(teamId: number, url: string, opts?: { events?: string[]; domainIds?: number[]; status?: WebhookStatus }): Promise<{ id: string; secret: string }>;
-  /** Starts webhook workers on a fresh Redis prefix (so tests never share queued jobs). */
+  /** Starts a webhook worker (delivery and the webhook periodic jobs) on a fresh Redis prefix (so tests never share queued jobs). */
   startWorkers(options?: WebhookWorkerOptions, env?: Partial<Config>): Promise<WebhookWorkers>;
   /** Stops every worker started so far and drops its queues. */
   stopWorkers(): Promise<void>;
@@ -117,10 +98,28 @@ export async function startWorkerKit(): Promise<WorkerKit> {
       const prefix = testRedisPrefix();
       const redis = createRedis(config.REDIS_URL, { forWorker: true });
       const queues = createQueueFactory(redis, prefix);
-      const workers = registerWebhookWorkers(
-        { config: { ...config, REDIS_PREFIX: prefix, ...env }, db, redis, queues, log: createLogger('silent', 'webhook-test') },
-        { dispatchEveryMs: 50, ...options },
-      );
+      const o = { dispatchEveryMs: 50, ...options };
+      const workerConfig: Config = {
+        ...config,
+        REDIS_PREFIX: prefix,
+        WEBHOOK_DISPATCH_EVERY_MS: o.dispatchEveryMs,
+        ...(o.retrySchedule !== undefined && { WEBHOOK_RETRY_SCHEDULE: o.retrySchedule }),
+        ...(o.timeoutMs !== undefined && { WEBHOOK_TIMEOUT_MS: o.timeoutMs }),
+        ...(o.autoDisableAfter !== undefined && { WEBHOOK_AUTO_DISABLE_AFTER: o.autoDisableAfter }),
+        ...(o.concurrency !== undefined && { WEBHOOK_CONCURRENCY: o.concurrency }),
+        ...(o.dispatchBatchSize !== undefined && { WEBHOOK_DISPATCH_BATCH_SIZE: o.dispatchBatchSize }),
+        ...env,
+      };
+      const deps = { config: workerConfig, db, redis, queues, log: createLogger('silent', 'webhook-test'), clock: systemClock };
+      const delivery = registerWebhookWorkers(deps, { resolveHost: o.resolveHost });
+      const periodic = await startPeriodicJobs(deps, webhookPeriodicJobs(workerConfig));
+      const workers: WebhookWorkers = {
+        dispatchNow: () => dispatchWebhookOutbox(deps),
+        close: async () => {
+          await periodic.close();
+          await delivery.close();
+        },
+      };
       started.push({ workers, redis, prefix, queues });
       return workers;
     },
@@ -137,4 +136,4 @@ export async function waitFor(check: () => boolean | Promise<boolean>, what: str
   await waitUntil(check, { timeoutMs, what, intervalMs: 25 });
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { setTimeout as sleep } from 'node:timers/promises';

@@ -29,6 +29,16 @@ describe('unsubscribe links', () => {
   });
 });
 
+describe('link length caps', () => {
+  it('refuses ids over 128 characters before any hashing, even when signed', () => {
+    const long = 'c'.repeat(129);
+    expect(verifyUnsubscribeLink(config, params(buildUnsubscribeUrl(config, long, 'camp1')))).toBeNull();
+    expect(verifyUnsubscribeLink(config, params(buildUnsubscribeUrl(config, 'contact1', long)))).toBeNull();
+    expect(verifyDoubleOptInLink(config, params(buildDoubleOptInUrl(config, long, new Date())), new Date())).toEqual({ ok: false, reason: 'invalid' });
+    expect(verifyUnsubscribeLink(config, params(buildUnsubscribeUrl(config, 'c'.repeat(128), 'camp1')))).not.toBeNull();
+  });
+});
+
 describe('double opt-in links', () => {
   const now = new Date('2026-11-22T10:00:00Z');
 

@@ -3,6 +3,9 @@ import { hmacHex, safeEqualHex } from '../crypto/secrets';
 
 type LinkConfig = Pick<Config, 'PUBLIC_URL' | 'SECRET'>;
 
+/** Ids in a link are ours (24 characters); anything longer is not a link we made. */
+const MAX_LINK_ID_LENGTH = 128;
+
 /** Confirmation links stay valid for 7 days. */
 export const DOUBLE_OPT_IN_TTL_MS = 7 * 24 * 3600 * 1000;
 
@@ -35,8 +38,9 @@ export interface UnsubscribeLink {
 /** Checks `c`, `cid`, `sig` from a link; null when anything is missing or the signature is wrong. */
 export function verifyUnsubscribeLink(config: LinkConfig, params: Record<string, unknown>): UnsubscribeLink | null {
   const { c, cid, sig } = params;
-  if (typeof c !== 'string' || !c || typeof sig !== 'string') return null;
+  if (typeof c !== 'string' || !c || c.length > MAX_LINK_ID_LENGTH || typeof sig !== 'string') return null;
   const campaignId = typeof cid === 'string' ? cid : '';
+  if (campaignId.length > MAX_LINK_ID_LENGTH) return null;
   if (!/^[0-9a-f]{64}$/.test(sig) || !safeEqualHex(sig, unsubscribeSignature(config.SECRET, c, campaignId))) return null;
   return { contactId: c, campaignId: campaignId || null };
 }
@@ -56,7 +60,7 @@ export type DoubleOptInLinkCheck = { ok: true; contactId: string } | { ok: false
 /** The signature is checked before the expiry, so a forged link never learns whether it "expired". */
 export function verifyDoubleOptInLink(config: LinkConfig, params: Record<string, unknown>, now: Date): DoubleOptInLinkCheck {
   const { contactId, expiresAt, signature } = params;
-  if (typeof contactId !== 'string' || !contactId || typeof expiresAt !== 'string' || !/^\d{1,16}$/.test(expiresAt)) {
+  if (typeof contactId !== 'string' || !contactId || contactId.length > MAX_LINK_ID_LENGTH || typeof expiresAt !== 'string' || !/^\d{1,16}$/.test(expiresAt)) {
     return { ok: false, reason: 'invalid' };
   }
   if (typeof signature !== 'string' || !/^[0-9a-f]{64}$/.test(signature)) return { ok: false, reason: 'invalid' };

@@ -1,6 +1,7 @@
 import type { Db, UnsubscribeReason } from '../db/client';
 import { newId } from '../ids';
-import { contactEventsInsertSql, utcParamSql } from './contact-sql';
+import { contactEventsInsertSql } from '../db/sql/contact';
+import { prismaExecutor } from '../db/sql/executor';
 
 interface UnsubscribeTarget {
   /** SQL selecting the contacts to unsubscribe (aliases c = Contact, b = ContactBook), params from $6. */
@@ -27,17 +28,17 @@ async function unsubscribeContacts(db: Db, t: UnsubscribeTarget): Promise<{ id: 
       ORDER BY c.id
       FOR UPDATE OF c
     ), changed AS (
-      UPDATE "Contact" c SET subscribed = false, "unsubscribeReason" = $1::"UnsubscribeReason", "updatedAt" = ${utcParamSql('$2')}
+      UPDATE "Contact" c SET subscribed = false, "unsubscribeReason" = $1::"UnsubscribeReason", "updatedAt" = $2::timestamptz
       FROM old WHERE c.id = old.id AND c."unsubscribeReason" IS NULL
       RETURNING c.*, old.subscribed AS "wasSubscribed", old."teamId" AS "teamId"
     ), counted AS (
-      UPDATE "Campaign" k SET unsubscribed = k.unsubscribed + 1, "updatedAt" = ${utcParamSql('$2')}
+      UPDATE "Campaign" k SET unsubscribed = k.unsubscribed + 1, "updatedAt" = $2::timestamptz
       FROM changed WHERE k.id = $3 AND changed.id = $4 AND changed."wasSubscribed" AND k."teamId" = changed."teamId"
     ), events AS (
       ${contactEventsInsertSql({ source: 'changed', teamIdSql: 's."teamId"', typeSql: `'contact.updated'`, idsParam: '$5', nowParam: '$2' })}
     )
     SELECT id, "wasSubscribed" FROM changed`;
-  return db.$queryRawUnsafe(sql, t.reason, t.now.toISOString(), t.campaignId, t.countContactId, ids, ...t.params);
+  return prismaExecutor(db).query(sql, [t.reason, t.now, t.campaignId, t.countContactId, ids, ...t.params]);
 }
 
 /**

@@ -1,7 +1,15 @@
 import type { CampaignStatus, Db } from '../db/client';
+import { prismaExecutor } from '../db/sql/executor';
 
 // Status moves shared by the API and by tests of the engine. Each is a conditional UPDATE, so a
 // concurrent start, pause or delete is never overwritten.
+
+/** Which campaign: its id within the team and, for a key bound to a domain, that domain (undefined = any). */
+export interface CampaignScope {
+  id: string;
+  teamId: number;
+  domainId?: number;
+}
 
 export const PAUSABLE_STATUSES: CampaignStatus[] = ['SCHEDULED', 'RUNNING'];
 
@@ -12,28 +20,27 @@ export const PAUSABLE_STATUSES: CampaignStatus[] = ['SCHEDULED', 'RUNNING'];
  * either commits first (and its emails are held here) or sees PAUSED and writes nothing. Emails
  * already claimed (in flight at SES) finish. False when the campaign is not the team's or not pausable.
  */
-export async function pauseCampaignAndHoldEmails(db: Db, campaign: { id: string; teamId: number }, now: Date): Promise<boolean> {
+export async function pauseCampaignAndHoldEmails(db: Db, campaign: CampaignScope, now: Date): Promise<boolean> {
   return db.$transaction(
     async (tx) => {
       const { count } = await tx.campaign.updateMany({
-        where: { id: campaign.id, teamId: campaign.teamId, status: { in: PAUSABLE_STATUSES } },
+        where: { id: campaign.id, teamId: campaign.teamId, domainId: campaign.domainId, status: { in: PAUSABLE_STATUSES } },
         data: { status: 'PAUSED' },
       });
       if (count === 0) return false;
-      await tx.$executeRawUnsafe(
+      await prismaExecutor(tx).execute(
         `WITH held AS (
-           UPDATE "Email" SET "latestStatus" = 'CANCELLED', "updatedAt" = ($2::timestamptz AT TIME ZONE 'UTC')
+           UPDATE "Email" SET "latestStatus" = 'CANCELLED', "updatedAt" = $2::timestamptz
             WHERE "campaignId" = $1 AND "latestStatus" IN ('QUEUED', 'SCHEDULED') AND "sesEmailId" IS NULL
-              AND ("sendLeaseUntil" IS NULL OR "sendLeaseUntil" < timezone('UTC', now()))
+              AND ("sendLeaseUntil" IS NULL OR "sendLeaseUntil" < now())
            RETURNING id
          ), events AS (
            INSERT INTO "EmailEvent" ("emailId", status, data, "createdAt")
-           SELECT id, 'CANCELLED', '{"reason":"campaign paused"}'::jsonb, ($2::timestamptz AT TIME ZONE 'UTC') FROM held
+           SELECT id, 'CANCELLED', '{"reason":"campaign paused"}'::jsonb, $2::timestamptz FROM held
          )
-         UPDATE "CampaignEmail" SET status = 'PENDING', "emailId" = NULL, "updatedAt" = ($2::timestamptz AT TIME ZONE 'UTC')
+         UPDATE "CampaignEmail" SET status = 'PENDING', "emailId" = NULL, "updatedAt" = $2::timestamptz
           WHERE "campaignId" = $1 AND "emailId" IN (SELECT id FROM held)`,
-        campaign.id,
-        now.toISOString(),
+        [campaign.id, now],
       );
       return true;
     },
@@ -42,10 +49,10 @@ export async function pauseCampaignAndHoldEmails(db: Db, campaign: { id: string;
 }
 
 /** PAUSED only: back to SCHEDULED if its time is still ahead, else RUNNING (the engine goes on). */
-export async function resumePausedCampaign(db: Db, campaign: { id: string; teamId: number }, now: Date): Promise<boolean> {
-  const c = await db.campaign.findFirst({ where: campaign, select: { scheduledAt: true } });
+export async function resumePausedCampaign(db: Db, campaign: CampaignScope, now: Date): Promise<boolean> {
+  const c = await db.campaign.findFirst({ where: { id: campaign.id, teamId: campaign.teamId, domainId: campaign.domainId }, select: { scheduledAt: true } });
   if (!c) return false;
   const status: CampaignStatus = c.scheduledAt && c.scheduledAt > now ? 'SCHEDULED' : 'RUNNING';
-  const { count } = await db.campaign.updateMany({ where: { ...campaign, status: 'PAUSED' }, data: { status } });
+  const { count } = await db.campaign.updateMany({ where: { id: campaign.id, teamId: campaign.teamId, domainId: campaign.domainId, status: 'PAUSED' }, data: { status } });
   return count > 0;
 }

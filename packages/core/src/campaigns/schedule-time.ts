@@ -1,4 +1,5 @@
 import * as chrono from 'chrono-node';
+import { isSupportedInstant, UNSUPPORTED_DATE_MESSAGE } from '../date-range';
 import { ApiError } from '../errors/api-error';
 
 // Campaign times: ISO 8601, or natural language ("tomorrow at 9am", "next monday 10:00") read as
@@ -22,15 +23,6 @@ export function zoneOffsetMinutes(timeZone: string, at: Date): number {
   return Math.round((wallAsUtc - Math.floor(at.getTime() / 1000) * 1000) / 60_000);
 }
 
-export function isValidTimeZone(timeZone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The instant whose wall-clock time in `timeZone` is `wall` (read as if it were UTC). */
 function wallClockToInstant(wall: Date, timeZone: string): Date {
   let guess = wall.getTime() - zoneOffsetMinutes(timeZone, wall) * 60_000;
@@ -49,6 +41,14 @@ export const SCHEDULE_EXAMPLE = "Use ISO 8601 (e.g. 2026-12-01T09:00:00Z) or nat
  * Unparseable text is a 400 naming `field` with an example.
  */
 export function parseScheduledAt(text: string, now: Date, timeZone: string, field = 'scheduledAt'): Date {
+  const when = readScheduledAt(text, now, timeZone, field);
+  if (!isSupportedInstant(when)) {
+    throw new ApiError('BAD_REQUEST', `Invalid ${field}: ${UNSUPPORTED_DATE_MESSAGE}`, [{ path: [field], message: UNSUPPORTED_DATE_MESSAGE }]);
+  }
+  return when;
+}
+
+function readScheduledAt(text: string, now: Date, timeZone: string, field: string): Date {
   const input = text.trim();
   const iso = ISO_DATE.exec(input);
   if (iso) {

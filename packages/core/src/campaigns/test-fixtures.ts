@@ -1,4 +1,5 @@
 import type { Db } from '../db/client';
+import { prismaExecutor } from '../db/sql/executor';
 import { newId } from '../ids';
 
 // Test data for campaigns: a contact book filled in one SQL statement per kind of contact.
@@ -23,16 +24,13 @@ export async function seedContactBook(
   await db.contactBook.create({ data: { id, teamId, name: `Book ${id}`, variables: opts.variables ?? [] } });
   const insert = (prefix: string, n: number, subscribed: boolean, reason: string | null) =>
     n > 0
-      ? db.$executeRawUnsafe(
+      ? prismaExecutor(db).execute(
           `INSERT INTO "Contact" (id, "contactBookId", email, "firstName", properties, subscribed, "unsubscribeReason", "createdAt", "updatedAt")
-           SELECT $1 || '_${prefix}' || lpad(i::text, 7, '0'), $1, '${prefix}' || i || '@${domain}', 'First' || i,
+           SELECT $1 || '_' || $5::text || lpad(i::text, 7, '0'), $1, $5::text || i || '@' || $6::text, 'First' || i,
                   CASE WHEN i % 2 = 0 THEN jsonb_build_object('Company', 'Co' || i) ELSE '{}'::jsonb END,
-                  $3, $4::"UnsubscribeReason", timezone('UTC', now()), timezone('UTC', now())
+                  $3, $4::"UnsubscribeReason", now(), now()
              FROM generate_series(1, $2::int) AS i`,
-          id,
-          n,
-          subscribed,
-          reason,
+          [id, n, subscribed, reason, prefix, domain],
         )
       : 0;
   await insert('s', counts.subscribed, true, null);

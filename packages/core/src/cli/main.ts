@@ -4,12 +4,16 @@ import { loadConfig, ConfigError } from '../config/load';
 import type { Config } from '../config/schema';
 import { createDb, type Db } from '../db/client';
 import { createRedis } from '../redis/client';
-import { apiKeyRevokedChannel, createApiKey, createTeam, revokeApiKey } from '../teams/api-keys';
+import { ApiPermission } from '../db/generated/enums';
+import { apiKeyRevokedChannel, createApiKey, createTeam, isApiPermission, revokeApiKey } from '../teams/api-keys';
 import { createDomain } from '../domains/add-domain';
 import { domainView } from '../domains/domain-view';
 import { ApiError } from '../errors/api-error';
 import { createIdentityPort } from '../ses-identity/choose-adapter';
-import { sesSetupCommand } from '../ses-events/ses-setup';
+import { awsSetupClients, sesSetupCommand } from '../ses-events/ses-setup';
+import { rememberSnsTopic } from '../ses-events/sns-topics';
+import { firstLink, simulatedEngagementEvent, simulatedMessageOfEmail, simulatedSesEventJob } from '../ses-events/event-simulator';
+import { createQueueFactory, queueNames } from '../queue/queues';
 
 class UsageError extends Error {}
 
@@ -18,7 +22,9 @@ const USAGE = `usage: npm run cli -- <command>
   apikey create --team ID [--permission FULL|SENDING] [--domain ID] [--name NAME]
   apikey revoke --key KEY_OR_PREFIX
   domain add --team ID --name example.com [--region us-east-1] [--verified]
-  ses setup --region R [--topic-name NAME] [--callback-url URL]`;
+  ses setup --region R [--topic-name NAME] [--callback-url URL]
+  simulate open --email ID              (development: the SES event simulator must be on)
+  simulate click --email ID [--link URL]`;
 
 function positiveInt(value: string | undefined, flag: string): number {
   if (value === undefined) throw new UsageError(`missing --${flag}`);
@@ -52,7 +58,7 @@ const commands: Record<string, Command> = {
     });
     const teamId = positiveInt(values.team, 'team');
     const permission = (values.permission ?? 'FULL').toUpperCase();
-    if (permission !== 'FULL' && permission !== 'SENDING') throw new UsageError(`--permission must be FULL or SENDING, got "${values.permission}"`);
+    if (!isApiPermission(permission)) throw new UsageError(`--permission must be ${Object.values(ApiPermission).join(' or ')}, got "${values.permission}"`);
     await teamMustExist(db, teamId);
     let domainId: number | undefined;
     if (values.domain !== undefined) {
@@ -93,8 +99,47 @@ const commands: Record<string, Command> = {
       throw err;
     }
   },
-  'ses setup': (args, { config }) => sesSetupCommand(args, config),
+  'ses setup': (args, { db, config }) => sesSetupCommand(args, config, awsSetupClients, (arn, region) => rememberSnsTopic(db, arn, region)),
+  'simulate open': (args, ctx) => simulateEngagement('open', args, ctx),
+  'simulate click': (args, ctx) => simulateEngagement('click', args, ctx),
 };
+
+/**
+ * An Open or Click of an email the local setup sent, queued like an SNS notification so the one
+ * SES event processor records it (status, counters, webhooks). Refused unless the simulator is on,
+ * which only happens against a loopback SES emulator outside production.
+ */
+async function simulateEngagement(kind: 'open' | 'click', args: string[], { db, config }: { db: Db; config: Config }) {
+  const { values } = parseArgs({ args, options: { email: { type: 'string' }, link: { type: 'string' } }, strict: true });
+  if (kind === 'open' && values.link !== undefined) throw new UsageError('--link is only for simulate click');
+  if (!config.sesEventSimulator) {
+    throw new UsageError(
+      `the SES event simulator is off (SES_EVENT_SIMULATOR=${config.SES_EVENT_SIMULATOR}, NODE_ENV=${config.NODE_ENV}, SES_ENDPOINT=${config.SES_ENDPOINT ?? 'unset'}); ` +
+        `it runs only in development against the local SES emulator, e.g. SES_ENDPOINT=http://127.0.0.1:${config.SES_LOCAL_PORT} npm run cli -- simulate ${kind} --email ID`,
+    );
+  }
+  const emailId = required(values.email, 'email');
+  if (emailId.length > 100) throw new UsageError('--email is not an email id');
+  const email = await db.email.findUnique({ where: { id: emailId }, include: { domain: { select: { region: true } } } });
+  if (!email) throw new UsageError(`email ${emailId} does not exist`);
+  if (!email.sesEmailId) throw new UsageError(`email ${emailId} has not been sent yet (status ${email.latestStatus})`);
+  let link: string | undefined;
+  if (kind === 'click') {
+    link = values.link ?? firstLink(email.html) ?? `${config.PUBLIC_URL}/`;
+    if (link.length > 2000 || !/^https?:\/\//i.test(link)) throw new UsageError('--link must be an http(s) URL of at most 2000 characters');
+  }
+  const message = simulatedMessageOfEmail({ ...email, sesEmailId: email.sesEmailId }, email.domain?.region ?? config.AWS_REGION);
+  const job = simulatedSesEventJob(simulatedEngagementEvent(message, kind, new Date(), link));
+  const redis = createRedis(config.REDIS_URL);
+  const queues = createQueueFactory(redis, config.REDIS_PREFIX);
+  try {
+    await queues.get(queueNames.sesEvents).add(job.name, job.data, job.opts);
+  } finally {
+    await queues.closeAll();
+    redis.disconnect();
+  }
+  return { queued: job.name, emailId, snsMessageId: job.data.snsMessageId, ...(link ? { link } : {}) };
+}
 
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [group, action, ...rest] = argv;

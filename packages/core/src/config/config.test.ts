@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { ConfigError, loadConfig } from './load';
 
@@ -35,12 +36,107 @@ describe('configuration', () => {
 
   it('refuses the development secret in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/SECRET/);
-    expect(loadConfig({ NODE_ENV: 'production', SECRET: 'x'.repeat(40) }).NODE_ENV).toBe('production');
+    expect(loadConfig({ NODE_ENV: 'production', SECRET: STRONG }).NODE_ENV).toBe('production');
+  });
+
+  const STRONG = randomBytes(32).toString('hex');
+  const WEAK = [
+    ['the development default', undefined],
+    ['x repeated', 'x'.repeat(40)],
+    ['a short piece repeated', 'abcdef12'.repeat(5)],
+    ['well-known words', 'changeme-changeme-secret-password-123'],
+    ['well-known words, other case', 'ChangeMe_Secret_Password_MailRail_2024'],
+  ] as const;
+
+  it.each(WEAK)('refuses a weak SECRET (%s) whenever PUBLIC_URL is not loopback, whatever NODE_ENV says', (_what, secret) => {
+    for (const NODE_ENV of [undefined, 'development', 'test', 'production']) {
+      for (const PUBLIC_URL of ['https://mail.example.com', 'http://10.0.0.5:3000', 'http://[2001:db8::1]/']) {
+        const env = { PUBLIC_URL, ...(NODE_ENV ? { NODE_ENV } : {}), ...(secret ? { SECRET: secret } : {}) };
+        expect(() => loadConfig(env)).toThrow(/SECRET: .*openssl rand -hex 32/);
+      }
+    }
+  });
+
+  it.each(['http://localhost:3000', 'http://127.0.0.1:3000', 'http://127.8.9.1', 'http://[::1]:3000', 'http://app.localhost'])(
+    'keeps the development default for a loopback PUBLIC_URL (%s)',
+    (PUBLIC_URL) => {
+      expect(loadConfig({ PUBLIC_URL }).PUBLIC_URL).toBe(PUBLIC_URL);
+    },
+  );
+
+  it('accepts a random SECRET anywhere (openssl rand -hex 32, or base64)', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://mail.example.com', SECRET: STRONG }).SECRET).toBe(STRONG);
+    const b64 = randomBytes(32).toString('base64');
+    expect(loadConfig({ PUBLIC_URL: 'https://mail.example.com', NODE_ENV: 'production', SECRET: b64 }).SECRET).toBe(b64);
+  });
+
+  it('says what to do at start-up', () => {
+    const root = path.resolve(__dirname, '../../../..');
+    const res = spawnSync(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), path.join(root, 'apps/api/src/main.ts')], {
+      env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'SECRET')), PUBLIC_URL: 'https://mail.example.com', NODE_ENV: 'development' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(res.status).toBe(1);
+    expect(res.stderr).toMatch(/SECRET: is the development default; PUBLIC_URL https:\/\/mail\.example\.com is not a loopback address/);
+  });
+
+  it('refuses an SNS message age that outlives the dedupe retention (a replay would be accepted again)', () => {
+    expect(loadConfig({}).SNS_MAX_MESSAGE_AGE_SECONDS).toBe(3600);
+    expect(() => loadConfig({ SES_NOTIFICATION_RETENTION_DAYS: '1', SNS_MAX_MESSAGE_AGE_SECONDS: '86400' })).toThrow(/SNS_MAX_MESSAGE_AGE_SECONDS/);
+    expect(loadConfig({ SES_NOTIFICATION_RETENTION_DAYS: '2', SNS_MAX_MESSAGE_AGE_SECONDS: '86400' }).SNS_MAX_MESSAGE_AGE_SECONDS).toBe(86400);
   });
 
   it('an empty SES_ENDPOINT means AWS itself', () => {
     expect(loadConfig({ SES_ENDPOINT: '' }).SES_ENDPOINT).toBeUndefined();
     expect(loadConfig({ SES_ENDPOINT: 'http://127.0.0.1:8005' }).SES_ENDPOINT).toBe('http://127.0.0.1:8005');
+  });
+
+  describe('SES_EVENT_SIMULATOR never runs against real SES', () => {
+    const LOCAL = 'http://127.0.0.1:8005';
+    it.each([
+      [{}, false],
+      [{ SES_ENDPOINT: LOCAL }, true],
+      [{ SES_ENDPOINT: 'http://localhost:8005' }, true],
+      [{ SES_ENDPOINT: 'http://[::1]:8005' }, true],
+      [{ SES_ENDPOINT: 'http://ses-local:8005' }, false],
+      [{ SES_ENDPOINT: 'https://email.us-east-1.amazonaws.com' }, false],
+      [{ SES_ENDPOINT: 'http://127.0.0.1.nip.io:8005' }, false],
+      [{ SES_ENDPOINT: LOCAL, NODE_ENV: 'test' }, false],
+      [{ SES_ENDPOINT: LOCAL, NODE_ENV: 'production', SECRET: STRONG }, false],
+      [{ SES_ENDPOINT: LOCAL, SES_EVENT_SIMULATOR: 'off' }, false],
+      [{ SES_ENDPOINT: LOCAL, NODE_ENV: 'test', SES_EVENT_SIMULATOR: 'on' }, true],
+    ])('%j → %s', (env, on) => {
+      expect(loadConfig(env as NodeJS.ProcessEnv).sesEventSimulator).toBe(on);
+    });
+
+    it('refuses on without SES_ENDPOINT, naming the AWS credentials it would send with', () => {
+      expect(() => loadConfig({ SES_EVENT_SIMULATOR: 'on', AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE' })).toThrow(
+        /SES_EVENT_SIMULATOR: on needs SES_ENDPOINT set to the local SES emulator .*real SES \(AWS credentials found in AWS_ACCESS_KEY_ID\)/,
+      );
+      expect(() => loadConfig({ SES_EVENT_SIMULATOR: 'on', SES_ENDPOINT: '' })).toThrow(ConfigError);
+    });
+
+    it('refuses on with a SES_ENDPOINT that is not loopback, and in production', () => {
+      expect(() => loadConfig({ SES_EVENT_SIMULATOR: 'on', SES_ENDPOINT: 'https://email.eu-west-1.amazonaws.com' })).toThrow(
+        /SES_EVENT_SIMULATOR: on needs SES_ENDPOINT on a loopback address .*not email\.eu-west-1\.amazonaws\.com/,
+      );
+      expect(() => loadConfig({ SES_EVENT_SIMULATOR: 'on', SES_ENDPOINT: 'http://127.0.0.1:8005', NODE_ENV: 'production', SECRET: STRONG })).toThrow(
+        /SES_EVENT_SIMULATOR: must not be on in production/,
+      );
+    });
+  });
+
+  it.each(['api', 'worker'])('the %s process refuses to start with the simulator on, AWS credentials and no SES_ENDPOINT', (app) => {
+    const root = path.resolve(__dirname, '../../../..');
+    const res = spawnSync(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), path.join(root, `apps/${app}/src/main.ts`)], {
+      env: { ...process.env, SES_EVENT_SIMULATOR: 'on', SES_ENDPOINT: '', AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'x', NODE_ENV: 'development' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(res.status).toBe(1);
+    expect(res.stderr).toContain('SES_EVENT_SIMULATOR: on needs SES_ENDPOINT set to the local SES emulator');
+    expect(res.stderr).toContain('AWS credentials found in AWS_ACCESS_KEY_ID');
   });
 
   it.each(['api', 'worker'])('the %s process exits with status 1 and names the bad variable at start-up', (app) => {

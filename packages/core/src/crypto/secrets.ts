@@ -9,6 +9,21 @@ export function safeEqualHex(a: string, b: string): boolean {
   return timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'));
 }
 
+/**
+ * Compares a presented secret (a bearer token) with the configured one in constant time: both are
+ * hashed first, so neither the content nor the length of the expected value leaks through timing.
+ */
+export function secretMatches(candidate: string | undefined, expected: string): boolean {
+  if (candidate === undefined) return false;
+  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+  return timingSafeEqual(digest(candidate), digest(expected));
+}
+
+/** The token of an `Authorization: Bearer <token>` header, if that is what the header holds. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return header ? /^Bearer +(\S+) *$/i.exec(header)?.[1] : undefined;
+}
+
 function keyFrom(secret: string): Buffer {
   return createHash('sha256').update(`mailrail-encryption:${secret}`).digest();
 }

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { maskUrlCredentials } from '../text/trim';
 
 // Prisma's native engines cannot be downloaded on our machines. `generate` runs on Prisma 7's
 // WebAssembly tooling; migrations run on the Prisma 6.19 CLI with its WebAssembly schema engine
@@ -27,12 +28,17 @@ function engineEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   };
 }
 
+/** The schema without its `generator client { ... }` block (found by search: a lazy regex for it is quadratic). */
+function withoutGeneratorBlock(schema: string): string {
+  const start = schema.search(/^generator client \{/m);
+  const end = start === -1 ? -1 : schema.indexOf('\n}\n', start);
+  return end === -1 ? schema : schema.slice(0, start) + schema.slice(end + '\n}\n'.length);
+}
+
 // Prisma 7 forbids `url` in the datasource block and Prisma 6 requires it, so the migration CLI
 // reads a derived copy of the schema with the url added and the v7-only generator removed.
 function writeMigrationSchema(schemaSource = readFileSync(schemaPath, 'utf8'), fileName = 'schema.migrate.prisma'): string {
-  const source = schemaSource
-    .replace(/^generator client \{[\s\S]*?^\}\n/m, '')
-    .replace(/(datasource db \{\n\s*provider\s*=\s*"postgresql")/, '$1\n  url      = env("DATABASE_URL")');
+  const source = withoutGeneratorBlock(schemaSource).replace(/(datasource db \{\n\s*provider\s*=\s*"postgresql")/, '$1\n  url      = env("DATABASE_URL")');
   mkdirSync(cacheDir, { recursive: true });
   const out = path.join(cacheDir, fileName);
   writeFileSync(out, source);
@@ -69,7 +75,7 @@ export function generateClient(): void {
 export function migrateDeploy(databaseUrl: string, quiet = false): void {
   writeMigrationSchema();
   const res = run('prisma6', ['migrate', 'deploy', '--config', path.join(cacheDir, 'migrate.config.js')], engineEnv({ DATABASE_URL: databaseUrl }), quiet);
-  if (res.status !== 0) throw new Error(`prisma migrate deploy failed for ${databaseUrl.replace(/\/\/[^@]*@/, '//***@')}`);
+  if (res.status !== 0) throw new Error(`prisma migrate deploy failed for ${maskUrlCredentials(databaseUrl)}`);
 }
 
 /** SQL that builds schema.prisma (or another schema source) from an empty database. */

@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema';
-import { encryptSecret } from '../crypto/secrets';
+import { decryptSecret, encryptSecret } from '../crypto/secrets';
 import type { Db } from '../db/client';
 import type { Domain, Prisma } from '../db/generated/client';
 import { ApiError, badRequest, conflict } from '../errors/api-error';
@@ -8,6 +8,7 @@ import { generateDkimKeyPair } from './dkim';
 import { recordDomainEvent } from './domain-events';
 import { parseDomainName } from './domain-name';
 import { mailFromDomain } from './dns-records';
+import { findIdentityHolder, lockSesIdentity, newOwnershipToken } from './shared-identity';
 import { nextDomainCheckAt } from './verification-schedule';
 
 export interface AddDomainInput {
@@ -23,6 +24,8 @@ export interface AddDomainInput {
   nextCheckAt?: Date | null;
   /** A key pair made beforehand (createDomain hands the same private key to SES). */
   keyPair?: { publicKey: string; privateKeyPem: string };
+  /** Set when the row shares another team's SES identity (see shared-identity.ts). */
+  ownershipToken?: string | null;
 }
 
 /**
@@ -30,7 +33,7 @@ export interface AddDomainInput {
  * no SES identity: createDomain is the whole operation; this is its storage step and a test helper.
  */
 export async function insertDomain(db: Db | Prisma.TransactionClient, secret: string, input: AddDomainInput): Promise<Domain> {
-  const { publicKey, privateKeyPem } = input.keyPair ?? generateDkimKeyPair();
+  const { publicKey, privateKeyPem } = input.keyPair ?? (await generateDkimKeyPair());
   const verified = input.verified === true;
   return db.domain.create({
     data: {
@@ -49,6 +52,7 @@ export async function insertDomain(db: Db | Prisma.TransactionClient, secret: st
       hasEverVerified: verified,
       lastCheckedTime: verified ? new Date() : null,
       nextCheckAt: input.nextCheckAt ?? null,
+      ownershipToken: input.ownershipToken ?? null,
     },
   });
 }
@@ -87,9 +91,13 @@ export function identityErrorToApiError(err: unknown): unknown {
  * Registers a sending domain: validates the name (public suffix list) and region, makes an RSA 2048
  * DKIM key, stores the row PENDING with a `domain.created` outbox event and registers the SES
  * identity (BYODKIM, MAIL FROM mail.<name>), all or nothing. The identity call runs inside the
- * transaction, after the row insert: the unique name is held, so a concurrent duplicate waits and
- * then gets 409 instead of touching the other request's identity, and a refused SES call rolls
- * the row back.
+ * transaction, after the row insert and under the identity's advisory lock, so a concurrent add
+ * of the same name waits, and a refused SES call rolls the row back.
+ *
+ * Names are unique per team. When another team already uses the name in the same region, SES has
+ * one identity for both: the new row shares that identity's DKIM key and selector, SES is not
+ * called, and the row gets an ownership token that its team must publish as a TXT record before
+ * the domain can be verified (another team's records prove nothing about this one).
  */
 export async function createDomain(deps: CreateDomainDeps, input: CreateDomainInput): Promise<Domain> {
   const parsed = parseDomainName(input.name);
@@ -99,22 +107,29 @@ export async function createDomain(deps: CreateDomainDeps, input: CreateDomainIn
     const allowed = deps.config.sesRegions.join(', ');
     throw badRequest(`Region "${region}" is not configured; use one of: ${allowed}`, [{ path: ['region'], message: `Must be one of: ${allowed}` }]);
   }
-  if (await deps.db.domain.findUnique({ where: { name: parsed.name }, select: { id: true } })) {
+  if (await deps.db.domain.findFirst({ where: { teamId: input.teamId, name: parsed.name }, select: { id: true } })) {
     throw conflict(`Domain ${parsed.name} already exists`);
   }
 
-  const keyPair = generateDkimKeyPair();
+  const ownKeyPair = await generateDkimKeyPair();
   const now = deps.now?.() ?? new Date();
   const verified = input.verified === true;
   let identityCreated = false;
   try {
     return await deps.db.$transaction(
       async (tx) => {
+        await lockSesIdentity(tx, parsed.name, region);
+        const holder = await findIdentityHolder(tx, parsed.name, region);
+        // A sharing row publishes (and SES signs with) the identity's key, not a new one.
+        const keyPair = holder
+          ? { publicKey: holder.publicKey, privateKeyPem: holder.dkimPrivateKeyEnc ? decryptSecret(deps.config.SECRET, holder.dkimPrivateKeyEnc) : ownKeyPair.privateKeyPem }
+          : ownKeyPair;
         const domain = await insertDomain(tx, deps.config.SECRET, {
           teamId: input.teamId,
           name: parsed.name,
           region,
-          dkimSelector: deps.config.DKIM_SELECTOR,
+          dkimSelector: holder?.dkimSelector ?? deps.config.DKIM_SELECTOR,
+          ownershipToken: holder ? newOwnershipToken() : null,
           subdomain: parsed.subdomain,
           clickTracking: input.clickTracking,
           openTracking: input.openTracking,
@@ -123,6 +138,8 @@ export async function createDomain(deps: CreateDomainDeps, input: CreateDomainIn
           nextCheckAt: nextDomainCheckAt(deps.config, verified, now),
         });
         await recordDomainEvent(tx, 'domain.created', domain);
+        // The identity exists already and is not this team's to create or change.
+        if (holder) return domain;
         try {
           await deps.identities.createIdentity({
             domain: parsed.name,

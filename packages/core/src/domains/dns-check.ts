@@ -1,5 +1,5 @@
 import { DnsTemporaryError, type DnsLookup } from './dns-lookup';
-import { dkimRecordName, mailFromDomain, mailFromMxValue } from './dns-records';
+import { dkimRecordName, mailFromDomain, mailFromMxValue, ownershipRecordName, ownershipRecordValue } from './dns-records';
 
 export type RecordStatus = 'SUCCESS' | 'FAILED' | 'TEMPORARY_FAILURE';
 
@@ -14,6 +14,8 @@ export interface DomainDnsCheck {
   spf: RecordCheck;
   mx: RecordCheck;
   dmarc: RecordCheck;
+  /** Only for a domain sharing another team's SES identity (it has an ownership token). */
+  ownership?: RecordCheck;
 }
 
 export interface DnsCheckTarget {
@@ -22,6 +24,7 @@ export interface DnsCheckTarget {
   region: string;
   dkimSelector: string;
   publicKey: string;
+  ownershipToken?: string | null;
 }
 
 const ok: RecordCheck = { status: 'SUCCESS' };
@@ -78,6 +81,15 @@ export function checkMailFromMx(dns: DnsLookup, name: string, region: string): P
   });
 }
 
+export function checkOwnershipRecord(dns: DnsLookup, name: string, token: string): Promise<RecordCheck> {
+  const host = ownershipRecordName(name);
+  const expected = ownershipRecordValue(token);
+  return guarded(async () => {
+    const records = await dns.txt(host);
+    return records.some((r) => r.trim() === expected) ? ok : failed(`Ownership TXT record at ${host} with "${expected}" not found`);
+  });
+}
+
 export function checkDmarcRecord(dns: DnsLookup, apex: string): Promise<RecordCheck> {
   const host = `_dmarc.${apex}`;
   return guarded(async () => {
@@ -88,11 +100,12 @@ export function checkDmarcRecord(dns: DnsLookup, apex: string): Promise<RecordCh
 
 /** Looks every record of a domain up, in parallel. */
 export async function checkDomainDns(dns: DnsLookup, t: DnsCheckTarget): Promise<DomainDnsCheck> {
-  const [dkim, spf, mx, dmarc] = await Promise.all([
+  const [dkim, spf, mx, dmarc, ownership] = await Promise.all([
     checkDkimRecord(dns, t.name, t.dkimSelector, t.publicKey),
     checkSpfRecord(dns, t.name),
     checkMailFromMx(dns, t.name, t.region),
     checkDmarcRecord(dns, t.apex),
+    t.ownershipToken ? checkOwnershipRecord(dns, t.name, t.ownershipToken) : undefined,
   ]);
-  return { dkim, spf, mx, dmarc };
+  return { dkim, spf, mx, dmarc, ...(ownership ? { ownership } : {}) };
 }

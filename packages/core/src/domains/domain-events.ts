@@ -1,8 +1,9 @@
 import type { Domain, Prisma } from '../db/generated/client';
 import { newId } from '../ids';
+import type { WebhookEventType } from '../webhooks/events';
 import { domainView } from './domain-view';
 
-export type DomainEventType = 'domain.created' | 'domain.updated' | 'domain.verified' | 'domain.deleted';
+export type DomainEventType = Extract<WebhookEventType, `domain.${string}`>;
 
 /**
  * Writes a domain event to the webhook outbox. Call it with the transaction that makes the

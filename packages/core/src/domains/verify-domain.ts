@@ -1,8 +1,10 @@
 import type { Db } from '../db/client';
+import { prismaExecutor } from '../db/sql/executor';
 import type { Domain, DomainStatus } from '../db/generated/client';
 import type { IdentityPort, IdentityStatus } from '../ses-identity/port';
 import { checkDomainDns, type DomainDnsCheck, type RecordCheck } from './dns-check';
 import type { DnsLookup } from './dns-lookup';
+import { OWNERSHIP_RECORD_MISSING } from './dns-records';
 import { recordDomainEvent } from './domain-events';
 import { parseDomainName } from './domain-name';
 import { nextDomainCheckAt, type ScheduleConfig } from './verification-schedule';
@@ -50,15 +52,20 @@ export function decideVerification(current: Pick<Domain, 'status' | 'dmarcAdded'
   const spfDetails = recordStatus(mailFrom, ses?.mailFromStatus);
   const dmarcAdded = dns.dmarc.status === 'TEMPORARY_FAILURE' ? null : dns.dmarc.status === 'SUCCESS';
 
-  const wrong = [dns.dkim, dns.spf, dns.mx].filter((c) => c.status === 'FAILED').map((c) => c.problem!);
-  const flaky = [dns.dkim, dns.spf, dns.mx].filter((c) => c.status === 'TEMPORARY_FAILURE').map((c) => c.problem!);
+  // A team sharing another team's SES identity must also show its own ownership record: SES and
+  // the shared DKIM record say nothing about which team controls the name.
+  const required = [dns.dkim, dns.spf, dns.mx, ...(dns.ownership ? [dns.ownership] : [])];
+  const wrong = required.filter((c) => c.status === 'FAILED').map((c) => c.problem!);
+  const flaky = required.filter((c) => c.status === 'TEMPORARY_FAILURE').map((c) => c.problem!);
   const base = { dkimStatus, spfDetails, dmarcAdded };
 
   if (identity.kind === 'missing') {
     return { ...base, status: 'FAILED', errorMessage: 'The SES identity of this domain does not exist; delete the domain and add it again', verificationError: 'IDENTITY_NOT_FOUND' };
   }
   if (wrong.length) {
-    return { ...base, status: 'FAILED', errorMessage: wrong.join('; '), verificationError: ses?.errorType ?? 'DNS_RECORDS_INVALID' };
+    const onlyOwnership = dns.ownership?.status === 'FAILED' && wrong.length === 1;
+    const verificationError = onlyOwnership ? OWNERSHIP_RECORD_MISSING : (ses?.errorType ?? 'DNS_RECORDS_INVALID');
+    return { ...base, status: 'FAILED', errorMessage: wrong.join('; '), verificationError };
   }
   if (identity.kind === 'unavailable') flaky.push(identity.message);
   if (flaky.length) {
@@ -97,14 +104,16 @@ export async function verifyDomain(deps: VerifyDomainDeps, domainId: number): Pr
   const apex = parsed.ok ? parsed.apex : domain.name;
   const [identity, dns] = await Promise.all([
     readIdentity(deps.identities, domain),
-    checkDomainDns(deps.dns, { name: domain.name, apex, region: domain.region, dkimSelector: domain.dkimSelector, publicKey: domain.publicKey }),
+    checkDomainDns(deps.dns, { name: domain.name, apex, region: domain.region, dkimSelector: domain.dkimSelector, publicKey: domain.publicKey, ownershipToken: domain.ownershipToken }),
   ]);
   const now = deps.now?.() ?? new Date();
 
   return deps.db.$transaction(async (tx) => {
     // Lock the row so the status we compare against is the one we overwrite.
-    const locked = await tx.$queryRaw<{ status: DomainStatus; dmarcAdded: boolean; isVerifying: boolean; hasEverVerified: boolean }[]>`
-      SELECT status, "dmarcAdded", "isVerifying", "hasEverVerified" FROM "Domain" WHERE id = ${domainId} FOR UPDATE`;
+    const locked = await prismaExecutor(tx).query<{ status: DomainStatus; dmarcAdded: boolean; isVerifying: boolean; hasEverVerified: boolean }>(
+      `SELECT status, "dmarcAdded", "isVerifying", "hasEverVerified" FROM "Domain" WHERE id = $1::int FOR UPDATE`,
+      [domainId],
+    );
     if (locked.length === 0) return null;
     const before = locked[0];
     const outcome = decideVerification(before, identity, dns);

@@ -1,4 +1,5 @@
 import { createDb, type Db } from '../db/client';
+import { prismaExecutor } from '../db/sql/executor';
 import { createTeam } from '../teams/api-keys';
 import { createTestDatabase, dropDatabase } from '../testing/databases';
 import { insertEmailRows, prepareEmails, type EmailDraft } from './create-emails';
@@ -30,7 +31,7 @@ describe('insertEmailRows', () => {
       campaignId: 'c1', contactId: 'k1', unsubUrl: 'https://u/x', lane: 'marketing',
     };
     const [p] = prepareEmails([draft], now);
-    await insertEmailRows(db, [p], now);
+    await insertEmailRows(prismaExecutor(db), [p], now);
     const row = await db.email.findUniqueOrThrow({ where: { id: p.created.id }, include: { emailEvents: true } });
     expect(row).toMatchObject({
       teamId, domainId: null, apiKeyId: 7, from: draft.from, to: draft.to, replyTo: ['r@x.org'], cc: [], bcc: ['NULL'],
@@ -45,7 +46,7 @@ describe('insertEmailRows', () => {
     const now = new Date();
     const ok: EmailDraft = { teamId, domainId: null, region: 'us-east-1', from: 'a@x.org', to: ['b@x.org'], subject: 'ok-row' };
     const bad: EmailDraft = { ...ok, subject: 'bad-row', domainId: 999999 };
-    await expect(insertEmailRows(db, prepareEmails([ok, bad], now), now)).rejects.toThrow();
+    await expect(insertEmailRows(prismaExecutor(db), prepareEmails([ok, bad], now), now)).rejects.toThrow();
     expect(await db.email.count({ where: { subject: { in: ['ok-row', 'bad-row'] } } })).toBe(0);
   });
 });

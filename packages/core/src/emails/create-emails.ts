@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/client';
 import { newId } from '../ids';
 import { queueNames, type QueueFactory, type SendEmailJob, type SendLane } from '../queue/queues';
-import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '../webhooks/email-outbox-sql';
+import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '../db/sql/email-outbox';
+import { prismaExecutor, type SqlExecutor } from '../db/sql/executor';
 
 /** An email ready to be stored: recipients normalised, template already rendered. */
 export interface EmailDraft {
@@ -75,7 +76,8 @@ SELECT e."emailId", e.status, e.data, e."createdAt"
 FROM json_populate_recordset(NULL::"EmailEvent", $2::json) e
 JOIN inserted i ON i.id = e."emailId"`;
 
-export async function insertEmailRows(db: Db, items: PreparedEmail[], now: Date): Promise<void> {
+/** Runs on any executor: Prisma's connection (the API) or a worker transaction's connection. */
+export async function insertEmailRows(sql: SqlExecutor, items: PreparedEmail[], now: Date): Promise<void> {
   if (items.length === 0) return;
   const at = now.toISOString();
   const rows = items.map(({ draft: d, created }) => ({
@@ -110,7 +112,7 @@ export async function insertEmailRows(db: Db, items: PreparedEmail[], now: Date)
     data: d.suppressed ? { error: d.suppressed.reason } : d.scheduledAt ? { scheduledAt: d.scheduledAt.toISOString() } : null,
     createdAt: at,
   }));
-  await db.$executeRawUnsafe(INSERT_EMAILS_SQL, JSON.stringify(rows), JSON.stringify(events));
+  await sql.execute(INSERT_EMAILS_SQL, [JSON.stringify(rows), JSON.stringify(events)]);
 }
 
 /**
@@ -125,7 +127,7 @@ export async function insertAndEnqueueEmails(
 ): Promise<CreatedEmail[]> {
   if (drafts.length === 0) return [];
   const prepared = prepareEmails(drafts, now);
-  await insertEmailRows(deps.db, prepared, now);
+  await insertEmailRows(prismaExecutor(deps.db), prepared, now);
   await enqueueSendJobs(deps, prepared, now);
   return prepared.map((p) => p.created);
 }

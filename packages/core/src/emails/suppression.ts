@@ -1,9 +1,12 @@
 import type { Db } from '../db/client';
+import { prismaExecutor } from '../db/sql/executor';
+import { bareAddress } from './address';
 import type { EmailDraft } from './create-emails';
 
 export const ALL_TO_SUPPRESSED = 'All TO recipients are suppressed. No emails to send.';
 
-const normalise = (address: string) => address.trim().toLowerCase();
+// A recipient may be `Name <addr>`: suppressions are kept by bare, lower-cased address.
+const normalise = (recipient: string) => bareAddress(recipient).toLowerCase();
 
 /** Suppressed addresses among the given (team, address) pairs, in one query whatever the count. */
 export async function findSuppressed(db: Db, pairs: { teamId: number; email: string }[]): Promise<Set<string>> {
@@ -13,17 +16,18 @@ export async function findSuppressed(db: Db, pairs: { teamId: number; email: str
     unique.set(`${p.teamId}:${email}`, { teamId: p.teamId, email });
   }
   if (unique.size === 0) return new Set();
-  const rows = await db.$queryRawUnsafe<{ teamId: number; email: string }[]>(
+  const rows = await prismaExecutor(db).query<{ teamId: number; email: string }>(
     `SELECT s."teamId", s.email FROM "Suppression" s
      JOIN json_to_recordset($1::json) AS x("teamId" int, email text) ON s."teamId" = x."teamId" AND s.email = x.email`,
-    JSON.stringify([...unique.values()]),
+    [JSON.stringify([...unique.values()])],
   );
   return new Set(rows.map((r) => `${r.teamId}:${r.email}`));
 }
 
 /**
- * useSend's rule (reference §7.4): when every TO address is suppressed the email is kept as
- * SUPPRESSED and never sent; otherwise suppressed to, cc and bcc addresses are silently dropped.
+ * useSend's rule (docs/emails.md, "Suppressed recipients"): when every TO address is suppressed
+ * the email is kept as SUPPRESSED and never sent; otherwise suppressed to, cc and bcc addresses
+ * are silently dropped.
  */
 export async function applySuppressions(db: Db, drafts: EmailDraft[]): Promise<EmailDraft[]> {
   const pairs = drafts.flatMap((d) => [...d.to, ...(d.cc ?? []), ...(d.bcc ?? [])].map((email) => ({ teamId: d.teamId, email })));

@@ -50,6 +50,23 @@ export function createMetrics(processName: 'api' | 'worker') {
       labelNames: ['name'],
       registers: [registry],
     }),
+    snsRejected: new Counter({
+      name: 'mailrail_sns_rejected_total',
+      help: 'SNS posts refused by POST /api/ses/notifications, by reason (unknown-topic, stale, bad-signature...)',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    authFailures: new Counter({
+      name: 'mailrail_auth_failures_total',
+      help: 'API requests refused before or at API key authentication, by reason (invalid-key, ip-blocked)',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    apiKeyRevocationsUnannounced: new Counter({
+      name: 'mailrail_api_key_revocations_unannounced_total',
+      help: 'Revoked API keys whose announcement over Redis failed: other replicas may accept them until API_KEY_CACHE_SECONDS pass',
+      registers: [registry],
+    }),
     rateLimitWaits: new Counter({
       name: 'mailrail_rate_limit_waits_total',
       help: 'Times a send queue was slowed down by the SES rate limit or SES throttling',

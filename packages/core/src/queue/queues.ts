@@ -26,7 +26,6 @@ export const defaultJobOptions: JobsOptions = {
 
 export interface QueueFactory {
   get(name: string): Queue;
-  sendQueue(region: string, lane: SendLane): Queue;
   closeAll(): Promise<void>;
 }
 
@@ -43,7 +42,6 @@ export function createQueueFactory(connection: ConnectionOptions, prefix: string
   };
   return {
     get,
-    sendQueue: (region, lane) => get(queueNames.send(region, lane)),
     closeAll: async () => {
       await Promise.all([...queues.values()].map((q) => q.close()));
       queues.clear();

@@ -1,3 +1,6 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import fc from 'fast-check';
 import { escapeHtml, renderTemplate } from './template';
 
 describe('renderTemplate', () => {
@@ -38,5 +41,123 @@ describe('renderTemplate', () => {
 
   it('escapes the five HTML metacharacters', () => {
     expect(escapeHtml(`<>&"'`)).toBe('&lt;&gt;&amp;&quot;&#39;');
+  });
+});
+
+describe('renderTemplate edge cases of the placeholder grammar', () => {
+  it('resumes one character after a failed {{ and takes the fallback up to the first }}', () => {
+    expect(renderTemplate('{{{a}}}', { a: 'x' })).toBe('{x}');
+    expect(renderTemplate('{{a,fallback={{b}}', {})).toBe('{{b');
+    expect(renderTemplate('{{a,fallback= x y \t}}', {})).toBe('x y');
+    expect(renderTemplate('{{a,fallback=}}|{{b, fallback = }}', {}, { onMissing: 'keep' })).toBe('|');
+    expect(renderTemplate('{{a,fallback=x}y}}{{b}}', { b: 'B' })).toBe('{{a,fallback=x}y}}B');
+  });
+
+  it('rejects what the grammar does not allow and keeps it as text', () => {
+    for (const t of ['{{contact.}}', '{{contact.contact.a}}', '{{a b}}', '{{a,Fallback=x}}', '{{a,fallback x}}', '{{}}', '{{ a }', '{{a,fallback=x']) {
+      expect(renderTemplate(t, { a: 'A', contact: 'C' })).toBe(t);
+    }
+  });
+});
+
+// The regex the renderer used until issue 15, kept here only as the reference for the property
+// test on short inputs: the new scanner must accept and capture exactly what it did. Never run it
+// on long inputs: it backtracks cubically.
+const LEGACY_PLACEHOLDER = /\{\{\s*(?:contact\.)?([A-Za-z0-9_-]+)\s*(?:,\s*fallback\s*=\s*([^}]*?))?\s*\}\}/g; // eslint-disable-line regexp/no-super-linear-backtracking -- reference only, inputs below 200 chars
+
+// What the old regex matched, seen through three renders that need no copy of the value rules
+// (those are pinned by the examples above): every placeholder replaced by a marker of its name,
+// by its fallback (or nothing), and by its fallback or kept as written.
+const legacy = {
+  names: (source: string) => [...source.matchAll(LEGACY_PLACEHOLDER)].map((m) => m[1]),
+  marked: (source: string) => source.replace(LEGACY_PLACEHOLDER, (_whole, name: string) => `\u27e6${name}\u27e7`),
+  fallbacks: (source: string) => source.replace(LEGACY_PLACEHOLDER, (_whole, _name, fallback: string | undefined) => fallback ?? ''),
+  kept: (source: string) => source.replace(LEGACY_PLACEHOLDER, (whole: string, _name, fallback: string | undefined) => fallback ?? whole),
+};
+
+function expectSameGrammar(source: string): void {
+  const markers = Object.fromEntries(legacy.names(source).map((n) => [n, `\u27e6${n}\u27e7`]));
+  expect(renderTemplate(source, markers)).toBe(legacy.marked(source));
+  expect(renderTemplate(source, {})).toBe(legacy.fallbacks(source));
+  expect(renderTemplate(source, {}, { onMissing: 'keep' })).toBe(legacy.kept(source));
+}
+
+describe('renderTemplate agrees with the documented placeholder semantics (property)', () => {
+  // Pieces that exercise every branch of the grammar, glued in random order.
+  const piece = fc.constantFrom(
+    '{{', '}}', '{', '}', ',', 'fallback', 'Fallback', '=', ' ', '  ', '\t', '\n', '\u00a0', '\u2028', 'contact.', 'contact',
+    'a', 'A', 'name', 'Name', 'b-c', '_', 'x', '"', "'", '<', '&', '.', '$&', '$1', '\ud800', '\u0000',
+    // Whole heads and tails, so that complete placeholders (with and without fallbacks) are common.
+    '{{a', '{{ Name ', '{{contact.b-c', ',fallback=', ', fallback = ', ' }}', 'x }}', '}}}',
+  );
+  const source = fc.array(piece, { maxLength: 40 }).map((parts) => parts.join(''));
+
+  it('treats exactly the code units of \\s as whitespace inside the braces', () => {
+    for (let code = 0; code <= 0xffff; code++) {
+      const c = String.fromCharCode(code);
+      const t = `{{${c}a${c},${c}fallback${c}=${c}f${c}}}`;
+      if (renderTemplate(t, {}) !== legacy.fallbacks(t)) throw new Error(`differs for U+${code.toString(16)}`);
+    }
+  });
+
+  it('renders every random template as the reference grammar does', () => {
+    fc.assert(
+      fc.property(source, (s) => expectSameGrammar(s)),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe('renderTemplate runs in linear time (issue 15, finding 2)', () => {
+  // Each input is ~100k characters of the shapes that made the former regex backtrack. They run in
+  // a child process with a hard timeout, so a super-linear renderer fails this test instead of
+  // hanging jest (the former regex needed 6 s for 2,500 spaces; 100k would take days).
+  const N = 100_000;
+  const cases: Record<string, string> = {
+    'fallback then spaces': `{{a,fallback=${' '.repeat(N)}`,
+    'fallback, spaces, one brace': `{{a,fallback=x${' '.repeat(N)}}`,
+    'fallback, spaces, closed': `{{a,fallback=x${' '.repeat(N)}}}`,
+    'name then spaces': `{{a${' '.repeat(N)}x`,
+    'open then spaces': `{{${' '.repeat(N)}`,
+    'runs of {{': '{{'.repeat(N / 2),
+    'runs of {{ with a space': '{{ '.repeat(N / 3),
+    'nested braces': `${'{'.repeat(N / 2)}a${'}'.repeat(N / 2)}`,
+    'commas': `{{a${','.repeat(N)}`,
+    'quotes in a fallback': `{{a,fallback=${'"'.repeat(N)}`,
+    'repeated unclosed fallbacks': '{{a,fallback='.repeat(N / 13),
+    'repeated fallbacks, one close far away': `${'{{a , fallback = '.repeat(N / 18)}}`,
+    'contact. runs': '{{contact.'.repeat(N / 10),
+    'mixed whitespace': `{{a,fallback=${'\t\u00a0\n\u2028'.repeat(N / 4)}`,
+    'many placeholders': '{{a,fallback=x}}{{ b }}'.repeat(N / 23),
+  };
+
+  it('renders each pathological 100k-char input in under 50 ms', () => {
+    const script = `
+      const mod = await import(${JSON.stringify(path.join(__dirname, 'template.ts'))});
+      const renderTemplate = mod.renderTemplate ?? mod.default.renderTemplate; // tsx loads it as CommonJS
+      const cases = JSON.parse((await import('node:fs')).readFileSync(0, 'utf8'));
+      // Warm the JIT on the same shapes at a tenth of the size: production renders with warm code,
+      // and a cold first call on a busy 2-core machine measures the compiler, not the algorithm.
+      for (const text of Object.values(cases)) renderTemplate(text.slice(0, text.length / 10), { b: 'B' }, { escapeHtml: true });
+      // Best of three: the machine is shared, and a descheduled run says nothing about the
+      // algorithm; a super-linear renderer is slow on every run.
+      for (const [kind, text] of Object.entries(cases)) {
+        let best = Infinity;
+        for (let run = 0; run < 3; run++) {
+          const t0 = performance.now();
+          renderTemplate(text, { b: 'B' }, { escapeHtml: true });
+          best = Math.min(best, performance.now() - t0);
+        }
+        console.log(JSON.stringify([kind, best]));
+      }`;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      input: JSON.stringify(cases),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    const timings = new Map<string, number>((run.stdout ?? '').split('\n').filter(Boolean).map((l) => JSON.parse(l) as [string, number]));
+    const missing = Object.keys(cases).filter((k) => !timings.has(k));
+    expect({ missing, error: run.error?.message, stderr: (run.stderr ?? '').slice(0, 500) }).toEqual({ missing: [], error: undefined, stderr: '' });
+    for (const [kind, ms] of timings) expect({ kind, slow: ms >= 50 ? ms : false }).toEqual({ kind, slow: false });
   });
 });

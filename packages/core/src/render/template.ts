@@ -1,6 +1,17 @@
 // `{{name}}` and `{{name,fallback=x}}` placeholders, shared by transactional templates and
 // campaigns. Whitespace inside the braces is allowed; `contact.` before the name is accepted.
-const PLACEHOLDER = /\{\{\s*(?:contact\.)?([A-Za-z0-9_-]+)\s*(?:,\s*fallback\s*=\s*([^}]*?))?\s*\}\}/g;
+//
+// The placeholders are found by one left-to-right scan: a linear regex for the head and a cached
+// search for the closing `}}`. The former single regex
+// /\{\{\s*(?:contact\.)?([A-Za-z0-9_-]+)\s*(?:,\s*fallback\s*=\s*([^}]*?))?\s*\}\}/g backtracked
+// cubically on `{{a,fallback=` followed by spaces (2,500 spaces: 6 s of blocked event loop).
+// The scan accepts exactly what that regex matched, with the same captures:
+//   - `{{`, optional whitespace, optional `contact.`, a name of [A-Za-z0-9_-]+, optional whitespace;
+//   - then either `}}`, or `,` ws `fallback` ws `=` ws, then the fallback: everything up to the
+//     first `}`, which must be followed by a second `}`; the fallback is trimmed of whitespace;
+//   - where no placeholder starts at a `{{`, the search resumes one character later (`{{{a}}`
+//     renders as `{` + a), as the global regex did.
+// Every character is read a bounded number of times, so rendering is linear in the template's length.
 
 export type TemplateVariables = Record<string, string | number | boolean | null | undefined>;
 
@@ -26,17 +37,63 @@ function lookup(vars: TemplateVariables, lowered: Map<string, string>, name: str
   return v === undefined || v === null ? undefined : String(v);
 }
 
+// The head of a placeholder, up to its closing `}}` or to the `=` (and spaces) before a fallback.
+// Linear: it starts with a literal `{{`, and each quantifier is followed by a character it cannot
+// match (`\s` by a name character, `c` or `,`/`}`; the name by `\s`, `,` or `}`), so a match attempt
+// never backtracks more than one step, and an attempt at one `{{` reads no further than the next `{`.
+const PLACEHOLDER_HEAD = /\{\{\s*(?:contact\.)?([\w-]+)\s*(?:(\}\})|,\s*fallback\s*=\s*)/g;
+
 /** Replaces every placeholder in `source`; an empty or missing value takes the fallback. */
 export function renderTemplate(source: string, vars: TemplateVariables = {}, opts: RenderOptions = {}): string {
   if (!source.includes('{{')) return source;
   const lowered = new Map(Object.keys(vars).map((k) => [k.toLowerCase(), k]));
-  return source.replace(PLACEHOLDER, (whole, name: string, fallback: string | undefined) => {
-    const value = lookup(vars, lowered, name);
-    let out: string;
-    if (value !== undefined && value !== '') out = value;
-    else if (fallback !== undefined) out = fallback;
-    else if (opts.onMissing === 'keep' && value === undefined) return whole;
-    else out = '';
-    return opts.escapeHtml ? escapeHtml(out) : out;
-  });
+  const head = new RegExp(PLACEHOLDER_HEAD);
+  // The first `}` at or after a fallback's start. Cached: fallback starts only move right, so each
+  // stretch of the source is searched once even when many heads share one far-away `}`.
+  let closeAt = -1;
+  const nextClose = (from: number): number => {
+    if (closeAt < from) {
+      const found = source.indexOf('}', from);
+      closeAt = found === -1 ? source.length : found;
+    }
+    return closeAt;
+  };
+  const parts: string[] = [];
+  let copied = 0; // source[0, copied) is already in parts
+  for (let m = head.exec(source); m !== null; m = head.exec(source)) {
+    const name = m[1];
+    let end: number;
+    let fallback: string | undefined;
+    if (m[2] !== undefined) {
+      end = head.lastIndex;
+    } else {
+      // The fallback runs to the first `}`, which must be doubled; otherwise no placeholder starts
+      // at this `{{` and the search resumes one character later, as the former global regex did.
+      const fallbackStart = head.lastIndex;
+      const close = nextClose(fallbackStart);
+      if (source.charCodeAt(close + 1) !== 0x7d) {
+        head.lastIndex = m.index + 1;
+        continue;
+      }
+      fallback = source.slice(fallbackStart, close).trimEnd(); // trimEnd strips exactly the \s set
+      end = close + 2;
+      head.lastIndex = end;
+    }
+    parts.push(source.slice(copied, m.index), substitute(source.slice(m.index, end), name, fallback, vars, lowered, opts));
+    copied = end;
+  }
+  parts.push(source.slice(copied));
+  return parts.join('');
+}
+
+function substitute(
+  whole: string, name: string, fallback: string | undefined, vars: TemplateVariables, lowered: Map<string, string>, opts: RenderOptions,
+): string {
+  const value = lookup(vars, lowered, name);
+  let out: string;
+  if (value !== undefined && value !== '') out = value;
+  else if (fallback !== undefined) out = fallback;
+  else if (opts.onMissing === 'keep' && value === undefined) return whole;
+  else out = '';
+  return opts.escapeHtml ? escapeHtml(out) : out;
 }

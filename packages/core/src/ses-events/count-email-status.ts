@@ -1,8 +1,4 @@
-import { Prisma } from '../db/generated/client';
-import type { Db } from '../db/client';
-
-/** A Prisma client or interactive-transaction client: everything here runs raw SQL. */
-export type SqlClient = Pick<Db, '$queryRaw' | '$executeRaw'> | Prisma.TransactionClient;
+import type { SqlExecutor } from '../db/sql/executor';
 
 // One bit of Email.countedFlags per counter: a counter moves at most once per email, whichever
 // path (the worker seeing SES accept the message, or the SES Send event) gets there first.
@@ -53,7 +49,7 @@ export function utcDay(at: Date): string {
  * Returns the counters that moved (empty when everything was already counted).
  */
 export async function countEmailStatus(
-  tx: SqlClient,
+  tx: SqlExecutor,
   email: CountableEmail,
   status: CountedStatus,
   opts: { hardBounce?: boolean; at?: Date } = {},
@@ -65,23 +61,23 @@ export async function countEmailStatus(
   const domainId = email.domainId ?? 0;
   const type = email.campaignId ? 'MARKETING' : 'TRANSACTIONAL';
   // Our own constants, inlined as SQL literals.
-  const b = Object.fromEntries(COUNTERS.map((c) => [c, Prisma.raw(String(COUNTED_BITS[c]))])) as Record<Counter, Prisma.Sql>;
-  const hasTotals = Prisma.raw(String(COUNTED_BITS.delivered | COUNTED_BITS.hardBounced | COUNTED_BITS.complained));
+  const b = COUNTED_BITS;
+  const hasTotals = COUNTED_BITS.delivered | COUNTED_BITS.hardBounced | COUNTED_BITS.complained;
   // One statement: set the bits under the email's row lock, and add the bits that were not set
   // yet to the daily row, the all-time totals and the campaign. The shared counter rows are then
   // locked only from this statement to the commit. Data-modifying CTEs all run; each does nothing
   // when `fresh` is empty (everything was counted before).
-  const rows = await tx.$queryRaw<{ newBits: number }[]>(Prisma.sql`
-    WITH before AS (SELECT "countedFlags" AS flags FROM "Email" WHERE id = ${email.id} FOR UPDATE),
+  const rows = await tx.query<{ newBits: number }>(
+    `WITH before AS (SELECT "countedFlags" AS flags FROM "Email" WHERE id = $1 FOR UPDATE),
     fresh AS (
-      UPDATE "Email" e SET "countedFlags" = e."countedFlags" | ${bits}::int
+      UPDATE "Email" e SET "countedFlags" = e."countedFlags" | $2::int
       FROM before
-      WHERE e.id = ${email.id} AND (before.flags & ${bits}::int) <> ${bits}::int
-      RETURNING (${bits}::int & ~before.flags) AS nb
+      WHERE e.id = $1 AND (before.flags & $2::int) <> $2::int
+      RETURNING ($2::int & ~before.flags) AS nb
     ),
     daily AS (
       INSERT INTO "DailyEmailUsage" ("teamId", "domainId", "date", "type", sent, delivered, opened, clicked, bounced, "hardBounced", complained, "updatedAt")
-      SELECT ${email.teamId}, ${domainId}, ${day}, ${type}::"EmailUsageType",
+      SELECT $3::int, $4::int, $5::text, $6::"EmailUsageType",
              (nb & ${b.sent} > 0)::int, (nb & ${b.delivered} > 0)::int, (nb & ${b.opened} > 0)::int, (nb & ${b.clicked} > 0)::int,
              (nb & ${b.bounced} > 0)::int, (nb & ${b.hardBounced} > 0)::int, (nb & ${b.complained} > 0)::int, now()
       FROM fresh
@@ -97,7 +93,7 @@ export async function countEmailStatus(
     ),
     cumulated AS (
       INSERT INTO "CumulatedMetrics" ("teamId", "domainId", delivered, "hardBounced", complained, "updatedAt")
-      SELECT ${email.teamId}, ${domainId}, (nb & ${b.delivered} > 0)::int, (nb & ${b.hardBounced} > 0)::int, (nb & ${b.complained} > 0)::int, now()
+      SELECT $3::int, $4::int, (nb & ${b.delivered} > 0)::int, (nb & ${b.hardBounced} > 0)::int, (nb & ${b.complained} > 0)::int, now()
       FROM fresh WHERE nb & ${hasTotals} <> 0
       ON CONFLICT ("teamId", "domainId") DO UPDATE SET
         delivered = "CumulatedMetrics".delivered + EXCLUDED.delivered,
@@ -106,14 +102,18 @@ export async function countEmailStatus(
         "updatedAt" = now()
     ),
     campaign AS (
+      -- Campaign.sent is not here: the campaign engine counts it when a recipient settles
+      -- (recordOutcomes), and adding the SES Send event too counted every recipient twice.
       UPDATE "Campaign" c SET
-        sent = c.sent + (nb & ${b.sent} > 0)::int, delivered = c.delivered + (nb & ${b.delivered} > 0)::int,
+        delivered = c.delivered + (nb & ${b.delivered} > 0)::int,
         opened = c.opened + (nb & ${b.opened} > 0)::int, clicked = c.clicked + (nb & ${b.clicked} > 0)::int,
         bounced = c.bounced + (nb & ${b.bounced} > 0)::int, "hardBounced" = c."hardBounced" + (nb & ${b.hardBounced} > 0)::int,
         complained = c.complained + (nb & ${b.complained} > 0)::int, "updatedAt" = now()
-      FROM fresh WHERE c.id = ${email.campaignId}
+      FROM fresh WHERE c.id = $7::text
     )
-    SELECT nb AS "newBits" FROM fresh`);
+    SELECT nb AS "newBits" FROM fresh`,
+    [email.id, bits, email.teamId, domainId, day, type, email.campaignId],
+  );
   const newBits = rows[0]?.newBits ?? 0;
   const moved = COUNTERS.filter((c) => newBits & COUNTED_BITS[c]);
   return moved;

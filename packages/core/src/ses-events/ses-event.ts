@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { bareAddress } from '../emails/address';
+import { EMAIL_ID_HEADERS } from '../emails/headers';
 import type { EventStatus } from './status-rank';
 
 // SES publishes the same events in two formats: configuration-set event publishing
@@ -61,12 +63,9 @@ export interface SesEvent {
 
 export type SesEventParse = { ok: true; event: SesEvent } | { ok: false; reason: 'not-json' | 'not-ses-event' | 'unknown-type'; type?: string };
 
-const EMAIL_ID_HEADERS = new Set(['x-usesend-email-id', 'x-unsend-email-id']);
-
-/** `"Name" <a@b.c>` or `a@b.c` → `a@b.c`, lower-cased and trimmed. */
+/** `"Name" <a@b.c>` or `a@b.c` → `a@b.c`, lower-cased and trimmed (parsed by the one address rule). */
 export function normaliseAddress(address: string): string {
-  const m = /<([^<>]+)>\s*$/.exec(address);
-  return (m ? m[1] : address).trim().toLowerCase();
+  return bareAddress(address).toLowerCase();
 }
 
 function parseDate(value: unknown): Date | null {

@@ -60,6 +60,20 @@ describe('ses setup', () => {
     expect(result.configurationSets.every((s) => s.created)).toBe(true);
   });
 
+  it('records the topic as one of ours before subscribing (the API confirms only known topics)', async () => {
+    const { calls, clients } = recorder();
+    const order: string[] = [];
+    const recorded: [string, string][] = [];
+    const tracking = { sns: { send: async (c: never) => (order.push((c as { constructor: { name: string } }).constructor.name), clients.sns.send(c)) }, ses: clients.ses } as unknown as SesSetupClients;
+    await applySesSetup(plan, tracking, async (arn, region) => {
+      order.push('record');
+      recorded.push([arn, region]);
+    });
+    expect(recorded).toEqual([['arn:aws:sns:eu-west-1:1:mailrail-eu-west-1-ses-events', 'eu-west-1']]);
+    expect(order).toEqual(['CreateTopicCommand', 'record', 'SubscribeCommand']);
+    expect(calls).toHaveLength(10);
+  });
+
   it('is idempotent: existing configuration sets are kept and their destinations updated', async () => {
     const { calls, clients } = recorder({ CreateConfigurationSetCommand: 'AlreadyExistsException', CreateConfigurationSetEventDestinationCommand: 'AlreadyExistsException' });
     const result = await applySesSetup(plan, clients);

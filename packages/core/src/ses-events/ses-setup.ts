@@ -8,6 +8,7 @@ import {
   type EventType,
 } from '@aws-sdk/client-sesv2';
 import { EVENTS_BY_KIND, type TrackingKind } from './configuration-sets';
+import { trimTrailing } from '../text/trim';
 
 // `npm run cli -- ses setup --region R`: everything SES needs to report delivery events to us,
 // for one region. Safe to run again: existing resources are kept and brought up to date.
@@ -25,7 +26,7 @@ export function buildSesSetupPlan(opts: { region: string; prefix: string; public
   return {
     region: opts.region,
     topicName: opts.topicName ?? `${opts.prefix}-${opts.region}-ses-events`,
-    callbackUrl: opts.callbackUrl ?? `${opts.publicUrl.replace(/\/+$/, '')}/api/ses/notifications`,
+    callbackUrl: opts.callbackUrl ?? `${trimTrailing(opts.publicUrl, '/')}/api/ses/notifications`,
     configurationSets: (Object.keys(EVENTS_BY_KIND) as TrackingKind[]).map((kind) => ({ name: `${opts.prefix}-${kind}`, events: EVENTS_BY_KIND[kind] })),
   };
 }
@@ -50,10 +51,15 @@ export interface SesSetupResult {
   configurationSets: { name: string; created: boolean; events: EventType[] }[];
 }
 
-export async function applySesSetup(plan: SesSetupPlan, clients: SesSetupClients): Promise<SesSetupResult> {
+/** Stores the topic as one of ours (the API accepts only known topics); see sns-topics.ts. */
+export type RecordSnsTopic = (topicArn: string, region: string) => Promise<void>;
+
+export async function applySesSetup(plan: SesSetupPlan, clients: SesSetupClients, recordTopic?: RecordSnsTopic): Promise<SesSetupResult> {
   // CreateTopic and Subscribe are idempotent in SNS: they answer the existing ARN.
   const topic = (await clients.sns.send(new CreateTopicCommand({ Name: plan.topicName }))) as { TopicArn?: string };
   if (!topic.TopicArn) throw new Error('SNS CreateTopic answered without a TopicArn');
+  // Before Subscribe: SNS posts the SubscriptionConfirmation at once, and the API confirms only known topics.
+  await recordTopic?.(topic.TopicArn, plan.region);
   const protocol = new URL(plan.callbackUrl).protocol.replace(':', '');
   const subscription = (await clients.sns.send(
     new SubscribeCommand({ TopicArn: topic.TopicArn, Protocol: protocol, Endpoint: plan.callbackUrl, ReturnSubscriptionArn: true }),
@@ -105,6 +111,7 @@ export async function sesSetupCommand(
   args: string[],
   config: { PUBLIC_URL: string; SES_CONFIGURATION_SET_PREFIX?: string },
   clientsFor: (region: string) => SesSetupClients = awsSetupClients,
+  recordTopic?: RecordSnsTopic,
 ): Promise<SesSetupResult> {
   const { values } = parseArgs({
     args,
@@ -119,5 +126,5 @@ export async function sesSetupCommand(
   const callbackUrl = values['callback-url']?.trim();
   if (callbackUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(callbackUrl)) throw usageError('--callback-url must be an http(s) URL');
   const plan = buildSesSetupPlan({ region, prefix: config.SES_CONFIGURATION_SET_PREFIX ?? DEFAULT_CONFIGURATION_SET_PREFIX, publicUrl: config.PUBLIC_URL, topicName, callbackUrl });
-  return applySesSetup(plan, clientsFor(region));
+  return applySesSetup(plan, clientsFor(region), recordTopic);
 }

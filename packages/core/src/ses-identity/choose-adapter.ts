@@ -1,3 +1,4 @@
+import { awsCredentialsSource } from '../config/aws-credentials';
 import type { Config } from '../config/schema';
 import type { Db } from '../db/client';
 import { createDnsLookup, type DnsLookup } from '../domains/dns-lookup';
@@ -7,14 +8,11 @@ import { createSesIdentityPort } from './ses-adapter';
 
 type AdapterConfig = Pick<Config, 'SES_IDENTITY_ADAPTER' | 'SES_ENDPOINT' | 'DNS_RESOLVER' | 'DNS_TIMEOUT_MS'>;
 
-// Any of these means the SDK's default chain can find credentials without us.
-const CREDENTIAL_VARS = ['AWS_ACCESS_KEY_ID', 'AWS_PROFILE', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI', 'AWS_CONTAINER_CREDENTIALS_FULL_URI'];
-
 /** `auto` is local when SES_ENDPOINT points at an emulator or no AWS credentials are configured. */
 export function identityAdapterKind(config: AdapterConfig, env: NodeJS.ProcessEnv = process.env): 'ses' | 'local' {
   if (config.SES_IDENTITY_ADAPTER !== 'auto') return config.SES_IDENTITY_ADAPTER;
   if (config.SES_ENDPOINT) return 'local';
-  return CREDENTIAL_VARS.some((v) => env[v]) ? 'ses' : 'local';
+  return awsCredentialsSource(env) ? 'ses' : 'local';
 }
 
 /** The one place where the identity adapter is chosen. */

@@ -1,7 +1,10 @@
 // SES domain identities behind a small port: the real SES v2 API in production, a database
 // table in development and tests (the local SES emulator does not implement identities).
 
-export type IdentityStatusValue = 'NOT_STARTED' | 'PENDING' | 'SUCCESS' | 'FAILED' | 'TEMPORARY_FAILURE';
+import { DomainStatus } from '../db/generated/enums';
+
+/** The status vocabulary of identities, DKIM and DNS records: the domain status enum itself. */
+export type IdentityStatusValue = DomainStatus;
 
 export interface CreateIdentityInput {
   domain: string;
@@ -51,8 +54,8 @@ export class IdentityServiceError extends Error {
   }
 }
 
-const STATUS_VALUES = new Set<IdentityStatusValue>(['NOT_STARTED', 'PENDING', 'SUCCESS', 'FAILED', 'TEMPORARY_FAILURE']);
+const STATUS_VALUES: ReadonlySet<string> = new Set(Object.values(DomainStatus));
 
 export function toIdentityStatusValue(s: string | undefined | null): IdentityStatusValue {
-  return s && STATUS_VALUES.has(s as IdentityStatusValue) ? (s as IdentityStatusValue) : 'NOT_STARTED';
+  return s && STATUS_VALUES.has(s) ? (s as IdentityStatusValue) : 'NOT_STARTED';
 }

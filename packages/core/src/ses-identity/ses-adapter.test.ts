@@ -71,7 +71,7 @@ const input = (domain: string, pem: string) => ({ domain, region: 'eu-west-1', d
 
 describe('SES v2 identity adapter', () => {
   it('creates a BYODKIM identity with the bare base64 private key, then sets MAIL FROM', async () => {
-    const { privateKeyPem } = generateDkimKeyPair();
+    const { privateKeyPem } = await generateDkimKeyPair();
     await port().createIdentity(input('example.com', privateKeyPem));
     expect(received.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v2/email/identities', 'PUT /v2/email/identities/example.com/mail-from']);
     const create = received[0].body as { EmailIdentity: string; DkimSigningAttributes: { DomainSigningSelector: string; DomainSigningPrivateKey: string } };
@@ -99,12 +99,12 @@ describe('SES v2 identity adapter', () => {
 
   it('reports an existing identity as IdentityExistsError', async () => {
     identities.set('taken.example.com', {});
-    await expect(port().createIdentity(input('taken.example.com', generateDkimKeyPair().privateKeyPem))).rejects.toBeInstanceOf(IdentityExistsError);
+    await expect(port().createIdentity(input('taken.example.com', (await generateDkimKeyPair()).privateKeyPem))).rejects.toBeInstanceOf(IdentityExistsError);
   });
 
   it('removes the new identity again when MAIL FROM is refused', async () => {
     failMailFrom = true;
-    const err = await port().createIdentity(input('half.example.com', generateDkimKeyPair().privateKeyPem)).catch((e) => e);
+    const err = await port().createIdentity(input('half.example.com', (await generateDkimKeyPair()).privateKeyPem)).catch((e) => e);
     expect(err).toBeInstanceOf(IdentityServiceError);
     expect(err.sesErrorName).toBe('BadRequestException');
     expect(received.map((r) => r.method)).toEqual(['POST', 'PUT', 'DELETE']);

@@ -1,9 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { Config } from '../config/schema';
 import type { Db } from '../db/client';
+import type { Logger } from '../log/logger';
+import type { Metrics } from '../metrics/metrics';
+import type { Redis } from '../redis/client';
 import { safeEqualHex } from '../crypto/secrets';
 import { newId } from '../ids';
 
-export type Permission = 'FULL' | 'SENDING';
+import { ApiPermission } from '../db/generated/enums';
+
+export type Permission = ApiPermission;
+
+export const isApiPermission = (value: string): value is Permission => (Object.values(ApiPermission) as string[]).includes(value);
 
 // Keys look like useSend's: us_<clientId>_<secret>, 10 lowercase alphanumerics and 128 random bits.
 const KEY_PATTERN = /^[a-z]+_([0-9a-z]{10})_([0-9a-f]{32})$/;
@@ -56,3 +64,42 @@ export async function revokeApiKey(db: Db, keyOrPrefix: string): Promise<{ clien
 
 /** Channel on which revocations are announced so every API replica drops its cached copy at once. */
 export const apiKeyRevokedChannel = (prefix: string) => `${prefix}:apikey:revoked`;
+
+export interface AnnounceRevocationDeps {
+  redis: Pick<Redis, 'publish'>;
+  config: Pick<Config, 'REDIS_PREFIX' | 'API_KEY_CACHE_SECONDS'>;
+  log: Logger;
+  metrics?: Pick<Metrics, 'apiKeyRevocationsUnannounced'>;
+}
+
+/**
+ * Announces revoked keys to every API replica, retrying a Redis hiccup a few times. A key whose
+ * announcement still fails stays usable on replicas that cached it until API_KEY_CACHE_SECONDS
+ * pass: that is logged at error level and counted, never swallowed. The revocation itself is
+ * already committed, so the caller's request does not fail. Returns the client ids not announced.
+ */
+export async function announceApiKeyRevocations(
+  deps: AnnounceRevocationDeps,
+  clientIds: string[],
+  opts: { attempts?: number; retryDelayMs?: number } = {},
+): Promise<string[]> {
+  const attempts = opts.attempts ?? 3;
+  const retryDelayMs = opts.retryDelayMs ?? 100;
+  const channel = apiKeyRevokedChannel(deps.config.REDIS_PREFIX);
+  let left = clientIds;
+  let lastError: unknown;
+  for (let attempt = 1; left.length && attempt <= attempts; attempt++) {
+    if (attempt > 1) await new Promise((r) => setTimeout(r, retryDelayMs * (attempt - 1)));
+    const results = await Promise.allSettled(left.map((c) => deps.redis.publish(channel, c)));
+    lastError = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason;
+    left = left.filter((_, i) => results[i].status === 'rejected');
+  }
+  if (left.length) {
+    deps.metrics?.apiKeyRevocationsUnannounced.inc(left.length);
+    deps.log.error(
+      { err: lastError, clientIds: left, cachedForSeconds: deps.config.API_KEY_CACHE_SECONDS },
+      'revoked API keys not announced: other API replicas may accept them until their cache expires',
+    );
+  }
+  return left;
+}

@@ -11,6 +11,8 @@ export function testConfig(databaseUrl: string, redisPrefix: string, env: Record
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     API_RATE_LIMIT: '0',
     DATABASE_POOL_SIZE: '5',
+    // Tests with a non-loopback PUBLIC_URL need a SECRET the configuration accepts.
+    SECRET: 'test-secret-7f3a9c1e5b2d8f4a6c0e9b7d3f1a5c8e',
     ...env,
   });
 }

@@ -27,11 +27,6 @@ export const webhookEventTypes = [
 
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
-const known = new Set<string>(webhookEventTypes);
-export function isWebhookEventType(value: string): value is WebhookEventType {
-  return known.has(value);
-}
-
 /** The event an email status change emits; SCHEDULED is not an event. */
 export const emailStatusWebhookEvent: Record<EmailStatus, WebhookEventType | null> = {
   SCHEDULED: null,

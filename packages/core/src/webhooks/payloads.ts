@@ -1,4 +1,4 @@
-import type { Contact, Domain, Email, EmailStatus, Prisma } from '../db/client';
+import type { Email, EmailStatus, Prisma } from '../db/client';
 import { emailStatusWebhookEvent } from './events';
 import { recordWebhookEvent } from './outbox';
 
@@ -16,6 +16,9 @@ export interface EmailEventExtras {
 
 export type EmailForWebhook = Pick<Email, 'id' | 'from' | 'to' | 'subject' | 'campaignId' | 'contactId' | 'domainId' | 'templateId'>;
 
+/** The fields every email event carries; db/sql/email-outbox.ts builds the same object in SQL from this type. */
+export type EmailWebhookFields = Omit<ReturnType<typeof emailWebhookData>, keyof EmailEventExtras>;
+
 export function emailWebhookData(email: EmailForWebhook, status: EmailStatus, occurredAt: Date, extras: EmailEventExtras = {}) {
   return {
     id: email.id,
@@ -29,39 +32,6 @@ export function emailWebhookData(email: EmailForWebhook, status: EmailStatus, oc
     subject: email.subject,
     ...(email.templateId ? { templateId: email.templateId } : {}),
     ...extras,
-  };
-}
-
-export function contactWebhookData(c: Pick<Contact, 'id' | 'email' | 'contactBookId' | 'subscribed' | 'properties' | 'firstName' | 'lastName' | 'createdAt' | 'updatedAt'>) {
-  return {
-    id: c.id,
-    email: c.email,
-    contactBookId: c.contactBookId,
-    subscribed: c.subscribed,
-    properties: c.properties ?? {},
-    firstName: c.firstName,
-    lastName: c.lastName,
-    createdAt: c.createdAt.toISOString(),
-    updatedAt: c.updatedAt.toISOString(),
-  };
-}
-
-export function domainWebhookData(
-  d: Pick<Domain, 'id' | 'name' | 'status' | 'region' | 'createdAt' | 'updatedAt' | 'clickTracking' | 'openTracking' | 'subdomain' | 'dkimStatus' | 'spfDetails' | 'dmarcAdded'>,
-) {
-  return {
-    id: d.id,
-    name: d.name,
-    status: d.status,
-    region: d.region,
-    createdAt: d.createdAt.toISOString(),
-    updatedAt: d.updatedAt.toISOString(),
-    clickTracking: d.clickTracking,
-    openTracking: d.openTracking,
-    subdomain: d.subdomain,
-    dkimStatus: d.dkimStatus,
-    spfDetails: d.spfDetails,
-    dmarcAdded: d.dmarcAdded,
   };
 }
 

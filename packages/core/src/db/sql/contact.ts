@@ -1,11 +1,7 @@
 // SQL fragments shared by every statement that changes contacts: the API (upserts, deletes) and
 // the worker (unsubscribing on bounces) must describe a contact and report its change the same way.
+import { isoUtcSql } from './time';
 
-/** A timestamp(3) column (stored in UTC) as the ISO 8601 string Prisma would answer. */
-export const isoUtcSql = (col: string) => `to_char(${col}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
-/** A JS timestamp passed as an ISO string parameter, as the UTC wall time the columns store. */
-export const utcParamSql = (param: string) => `(${param}::timestamptz AT TIME ZONE 'UTC')`;
 
 /**
  * The columns of the public contact object, named as on the wire: `json_agg` of rows selecting
@@ -31,9 +27,9 @@ export function contactJsonSql(alias: string, type: 'json' | 'jsonb' = 'json'): 
  * Event ids come from `idsParam` (a text[] of newId()s, one per expected row); should more rows
  * change than expected, the extra ones get an id made in SQL rather than no event.
  */
-export function contactEventsInsertSql(opts: { source: string; teamIdSql: string; typeSql: string; idsParam: string; nowParam: string }): string {
+export function contactEventsInsertSql(opts: { source: string; teamIdSql: string; typeSql: string; idsParam: string; /** A Date parameter. */ nowParam: string }): string {
   return `INSERT INTO "WebhookEvent" (id, "teamId", type, data, "createdAt")
-    SELECT coalesce(e.id, substr(md5(random()::text || s.id), 1, 24)), ${opts.teamIdSql}, ${opts.typeSql}, ${contactJsonSql('s', 'jsonb')}, ${utcParamSql(opts.nowParam)}
+    SELECT coalesce(e.id, substr(md5(random()::text || s.id), 1, 24)), ${opts.teamIdSql}, ${opts.typeSql}, ${contactJsonSql('s', 'jsonb')}, ${opts.nowParam}::timestamptz
     FROM (SELECT src.*, row_number() OVER () AS n FROM ${opts.source} src) s
     LEFT JOIN unnest(${opts.idsParam}::text[]) WITH ORDINALITY AS e(id, n) ON e.n = s.n`;
 }

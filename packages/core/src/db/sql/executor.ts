@@ -1,0 +1,80 @@
+import { Pool, type PoolClient } from 'pg';
+import { UTC_SESSION_OPTIONS, type Db } from '../client';
+
+// The one way raw SQL reaches PostgreSQL. Statements are text with $1…$n placeholders and a
+// parameter list: values are never spliced into the text. Every DateTime column is timestamptz,
+// so a JS Date is a valid parameter as it is (no ISO strings, no AT TIME ZONE).
+
+/** Runs one parameterized statement and answers its rows. */
+export interface SqlExecutor {
+  query<T = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Runs a statement for its effect and answers the number of rows it changed. */
+  execute(text: string, params?: readonly unknown[]): Promise<number>;
+}
+
+/** An executor that can also run a unit of work as one transaction (on one connection). */
+export interface TransactionalSqlExecutor extends SqlExecutor {
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+}
+
+/** The node-postgres pool of the worker's hot paths, behind the executor interface. */
+export interface SqlPool extends TransactionalSqlExecutor {
+  end(): Promise<void>;
+}
+
+const onClient = (client: Pick<PoolClient, 'query'>): SqlExecutor => ({
+  query: async <T>(text: string, params: readonly unknown[] = []) => (await client.query(text, params as unknown[])).rows as T[],
+  execute: async (text: string, params: readonly unknown[] = []) => (await client.query(text, params as unknown[])).rowCount ?? 0,
+});
+
+export function poolExecutor(pool: Pool): SqlPool {
+  return {
+    ...onClient(pool),
+    async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work(onClient(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    end: () => pool.end(),
+  };
+}
+
+/**
+ * A pg pool that survives the server closing idle connections (restart, failover): the error is
+ * reported and the pool opens a new connection on the next query.
+ */
+export function createSqlPool(databaseUrl: string, max: number, onIdleError: (err: Error) => void): SqlPool {
+  const pool = new Pool({ connectionString: databaseUrl, max, options: UTC_SESSION_OPTIONS });
+  pool.on('error', onIdleError);
+  return poolExecutor(pool);
+}
+
+type PrismaRaw = Pick<Db, '$queryRawUnsafe' | '$executeRawUnsafe'>;
+
+/**
+ * Prisma's connection (or one of its interactive transactions) behind the executor interface, for
+ * code that runs inside a Prisma transaction or in the API, which has no pg pool. This is the only
+ * place that calls Prisma's *Unsafe methods, and only ever with a parameter list.
+ * Note: Prisma answers bigint columns as BigInt where node-postgres answers strings; cast in SQL
+ * (::int, ::text) where a statement may run on both.
+ */
+export function prismaExecutor(db: PrismaRaw): SqlExecutor {
+  return {
+    query: <T>(text: string, params: readonly unknown[] = []) => db.$queryRawUnsafe<T[]>(text, ...params),
+    execute: (text: string, params: readonly unknown[] = []) => db.$executeRawUnsafe(text, ...params),
+  };
+}
+
+/** Runs `work` as one transaction of `executor`: all its statements commit or none do. */
+export function withTransaction<T>(executor: TransactionalSqlExecutor, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  return executor.transaction(work);
+}

@@ -1,0 +1,72 @@
+// `npm run build`: compiles each process entry to one JavaScript file under dist/ with esbuild.
+// Why esbuild and not tsc: our own code is reached through tsconfig paths (`@mailrail/core`,
+// `@mailrail/core/*`), which tsc leaves unrewritten in its output; esbuild resolves them while
+// bundling, so the output keeps working when packages move or split. Everything under
+// node_modules stays external (required at run time, as installed), which also lets Prisma's
+// client find its WebAssembly query compiler in @prisma/client/runtime. Type checking stays
+// with `npm run typecheck`; this only transpiles (about a second).
+import { build, type Plugin } from 'esbuild';
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(__dirname, '..');
+export const distDir = path.join(root, 'dist');
+
+/** Output file (under dist/, without .js) → source entry. */
+export const entries: Record<string, string> = {
+  'api/main': 'apps/api/src/main.ts',
+  'worker/main': 'apps/worker/src/main.ts',
+  'cli/main': 'packages/core/src/cli/main.ts',
+};
+
+// A bare import is external unless it resolves (through tsconfig paths) to our own sources.
+// esbuild's `packages: 'external'` decides before tsconfig paths and would leave `@mailrail/core`
+// external, which node cannot load (it is TypeScript).
+const nodeModulesExternal: Plugin = {
+  name: 'node-modules-external',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.pluginData === 'resolving') return undefined;
+      const resolved = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'resolving' });
+      if (resolved.errors.length) return { errors: resolved.errors };
+      if (resolved.external || resolved.path.split(path.sep).includes('node_modules')) return { path: args.path, external: true };
+      return resolved;
+    });
+  },
+};
+
+/** Builds every entry into outDir (dist/ by default; it must lie inside the repository so node finds node_modules). */
+export async function buildAll(outDir = distDir): Promise<void> {
+  if (!existsSync(path.join(root, 'packages/core/src/db/generated/client.ts'))) {
+    throw new Error('the Prisma client is not generated: run `npm run db:generate` first');
+  }
+  rmSync(outDir, { recursive: true, force: true });
+  await build({
+    absWorkingDir: root,
+    entryPoints: Object.fromEntries(Object.entries(entries).map(([out, src]) => [out, path.join(root, src)])),
+    outdir: outDir,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    tsconfig: path.join(root, 'tsconfig.json'),
+    plugins: [nodeModulesExternal],
+    // Readable stack traces and class names in logs (`err.name`, pino's `err.type`).
+    keepNames: true,
+    sourcemap: 'linked',
+    // Paths in the source maps relative to dist/, so the output is the same in every checkout.
+    sourceRoot: '',
+    logLevel: 'warning',
+    legalComments: 'none',
+  });
+}
+
+if (require.main === module) {
+  const started = performance.now();
+  buildAll()
+    .then(() => console.log(`built ${Object.keys(entries).map((e) => `dist/${e}.js`).join(', ')} in ${Math.round(performance.now() - started)} ms`))
+    .catch((err) => {
+      console.error(err instanceof Error ? err.message : err);
+      process.exit(1);
+    });
+}
