@@ -12,12 +12,15 @@ WORKDIR /app
 COPY package.json package-lock.json tsconfig.json ./
 COPY apps/api/package.json apps/api/package.json
 COPY apps/worker/package.json apps/worker/package.json
-COPY packages/core/package.json packages/core/package.json
+COPY packages/platform/package.json packages/platform/package.json
+COPY packages/domain/package.json packages/domain/package.json
+COPY packages/testing/package.json packages/testing/package.json
+COPY packages/tools/package.json packages/tools/package.json
 COPY scripts scripts
 COPY prisma prisma
 COPY packages packages
 COPY apps apps
-# The postinstall script generates the Prisma client into packages/core/src/db/generated.
+# The postinstall script generates the Prisma client into packages/platform/src/db/generated.
 RUN npm install --no-audit --no-fund && npm cache clean --force
 RUN npm run build
 USER node
@@ -28,7 +31,10 @@ ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 COPY apps/api/package.json apps/api/package.json
 COPY apps/worker/package.json apps/worker/package.json
-COPY packages/core/package.json packages/core/package.json
+COPY packages/platform/package.json packages/platform/package.json
+COPY packages/domain/package.json packages/domain/package.json
+COPY packages/testing/package.json packages/testing/package.json
+COPY packages/tools/package.json packages/tools/package.json
 # --omit=optional as well: Prisma's CLI and TypeScript are optional peers of @prisma/client and
 # would otherwise come along (about 250 MB). --ignore-scripts: no install script is needed (our
 # postinstall generates the Prisma client for development; dist/ has it compiled in, and loads its

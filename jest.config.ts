@@ -12,10 +12,9 @@ const config: Config = {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },
   moduleNameMapper: {
-    '^@mailrail/core$': '<rootDir>/packages/core/src/index.ts',
-    '^@mailrail/core/(.*)$': '<rootDir>/packages/core/src/$1',
+    '^@mailrail/(platform|domain|testing|tools)/(.*)$': '<rootDir>/packages/$1/src/$2',
   },
-  globalSetup: '<rootDir>/packages/core/src/testing/global-setup.ts',
+  globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
   testTimeout: 60_000,
   maxWorkers: 2,
   forceExit: false,

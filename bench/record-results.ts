@@ -3,7 +3,7 @@
 // "History" section at the end of the file. Nothing else in the file is touched.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { trimTrailing } from '../packages/core/src/text/trim';
+import { trimTrailing } from '@mailrail/platform/text/trim';
 
 export const resultsFile = path.resolve(__dirname, 'RESULTS.md');
 const LATEST = '## Latest `npm run bench`';

@@ -1,6 +1,6 @@
 // `npm run build`: compiles each process entry to one JavaScript file under dist/ with esbuild.
-// Why esbuild and not tsc: our own code is reached through tsconfig paths (`@mailrail/core`,
-// `@mailrail/core/*`), which tsc leaves unrewritten in its output; esbuild resolves them while
+// Why esbuild and not tsc: our own code is reached through tsconfig paths (`@mailrail/platform/*`,
+// `@mailrail/domain/*`, ...), which tsc leaves unrewritten in its output; esbuild resolves them while
 // bundling, so the output keeps working when packages move or split. Everything under
 // node_modules stays external (required at run time, as installed), which also lets Prisma's
 // client find its WebAssembly query compiler in @prisma/client/runtime. Type checking stays
@@ -16,11 +16,11 @@ export const distDir = path.join(root, 'dist');
 export const entries: Record<string, string> = {
   'api/main': 'apps/api/src/main.ts',
   'worker/main': 'apps/worker/src/main.ts',
-  'cli/main': 'packages/core/src/cli/main.ts',
+  'cli/main': 'packages/tools/src/cli/main.ts',
 };
 
 // A bare import is external unless it resolves (through tsconfig paths) to our own sources.
-// esbuild's `packages: 'external'` decides before tsconfig paths and would leave `@mailrail/core`
+// esbuild's `packages: 'external'` decides before tsconfig paths and would leave `@mailrail/*`
 // external, which node cannot load (it is TypeScript).
 const nodeModulesExternal: Plugin = {
   name: 'node-modules-external',
@@ -37,7 +37,7 @@ const nodeModulesExternal: Plugin = {
 
 /** Builds every entry into outDir (dist/ by default; it must lie inside the repository so node finds node_modules). */
 export async function buildAll(outDir = distDir): Promise<void> {
-  if (!existsSync(path.join(root, 'packages/core/src/db/generated/client.ts'))) {
+  if (!existsSync(path.join(root, 'packages/platform/src/db/generated/client.ts'))) {
     throw new Error('the Prisma client is not generated: run `npm run db:generate` first');
   }
   rmSync(outDir, { recursive: true, force: true });

@@ -1,10 +1,10 @@
 // npm run db:generate | db:migrate | db:diff <name> [git-rev]: Prisma without native engines
-// (see packages/core/src/db/prisma-cli.ts).
+// (see packages/tools/src/prisma/prisma-cli.ts).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ensureDatabase } from '../packages/core/src/db/admin';
-import { generateClient, migrateDeploy, repoRoot, sqlFromSchemaSource } from '../packages/core/src/db/prisma-cli';
+import { ensureDatabase } from '@mailrail/platform/db/admin';
+import { generateClient, migrateDeploy, repoRoot, sqlFromSchemaSource } from '@mailrail/tools/prisma/prisma-cli';
 
 async function main() {
   const [command, name, rev = 'HEAD'] = process.argv.slice(2);

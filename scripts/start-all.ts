@@ -3,20 +3,16 @@
 // domain, starts the API and the worker, and prints an API key with a ready-to-paste curl.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import {
-  awsCredentialsSource,
-  createApiKey,
-  createDb,
-  createDomain,
-  createIdentityPort,
-  createTeam,
-  loadConfigOrExit,
-  maskUrlCredentials,
-  SES_SIMULATOR_DOMAIN,
-  SIMULATOR_TEST_ADDRESSES,
-} from '../packages/core/src';
-import { ensureDatabase } from '../packages/core/src/db/admin';
-import { migrateDeploy } from '../packages/core/src/db/prisma-cli';
+import { awsCredentialsSource } from '@mailrail/platform/config/aws-credentials';
+import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
+import { createDb } from '@mailrail/platform/db/client';
+import { createDomain } from '@mailrail/domain/domains/add-domain';
+import { createIdentityPort } from '@mailrail/domain/ses-identity/choose-adapter';
+import { loadConfigOrExit } from '@mailrail/platform/config/load';
+import { maskUrlCredentials } from '@mailrail/platform/text/trim';
+import { SES_SIMULATOR_DOMAIN, SIMULATOR_TEST_ADDRESSES } from '@mailrail/domain/ses-events/event-simulator';
+import { ensureDatabase } from '@mailrail/platform/db/admin';
+import { migrateDeploy } from '@mailrail/tools/prisma/prisma-cli';
 import { startSesLocal } from './start-ses-local';
 
 const DEMO_TEAM = 'Demo team';

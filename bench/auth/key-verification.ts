@@ -4,8 +4,9 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Request, Response } from 'express';
-import { createApiKey, createTeam, loadConfig } from '../../packages/core/src';
-import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '../../packages/core/src/testing/databases';
+import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
+import { loadConfig } from '@mailrail/platform/config/load';
+import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/testing/databases';
 import { createApiDeps, closeApiDeps } from '../../apps/api/src/deps';
 import { createAuth } from '../../apps/api/src/http/auth';
 import { writeResult } from '../report-kit';

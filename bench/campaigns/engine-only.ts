@@ -3,10 +3,13 @@
 // jobs (the jobs are added to Redis; nothing consumes them). Complements run.ts, where the same
 // work shares the worker process with sending.
 // Run: npx tsx bench/campaigns/engine-only.ts [contacts=100000] [chunk=1000]
-import { createTeam, insertDomain, loadConfig, queueNames } from '../../packages/core/src';
-import { insertScheduledCampaign, seedContactBook } from '../../packages/core/src/campaigns/test-fixtures';
-import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '../../packages/core/src/testing/databases';
-import { deleteRedisPrefix, testRedisPrefix } from '../../packages/core/src/testing/redis';
+import { createTeam } from '@mailrail/domain/teams/api-keys';
+import { insertDomain } from '@mailrail/domain/domains/add-domain';
+import { loadConfig } from '@mailrail/platform/config/load';
+import { queueNames } from '@mailrail/platform/queue/queues';
+import { insertScheduledCampaign, seedContactBook } from '@mailrail/testing/campaign-fixtures';
+import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/testing/databases';
+import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 import { closeWorkerDeps, createWorkerDeps } from '../../apps/worker/src/deps';
 import { runCampaignWindow } from '../../apps/worker/src/campaigns/run-campaign-window';
 import { prepareRecipients } from '../../apps/worker/src/campaigns/scan-campaigns';

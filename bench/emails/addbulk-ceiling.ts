@@ -2,7 +2,9 @@
 // `parallel` calls in flight. This bounds batch sends, which must enqueue one job per email.
 //   npx tsx bench/emails/addbulk-ceiling.ts [jobs=20000] [parallel=4]
 import os from 'node:os';
-import { createQueueFactory, createRedis, newId, queueNames } from '@mailrail/core';
+import { createQueueFactory, queueNames } from '@mailrail/platform/queue/queues';
+import { createRedis } from '@mailrail/platform/redis/client';
+import { newId } from '@mailrail/platform/ids';
 
 async function main() {
   const total = Number(process.argv[2] ?? 20000);

@@ -2,7 +2,9 @@
 // on the same framework (express + JSON body). Our API's rate is reported as a ratio of this.
 import express from 'express';
 import { Pool } from 'pg';
-import { createQueueFactory, createRedis, newId, queueNames } from '@mailrail/core';
+import { createQueueFactory, queueNames } from '@mailrail/platform/queue/queues';
+import { createRedis } from '@mailrail/platform/redis/client';
+import { newId } from '@mailrail/platform/ids';
 
 const port = Number(process.env.PORT ?? 3901);
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });

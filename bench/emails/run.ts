@@ -6,10 +6,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createApiKey, createDb, createRedis, createTeam, insertDomain } from '@mailrail/core';
-import { dropDatabase, ensureDatabase } from '@mailrail/core/db/admin';
-import { prepareTemplateDatabase, templateDatabaseName, testServerUrl } from '@mailrail/core/testing/databases';
-import { deleteRedisPrefix } from '@mailrail/core/testing/redis';
+import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
+import { createDb } from '@mailrail/platform/db/client';
+import { createRedis } from '@mailrail/platform/redis/client';
+import { insertDomain } from '@mailrail/domain/domains/add-domain';
+import { dropDatabase, ensureDatabase } from '@mailrail/platform/db/admin';
+import { prepareTemplateDatabase, templateDatabaseName, testServerUrl } from '@mailrail/testing/databases';
+import { deleteRedisPrefix } from '@mailrail/testing/redis';
 import { writeResult } from '../report-kit';
 
 // autocannon ships no types; this is the part we use.

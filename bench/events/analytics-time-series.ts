@@ -1,8 +1,11 @@
 // Analytics time series over a large DailyEmailUsage table, measured as HTTP latency of the real
 // API (spawned as its own process). Run: npx tsx bench/events/analytics-time-series.ts
 // BENCH_TEAMS (100) sets the size of the table, BENCH_SECONDS (10) each concurrent run.
-import { createApiKey, createDb, insertDomain, loadConfig } from '../../packages/core/src';
-import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '../../packages/core/src/testing/databases';
+import { createApiKey } from '@mailrail/domain/teams/api-keys';
+import { createDb } from '@mailrail/platform/db/client';
+import { insertDomain } from '@mailrail/domain/domains/add-domain';
+import { loadConfig } from '@mailrail/platform/config/load';
+import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/testing/databases';
 import { writeResult } from '../report-kit';
 import { autocannon, machine, percentile, spawnTs, stop, waitForUrl } from './bench-kit';
 

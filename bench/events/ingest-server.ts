@@ -2,7 +2,7 @@
 // with the benchmark's certificate served by the HTTP port instead of amazonaws.com.
 import { readFileSync } from 'node:fs';
 import express from 'express';
-import { loadConfigOrExit } from '../../packages/core/src';
+import { loadConfigOrExit } from '@mailrail/platform/config/load';
 import { createApiDeps } from '../../apps/api/src/deps';
 import { errorHandler } from '../../apps/api/src/http/errors';
 import { requestLogger } from '../../apps/api/src/http/request-log';

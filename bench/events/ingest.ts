@@ -4,9 +4,12 @@
 import { writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createDb, createQueueFactory, createRedis, newId, queueNames } from '../../packages/core/src';
-import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '../../packages/core/src/testing/databases';
-import { deleteRedisPrefix } from '../../packages/core/src/testing/redis';
+import { createDb } from '@mailrail/platform/db/client';
+import { createQueueFactory, queueNames } from '@mailrail/platform/queue/queues';
+import { createRedis } from '@mailrail/platform/redis/client';
+import { newId } from '@mailrail/platform/ids';
+import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/testing/databases';
+import { deleteRedisPrefix } from '@mailrail/testing/redis';
 import { registerSesEventProcessing } from '../../apps/worker/src/ses-events/register';
 import { createTestSnsSigner, sesEventMessage, TEST_TOPIC_ARN } from '../../apps/api/src/ses-notifications/testing/sns-signer';
 import { writeResult } from '../report-kit';

@@ -8,12 +8,12 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRedis } from '../../packages/core/src';
-import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '../../packages/core/src/testing/databases';
-import { deleteRedisPrefix, testRedisPrefix } from '../../packages/core/src/testing/redis';
+import { createRedis } from '@mailrail/platform/redis/client';
+import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/testing/databases';
+import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 import { buildAll } from '../../scripts/build';
 import { writeResult } from '../report-kit';
-import { freePort } from '../../packages/core/src/testing/free-port';
+import { freePort } from '@mailrail/testing/free-port';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const ROUNDS = Number(process.argv[2] ?? 3);

@@ -9,22 +9,19 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
-import {
-  createDb,
-  createQueueFactory,
-  createRedis,
-  createSesClient,
-  createTeam,
-  insertAndEnqueueEmails,
-  insertDomain,
-  loadConfig,
-  type EmailDraft,
-} from '../../packages/core/src';
-import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '../../packages/core/src/testing/databases';
-import { deleteRedisPrefix, testRedisPrefix } from '../../packages/core/src/testing/redis';
+import { createDb } from '@mailrail/platform/db/client';
+import { createQueueFactory } from '@mailrail/platform/queue/queues';
+import { createRedis } from '@mailrail/platform/redis/client';
+import { createSesClient } from '@mailrail/platform/ses/client';
+import { createTeam } from '@mailrail/domain/teams/api-keys';
+import { insertAndEnqueueEmails, type EmailDraft } from '@mailrail/domain/emails/create-emails';
+import { insertDomain } from '@mailrail/domain/domains/add-domain';
+import { loadConfig } from '@mailrail/platform/config/load';
+import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/testing/databases';
+import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 import { buildRawMessage } from '../../apps/worker/src/send/build-mime';
 import { writeResult } from '../report-kit';
-import { freePort } from '../../packages/core/src/testing/free-port';
+import { freePort } from '@mailrail/testing/free-port';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const N = Number(process.argv[2] ?? 5000);

@@ -3,11 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
-import { createApiKey, createTeam } from '@mailrail/core';
-import { useTestDatabase } from '@mailrail/core/testing/databases';
-import { testRedisPrefix } from '@mailrail/core/testing/redis';
+import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
+import { useTestDatabase } from '@mailrail/testing/databases';
+import { testRedisPrefix } from '@mailrail/testing/redis';
 import { buildAll, entries } from '../../scripts/build';
-import { freePort } from '@mailrail/core/testing/free-port';
+import { freePort } from '@mailrail/testing/free-port';
 
 // `npm run build` output, run the way `npm run start:api` / `start:worker` and the Docker image
 // run it: plain node on dist/, no tsx. Built into .cache/ (inside the repository, so node finds

@@ -2,7 +2,7 @@
 // email is stored, or a 503 with the standard error body (or a dropped connection) whose email is
 // not stored; the worker recovers and sends everything stored; no email lacks its first event.
 import { Client } from 'pg';
-import { testServerUrl } from '@mailrail/core/testing/databases';
+import { testServerUrl } from '@mailrail/testing/databases';
 import { lossAndDuplicates, sleep, startStack, type ScenarioResult } from './stack';
 
 export async function postgresConnectionsCut(requests = Number(process.env.FAULTS_DB_REQUESTS ?? 600)): Promise<ScenarioResult> {

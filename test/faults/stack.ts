@@ -5,26 +5,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import {
-  createApiKey,
-  createDb,
-  createQueueFactory,
-  createRedis,
-  createTeam,
-  insertAndEnqueueEmails,
-  insertDomain,
-  loadConfig,
-  queueNames,
-  type Db,
-  type EmailDraft,
-  type QueueFactory,
-  type Redis,
-} from '@mailrail/core';
-import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/core/testing/databases';
-import { startFakeSes, type FakeSes } from '@mailrail/core/testing/fake-ses';
-import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
-import { waitFor as waitUntil } from '@mailrail/core/testing/wait-for';
-import { freePort } from '../../packages/core/src/testing/free-port';
+import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
+import { createDb, type Db } from '@mailrail/platform/db/client';
+import { createQueueFactory, queueNames, type QueueFactory } from '@mailrail/platform/queue/queues';
+import { createRedis, type Redis } from '@mailrail/platform/redis/client';
+import { insertAndEnqueueEmails, type EmailDraft } from '@mailrail/domain/emails/create-emails';
+import { insertDomain } from '@mailrail/domain/domains/add-domain';
+import { loadConfig } from '@mailrail/platform/config/load';
+import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/testing/databases';
+import { startFakeSes, type FakeSes } from '@mailrail/testing/fake-ses';
+import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
+import { waitFor as waitUntil } from '@mailrail/testing/wait-for';
+import { freePort } from '@mailrail/testing/free-port';
 
 export const repoRoot = path.resolve(__dirname, '../..');
 const logDir = path.join(repoRoot, '.cache/faults');

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { productionSources, REPO_ROOT } from '@mailrail/core/testing/source-files';
+import { productionSources, REPO_ROOT } from '@mailrail/testing/source-files';
 
 // A comment that explains a rule points to the repository's own documents (docs/*.md, README.md)
 // or says it inline: a reader has nothing else.

@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import { createMetrics, type Metrics } from '@mailrail/core';
+import { createMetrics, type Metrics } from '@mailrail/platform/metrics/metrics';
 import type { ApiDeps } from './deps';
 import { campaignRoutes } from './campaigns/routes';
 import { domainRoutes } from './domains/routes';

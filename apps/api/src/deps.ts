@@ -1,4 +1,5 @@
-import { closeBaseDeps, createBaseDeps, type BaseDeps, type Config } from '@mailrail/core';
+import { closeBaseDeps, createBaseDeps, type BaseDeps } from '@mailrail/platform/process/base-deps';
+import { type Config } from '@mailrail/platform/config/schema';
 
 /** Everything a request handler may touch; built once per process (or per test file). */
 export type ApiDeps = BaseDeps;

@@ -1,4 +1,4 @@
-import { loadConfigOrExit } from '@mailrail/core';
+import { loadConfigOrExit } from '@mailrail/platform/config/load';
 import { createApp } from './app';
 import { closeApiDeps, createApiDeps } from './deps';
 

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { createApiKey, createTeam, insertDomain } from '@mailrail/core';
-import { useTestDatabase } from '@mailrail/core/testing/databases';
-import { testRedisPrefix } from '@mailrail/core/testing/redis';
-import { freePort } from '@mailrail/core/testing/free-port';
+import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
+import { insertDomain } from '@mailrail/domain/domains/add-domain';
+import { useTestDatabase } from '@mailrail/testing/databases';
+import { testRedisPrefix } from '@mailrail/testing/redis';
+import { freePort } from '@mailrail/testing/free-port';
 
 // SIGTERM during a burst of sends: every request is either answered 200 with its email stored,
 // or refused before any work (connection refused or reset) with nothing stored. The real API

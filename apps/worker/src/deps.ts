@@ -1,4 +1,8 @@
-import { closeBaseDeps, createBaseDeps, createMetrics, createSqlPool, queueNames, type BaseDeps, type Config, type Metrics, type SqlPool } from '@mailrail/core';
+import { closeBaseDeps, createBaseDeps, type BaseDeps } from '@mailrail/platform/process/base-deps';
+import { createMetrics, type Metrics } from '@mailrail/platform/metrics/metrics';
+import { createSqlPool, type SqlPool } from '@mailrail/platform/db/sql/executor';
+import { queueNames } from '@mailrail/platform/queue/queues';
+import { type Config } from '@mailrail/platform/config/schema';
 import type { SendSettings } from './send/send-email';
 import { createSesV2Sender, type SesSender } from './send/ses-sender';
 import { withSimulatedSesEvents } from './send/simulated-ses-events';

@@ -22,7 +22,9 @@ const exited = (child: ChildProcess) =>
 it('on SIGTERM finishes the sends in flight, takes no new job and exits 0', async () => {
   env.ses.latencyMs = 800;
   const ids = await env.createEmails([{ to: ['a@example.net'] }, { to: ['b@example.net'] }, { to: ['c@example.net'] }]);
-  const child = startWorkerProcess('info');
+  // SES answers after 800 ms; the harness's 1.5 s SES timeout could expire first on a loaded
+  // machine, and a timed-out send is retried later instead of finishing in flight.
+  const child = spawnWorkerProcess(env, { logLevel: 'info', extraEnv: { SES_TIMEOUT_MS: '10000', SEND_LEASE_SECONDS: '60' } });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exit = exited(child);

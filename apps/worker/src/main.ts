@@ -1,4 +1,5 @@
-import { createLogger, loadConfigOrExit } from '@mailrail/core';
+import { createLogger } from '@mailrail/platform/log/logger';
+import { loadConfigOrExit } from '@mailrail/platform/config/load';
 import { closeWorkerDeps, createWorkerDeps } from './deps';
 import { startMetricsServer } from './metrics-server';
 import { startWorker } from './worker';

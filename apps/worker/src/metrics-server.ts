@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import { bearerToken, collectQueueDepths, queueNames, secretMatches } from '@mailrail/core';
+import { bearerToken, secretMatches } from '@mailrail/platform/crypto/secrets';
+import { collectQueueDepths } from '@mailrail/platform/metrics/metrics';
+import { queueNames } from '@mailrail/platform/queue/queues';
 import type { WorkerDeps } from './deps';
 
 /** Queues the worker consumes, reported as depths on every scrape. */

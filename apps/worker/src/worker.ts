@@ -1,4 +1,5 @@
-import { createDnsLookup, createIdentityPort } from '@mailrail/core';
+import { createDnsLookup } from '@mailrail/domain/domains/dns-lookup';
+import { createIdentityPort } from '@mailrail/domain/ses-identity/choose-adapter';
 import type { Worker } from 'bullmq';
 import { startCampaignEngine } from './campaigns/campaign-engine';
 import type { WorkerDeps } from './deps';

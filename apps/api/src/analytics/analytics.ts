@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { notFound, prismaExecutor, utcDay } from '@mailrail/core';
+import { notFound } from '@mailrail/domain/errors/api-error';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
+import { utcDay } from '@mailrail/domain/ses-events/count-email-status';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { intString } from '../http/query';

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { seedContactBook } from '@mailrail/core/campaigns/test-fixtures';
+import { seedContactBook } from '@mailrail/testing/campaign-fixtures';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 import { expectBadRequest } from '../testing/expect-bad-request';
 

@@ -1,21 +1,12 @@
-import {
-  ApiError,
-  badRequest,
-  findVerifiedSenderDomain,
-  hasUnsubscribePlaceholder,
-  newId,
-  parseAddress,
-  parseScheduledAt,
-  pauseCampaignAndHoldEmails,
-  PAUSABLE_STATUSES,
-  resumePausedCampaign,
-  senderDomainError,
-  renderCampaignContent,
-  UNSUBSCRIBE_REQUIRED,
-  type Campaign,
-  type CampaignStatus,
-  type Prisma,
-} from '@mailrail/core';
+import { ApiError, badRequest } from '@mailrail/domain/errors/api-error';
+import { findVerifiedSenderDomain, senderDomainError } from '@mailrail/domain/domains/sender-domain';
+import { hasUnsubscribePlaceholder, renderCampaignContent, UNSUBSCRIBE_REQUIRED } from '@mailrail/domain/campaigns/campaign-content';
+import { newId } from '@mailrail/platform/ids';
+import { parseAddress } from '@mailrail/domain/emails/address';
+import { parseScheduledAt } from '@mailrail/domain/campaigns/schedule-time';
+import { pauseCampaignAndHoldEmails, PAUSABLE_STATUSES, resumePausedCampaign } from '@mailrail/domain/campaigns/campaign-state';
+import { type Campaign, type Prisma } from '@mailrail/platform/db/generated/client';
+import { type CampaignStatus } from '@mailrail/platform/db/generated/enums';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import type { CreateCampaignBody, ListCampaignsQuery, ScheduleCampaignBody } from './schemas';

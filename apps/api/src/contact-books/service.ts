@@ -1,4 +1,10 @@
-import { ADDRESS_FIELD_RULE, ApiError, badRequest, findVerifiedSenderDomain, newId, parseAddress, toEditorDocument, type ContactBook, type Db } from '@mailrail/core';
+import { ADDRESS_FIELD_RULE, parseAddress } from '@mailrail/domain/emails/address';
+import { ApiError, badRequest } from '@mailrail/domain/errors/api-error';
+import { findVerifiedSenderDomain } from '@mailrail/domain/domains/sender-domain';
+import { newId } from '@mailrail/platform/ids';
+import { toEditorDocument } from '@mailrail/domain/audience/editor-document';
+import { type ContactBook } from '@mailrail/platform/db/generated/client';
+import { type Db } from '@mailrail/platform/db/client';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { DEFAULT_DOUBLE_OPT_IN_CONTENT, DEFAULT_DOUBLE_OPT_IN_SUBJECT } from './double-opt-in-settings';

@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { buildDoubleOptInUrl, queueNames } from '@mailrail/core';
+import { buildDoubleOptInUrl } from '@mailrail/domain/audience/links';
+import { queueNames } from '@mailrail/platform/queue/queues';
 import { startTestApi, type TestApi, type TestTeam } from '../testing/api-harness';
 
 let api: TestApi;

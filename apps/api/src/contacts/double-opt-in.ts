@@ -1,15 +1,11 @@
-import {
-  findVerifiedSenderDomain,
-  parseAddress,
-  buildDoubleOptInUrl,
-  escapeHtml,
-  insertAndEnqueueEmails,
-  prismaExecutor,
-  renderEditorDocument,
-  toEditorDocument,
-  type ContactBook,
-  type EmailDraft,
-} from '@mailrail/core';
+import { findVerifiedSenderDomain } from '@mailrail/domain/domains/sender-domain';
+import { parseAddress } from '@mailrail/domain/emails/address';
+import { buildDoubleOptInUrl } from '@mailrail/domain/audience/links';
+import { escapeHtml } from '@mailrail/domain/render/template';
+import { insertAndEnqueueEmails, type EmailDraft } from '@mailrail/domain/emails/create-emails';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
+import { renderEditorDocument, toEditorDocument } from '@mailrail/domain/audience/editor-document';
+import { type ContactBook } from '@mailrail/platform/db/generated/client';
 import type { ApiDeps } from '../deps';
 import { DEFAULT_DOUBLE_OPT_IN_CONTENT, DEFAULT_DOUBLE_OPT_IN_SUBJECT } from '../contact-books/double-opt-in-settings';
 

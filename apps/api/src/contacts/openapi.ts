@@ -1,4 +1,4 @@
-import { UnsubscribeReason } from '@mailrail/core';
+import { UnsubscribeReason } from '@mailrail/platform/db/generated/enums';
 import { z } from 'zod';
 import { documentRoute, type DocRegistry } from '../openapi/registry';
 import { anyBookPath, bookPath, bulkContactsBody, bulkDeleteBody, contactInput, contactPath, listContactsQuery, updateContactBody, upsertPath } from './schemas';

@@ -1,4 +1,4 @@
-import { normalisedEmailField } from '@mailrail/core';
+import { normalisedEmailField } from '@mailrail/domain/emails/address';
 import { z } from 'zod';
 import { MAX_ID_LENGTH, MAX_KEY_LENGTH, MAX_NAME_LENGTH, MAX_QUERY_LIST_LENGTH, MAX_VALUE_LENGTH } from '../http/limits';
 import { intString } from '../http/query';

@@ -1,4 +1,10 @@
-import { ApiError, contactColumnsSql, contactEventsInsertSql, contactJsonSql, newContactIds, newId, newIds, prismaExecutor, type ContactBook, type Db } from '@mailrail/core';
+import { ApiError } from '@mailrail/domain/errors/api-error';
+import { contactColumnsSql, contactEventsInsertSql, contactJsonSql } from '@mailrail/domain/sql/contact';
+import { newContactIds, newIds } from '@mailrail/domain/audience/contact-id';
+import { newId } from '@mailrail/platform/ids';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
+import { type ContactBook } from '@mailrail/platform/db/generated/client';
+import { type Db } from '@mailrail/platform/db/client';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { contactBookNotFound, findTeamContactBook } from '../contact-books/service';

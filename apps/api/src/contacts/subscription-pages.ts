@@ -1,14 +1,11 @@
 import express, { Router, type Request, type Response } from 'express';
-import {
-  contactEventsInsertSql,
-  escapeHtml,
-  newId,
-  unsubscribeContact,
-  prismaExecutor,
-  verifyDoubleOptInLink,
-  verifyUnsubscribeLink,
-  type Db,
-} from '@mailrail/core';
+import { contactEventsInsertSql } from '@mailrail/domain/sql/contact';
+import { escapeHtml } from '@mailrail/domain/render/template';
+import { newId } from '@mailrail/platform/ids';
+import { unsubscribeContact } from '@mailrail/domain/audience/unsubscribe';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
+import { verifyDoubleOptInLink, verifyUnsubscribeLink } from '@mailrail/domain/audience/links';
+import { type Db } from '@mailrail/platform/db/client';
 import type { ApiDeps } from '../deps';
 
 // Public pages reached from links in emails, mounted outside /api/v1 (no API key). Mail scanners

@@ -1,5 +1,7 @@
 import request from 'supertest';
-import { buildOneClickUnsubscribeUrl, buildUnsubscribeUrl, newId, unsubscribeEverywhere } from '@mailrail/core';
+import { buildOneClickUnsubscribeUrl, buildUnsubscribeUrl } from '@mailrail/domain/audience/links';
+import { newId } from '@mailrail/platform/ids';
+import { unsubscribeEverywhere } from '@mailrail/domain/audience/unsubscribe';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 
 let api: TestApi;

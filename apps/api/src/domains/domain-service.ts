@@ -1,19 +1,13 @@
-import {
-  announceApiKeyRevocations,
-  ApiError,
-  createDomain,
-  domainView,
-  enqueueDomainVerification,
-  findIdentityHolder,
-  identityErrorToApiError,
-  lockSesIdentity,
-  notFound,
-  recordDomainEvent,
-  type Domain,
-  type DomainView,
-  type IdentityPort,
-  type Metrics,
-} from '@mailrail/core';
+import { announceApiKeyRevocations } from '@mailrail/domain/teams/api-keys';
+import { ApiError, notFound } from '@mailrail/domain/errors/api-error';
+import { createDomain, identityErrorToApiError } from '@mailrail/domain/domains/add-domain';
+import { domainView, type DomainView } from '@mailrail/domain/domains/domain-view';
+import { enqueueDomainVerification } from '@mailrail/domain/domains/verification-schedule';
+import { findIdentityHolder, lockSesIdentity } from '@mailrail/domain/domains/shared-identity';
+import { recordDomainEvent } from '@mailrail/domain/domains/domain-events';
+import { type Domain } from '@mailrail/platform/db/generated/client';
+import { type IdentityPort } from '@mailrail/domain/ses-identity/port';
+import { type Metrics } from '@mailrail/platform/metrics/metrics';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';

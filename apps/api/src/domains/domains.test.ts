@@ -1,6 +1,13 @@
 import request from 'supertest';
 import { createPublicKey } from 'node:crypto';
-import { ApiError, createDomain, createIdentityPort, createLogger, createMetrics, decryptSecret, IdentityServiceError, queueNames, type IdentityPort } from '@mailrail/core';
+import { ApiError } from '@mailrail/domain/errors/api-error';
+import { createDomain } from '@mailrail/domain/domains/add-domain';
+import { createIdentityPort } from '@mailrail/domain/ses-identity/choose-adapter';
+import { createLogger } from '@mailrail/platform/log/logger';
+import { createMetrics } from '@mailrail/platform/metrics/metrics';
+import { decryptSecret } from '@mailrail/platform/crypto/secrets';
+import { IdentityServiceError, type IdentityPort } from '@mailrail/domain/ses-identity/port';
+import { queueNames } from '@mailrail/platform/queue/queues';
 import { deleteDomain } from './domain-service';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 
@@ -168,6 +175,8 @@ describe('one name in two teams', () => {
 
 describe('DKIM key generation', () => {
   it('runs off the event loop: /health answers quickly while 5 domains are added', async () => {
+    // The module object itself (not an import's namespace copy), so the spy sees the API's calls.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const crypto = require('node:crypto') as typeof import('node:crypto');
     const sync = jest.spyOn(crypto, 'generateKeyPairSync');
     const server = api.app.listen(0);
@@ -308,7 +317,7 @@ describe('reading, updating and deleting domains', () => {
 
 describe('when SES refuses', () => {
   // A stand-in identity port that fails the way SES can (the real adapter is tested against a
-  // fake SES endpoint in packages/core/src/ses-identity).
+  // fake SES endpoint in packages/domain/src/ses-identity).
   const refusing = (sesErrorName: string): IdentityPort => ({
     kind: 'ses',
     createIdentity: async () => {

@@ -1,4 +1,4 @@
-import { DomainStatus } from '@mailrail/core';
+import { DomainStatus } from '@mailrail/platform/db/generated/enums';
 import { z } from 'zod';
 import { documentRoute, type DocRegistry } from '../openapi/registry';
 import { createDomainBody, domainIdParam, updateDomainBody } from './domain-service';

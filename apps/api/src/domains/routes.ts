@@ -1,4 +1,6 @@
-import { createIdentityPort, type IdentityPort, type Metrics } from '@mailrail/core';
+import { createIdentityPort } from '@mailrail/domain/ses-identity/choose-adapter';
+import { type IdentityPort } from '@mailrail/domain/ses-identity/port';
+import { type Metrics } from '@mailrail/platform/metrics/metrics';
 import { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';

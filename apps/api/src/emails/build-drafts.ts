@@ -1,4 +1,8 @@
-import { ApiError, checkSenderDomain, parseAddress, senderDomainError, renderTemplate, type EmailDraft, type Issue } from '@mailrail/core';
+import { ApiError, type Issue } from '@mailrail/domain/errors/api-error';
+import { checkSenderDomain, senderDomainError } from '@mailrail/domain/domains/sender-domain';
+import { parseAddress } from '@mailrail/domain/emails/address';
+import { renderTemplate } from '@mailrail/domain/render/template';
+import { type EmailDraft } from '@mailrail/domain/emails/create-emails';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import type { SendEmailPayload } from './schemas';

@@ -1,4 +1,4 @@
-import type { EmailDraft } from '@mailrail/core';
+import type { EmailDraft } from '@mailrail/domain/emails/create-emails';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 import { createEmailCommitter } from './email-committer';
 

@@ -1,15 +1,9 @@
-import {
-  applySuppressions,
-  enqueueSendJobs,
-  insertEmailRows,
-  prismaExecutor,
-  prepareEmails,
-  type CreatedEmail,
-  type Db,
-  type EmailDraft,
-  type Logger,
-  type QueueFactory,
-} from '@mailrail/core';
+import { applySuppressions } from '@mailrail/domain/emails/suppression';
+import { enqueueSendJobs, insertEmailRows, prepareEmails, type CreatedEmail, type EmailDraft } from '@mailrail/domain/emails/create-emails';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
+import { type Db } from '@mailrail/platform/db/client';
+import { type Logger } from '@mailrail/platform/log/logger';
+import { type QueueFactory } from '@mailrail/platform/queue/queues';
 
 interface Entry {
   drafts: EmailDraft[];

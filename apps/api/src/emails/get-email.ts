@@ -1,4 +1,4 @@
-import { notFound } from '@mailrail/core';
+import { notFound } from '@mailrail/domain/errors/api-error';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 

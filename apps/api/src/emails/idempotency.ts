@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { ApiError, type Redis } from '@mailrail/core';
+import { ApiError } from '@mailrail/domain/errors/api-error';
+import { type Redis } from '@mailrail/platform/redis/client';
 
 // Idempotency-Key as useSend has it (docs/emails.md, "Idempotency"): per team, in Redis, 24 h,
 // keyed to a SHA-256 of the canonical body (same key + same body replays, another body is a 409).

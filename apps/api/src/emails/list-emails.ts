@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { prismaExecutor } from '@mailrail/core';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { MAX_QUERY_VALUE_LENGTH } from '../http/limits';

@@ -1,4 +1,4 @@
-import { EmailStatus } from '@mailrail/core';
+import { EmailStatus } from '@mailrail/platform/db/generated/enums';
 import { z } from 'zod';
 import { documentRoute, type DocRegistry } from '../openapi/registry';
 import { listEmailsQuery } from './list-emails';

@@ -1,7 +1,7 @@
-import { RESERVED_HEADERS } from '@mailrail/core';
+import { RESERVED_HEADERS } from '@mailrail/domain/emails/headers';
 import { sendEmailPayload } from './schemas';
 
-// The API refuses exactly the list the worker's MIME builder drops (packages/core/src/emails/headers.ts).
+// The API refuses exactly the list the worker's MIME builder drops (packages/domain/src/emails/headers.ts).
 const base = { from: 'hello@example.com', to: 'a@example.org', subject: 'S', text: 'T' };
 
 it('refuses every reserved header, whatever its case', () => {

@@ -1,4 +1,8 @@
-import { ApiError, badRequest, EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql, notFound, prismaExecutor, queueNames, sendDelay } from '@mailrail/core';
+import { ApiError, badRequest, notFound } from '@mailrail/domain/errors/api-error';
+import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '@mailrail/domain/sql/email-outbox';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
+import { queueNames } from '@mailrail/platform/queue/queues';
+import { sendDelay } from '@mailrail/domain/emails/create-emails';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 

@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { addressField, HEADER_NAME, isReservedHeader, isSafeHeaderValue } from '@mailrail/core';
+import { addressField } from '@mailrail/domain/emails/address';
+import { HEADER_NAME, isReservedHeader, isSafeHeaderValue } from '@mailrail/domain/emails/headers';
 import {
   MAX_ATTACHMENT_BASE64_LENGTH, MAX_BODY_LENGTH, MAX_HEADER_VALUE_LENGTH, MAX_ID_LENGTH, MAX_KEY_LENGTH, MAX_SUBJECT_LENGTH, MAX_VALUE_LENGTH,
 } from '../http/limits';
 import { isoDateTime } from '../http/query';
 
 // The send payload of useSend's v1 API (docs/emails.md). Unknown fields are stripped; a wrong type is a 400.
-// Every address field takes `addr` or `Name <addr>` (packages/core/src/emails/address.ts).
+// Every address field takes `addr` or `Name <addr>` (packages/domain/src/emails/address.ts).
 
 /** One address or a list of them; always a list after parsing. */
 const addressList = z

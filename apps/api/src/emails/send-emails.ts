@@ -1,4 +1,4 @@
-import { badRequest } from '@mailrail/core';
+import { badRequest } from '@mailrail/domain/errors/api-error';
 import type { AuthContext } from '../http/auth';
 import { buildDrafts, type DraftContext } from './build-drafts';
 import type { EmailCommitter } from './email-committer';

@@ -1,4 +1,5 @@
-import type { Clock, Db } from '@mailrail/core';
+import type { Clock } from '@mailrail/platform/clock';
+import type { Db } from '@mailrail/platform/db/client';
 
 export interface TeamDomain {
   id: number;

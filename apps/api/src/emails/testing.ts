@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { queueNames } from '@mailrail/core';
+import { queueNames } from '@mailrail/platform/queue/queues';
 import type { TestApi } from '../testing/api-harness';
 
 /** A separate Queue (own connection) on the same name and prefix: proves jobs really landed in Redis. */

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { prismaExecutor } from '@mailrail/core';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import type { ApiDeps } from '../deps';
 
 /** Liveness and readiness probes, outside authentication. */

@@ -1,4 +1,5 @@
-import type { Logger, Redis } from '@mailrail/core';
+import type { Logger } from '@mailrail/platform/log/logger';
+import type { Redis } from '@mailrail/platform/redis/client';
 import { countInWindow, secondsUntilReset } from './fixed-window';
 
 // Failed API key authentications per client IP, in a fixed one-minute window counted in Redis so

@@ -1,5 +1,7 @@
 import type { RequestHandler } from 'express';
-import { ApiError, apiKeyRevokedChannel, keyMatches, parseApiKey, type Metrics, type Permission } from '@mailrail/core';
+import { ApiError } from '@mailrail/domain/errors/api-error';
+import { apiKeyRevokedChannel, keyMatches, parseApiKey, type Permission } from '@mailrail/domain/teams/api-keys';
+import { type Metrics } from '@mailrail/platform/metrics/metrics';
 import type { ApiDeps } from '../deps';
 import { createAuthFailureLimit } from './auth-failure-limit';
 import { BoundedCache } from './bounded-cache';

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { ApiError } from '@mailrail/core';
+import { ApiError } from '@mailrail/domain/errors/api-error';
 import { malformedPathError } from './unsafe-text';
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {

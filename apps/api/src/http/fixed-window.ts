@@ -1,4 +1,4 @@
-import type { Redis } from '@mailrail/core';
+import type { Redis } from '@mailrail/platform/redis/client';
 
 // A fixed window counted in Redis, so every API replica shares it: the first hit of a window sets
 // its expiry. Used by the per-team request rate and the per-IP failed-authentication limit.

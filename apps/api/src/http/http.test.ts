@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { revokeApiKey, apiKeyRevokedChannel } from '@mailrail/core';
+import { revokeApiKey, apiKeyRevokedChannel } from '@mailrail/domain/teams/api-keys';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 
 let api: TestApi;

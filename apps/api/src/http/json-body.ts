@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { ApiError } from '@mailrail/core';
+import { ApiError } from '@mailrail/domain/errors/api-error';
 import { rejectUnsafeBody } from './unsafe-text';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;

@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { generateDkimKeyPair, insertDomain } from '@mailrail/core';
+import { generateDkimKeyPair } from '@mailrail/domain/domains/dkim';
+import { insertDomain } from '@mailrail/domain/domains/add-domain';
 import { startTestApi, type TestApi, type TestTeam } from '../testing/api-harness';
 
 // Every authenticated route of the OpenAPI document, called with

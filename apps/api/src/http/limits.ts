@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_ADDRESS_FIELD_LENGTH } from '@mailrail/core';
+import { MAX_ADDRESS_FIELD_LENGTH } from '@mailrail/domain/emails/address';
 
 // Length caps of every free-text request field, in one place. They are far above what a real
 // client sends, and they bound the work any rule (regex, parser, database index) does on a field.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_QUERY_VALUE_LENGTH } from './limits';
-import { INT4_MAX, isSupportedInstant, UNSUPPORTED_DATE_MESSAGE } from '@mailrail/core';
+import { INT4_MAX, isSupportedInstant, UNSUPPORTED_DATE_MESSAGE } from '@mailrail/domain/date-range';
 
 /** A query-string integer in [min, max]; max defaults to PostgreSQL's int4 (ids, pages, filters). */
 export const intString = (min: number, max: number = INT4_MAX) =>

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ApiError } from '@mailrail/core';
+import { ApiError } from '@mailrail/domain/errors/api-error';
 import type { ApiDeps } from '../deps';
 import { countInWindow } from './fixed-window';
 

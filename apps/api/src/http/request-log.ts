@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import pinoHttp from 'pino-http';
-import type { Logger } from '@mailrail/core';
+import type { Logger } from '@mailrail/platform/log/logger';
 
 // Query parameters whose value is a credential: the queue dashboard's ?token=, signed links'
 // sig/signature, anything called key, secret, password, auth, session. One alternation: linear.

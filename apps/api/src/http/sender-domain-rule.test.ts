@@ -1,8 +1,8 @@
 import request from 'supertest';
-import { seedContactBook } from '@mailrail/core/campaigns/test-fixtures';
+import { seedContactBook } from '@mailrail/testing/campaign-fixtures';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 
-// One sender-domain rule (packages/core/src/domains/sender-domain.ts) serves emails, batch,
+// One sender-domain rule (packages/domain/src/domains/sender-domain.ts) serves emails, batch,
 // campaigns and contact-book double opt-in: each refusal is answered the same way wherever the
 // routes document the same answer.
 

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ApiError } from '@mailrail/core';
+import { ApiError } from '@mailrail/domain/errors/api-error';
 
 // PostgreSQL refuses NUL in text, and a lone UTF-16 surrogate has no UTF-8 form: either one that
 // reached a query was a 500 on every route. They are refused here, once for all routes, as a 400.

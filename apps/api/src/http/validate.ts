@@ -1,5 +1,5 @@
 import type { ZodType, z } from 'zod';
-import { ApiError } from '@mailrail/core';
+import { ApiError } from '@mailrail/domain/errors/api-error';
 
 /** Parses with zod; a failure is a 400 naming each bad field in `issues`. */
 export function parseOrThrow<S extends ZodType>(schema: S, value: unknown, what = 'request body'): z.infer<S> {

@@ -122,7 +122,8 @@ describe('docs page', () => {
 
 describe('enums in the document', () => {
   it('are the database enums and the error vocabulary themselves, never a copy', async () => {
-    const { EmailStatus, CampaignStatus, DomainStatus, errorStatus } = await import('@mailrail/core');
+    const { EmailStatus, CampaignStatus, DomainStatus } = await import('@mailrail/platform/db/generated/enums');
+    const { errorStatus } = await import('@mailrail/domain/errors/api-error');
     const schemas = doc.components.schemas;
     expect(schemas.Email.properties.latestStatus.enum).toEqual(Object.values(EmailStatus));
     expect(schemas.Error.properties.error.properties.code.enum).toEqual(Object.keys(errorStatus));
@@ -132,11 +133,11 @@ describe('enums in the document', () => {
   });
 
   it('are not typed again as literal lists anywhere in the source', async () => {
-    const { productionSources } = await import('@mailrail/core/testing/source-files');
-    const enums = await import('@mailrail/core/db/generated/enums');
+    const { productionSources } = await import('@mailrail/testing/source-files');
+    const enums = await import('@mailrail/platform/db/generated/enums');
     const vocabularies = [
       ...Object.values(enums).map((e) => Object.values(e as Record<string, string>)),
-      Object.keys((await import('@mailrail/core')).errorStatus),
+      Object.keys((await import('@mailrail/domain/errors/api-error')).errorStatus),
     ].map((values) => [...values].sort().join(','));
     const copies: string[] = [];
     for (const f of productionSources()) {

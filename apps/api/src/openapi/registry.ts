@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { errorStatus, type ErrorCode } from '@mailrail/core';
+import { errorStatus, type ErrorCode } from '@mailrail/domain/errors/api-error';
 import { z, type ZodType } from 'zod';
 
 // The OpenAPI document is generated from the zod schemas the routes validate with: each

@@ -1,5 +1,7 @@
 import type { Request, RequestHandler } from 'express';
-import { bearerToken, collectQueueDepths, queueNames, secretMatches, type Metrics } from '@mailrail/core';
+import { bearerToken, secretMatches } from '@mailrail/platform/crypto/secrets';
+import { collectQueueDepths, type Metrics } from '@mailrail/platform/metrics/metrics';
+import { queueNames } from '@mailrail/platform/queue/queues';
 import type { ApiDeps } from '../deps';
 
 const UNMATCHED = 'unmatched';

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import request from 'supertest';
-import { createLogger } from '@mailrail/core';
+import { createLogger } from '@mailrail/platform/log/logger';
 import { createApp } from '../app';
 import { ADMIN_SESSION_TTL_MS } from './queue-dashboard';
 import { startTestApi, type TestApi } from '../testing/api-harness';

@@ -2,7 +2,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { RequestHandler, Router } from 'express';
-import { safeEqualHex, hmacHex } from '@mailrail/core';
+import { safeEqualHex, hmacHex } from '@mailrail/platform/crypto/secrets';
 import type { ApiDeps } from '../deps';
 import { observedQueues } from './metrics';
 

@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { ApiError, parseSesEvent, sesEventJobOptions, type Logger, type SesEventJob } from '@mailrail/core';
+import { ApiError } from '@mailrail/domain/errors/api-error';
+import { parseSesEvent } from '@mailrail/domain/ses-events/ses-event';
+import { sesEventJobOptions, type SesEventJob } from '@mailrail/domain/ses-events/process-ses-event';
+import { type Logger } from '@mailrail/platform/log/logger';
 import { parseOrThrow } from '../http/validate';
 import type { Enqueue } from './enqueue-batcher';
 import { isSnsHttpsUrl, type HttpGet } from './http-fetch';

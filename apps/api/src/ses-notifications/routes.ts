@@ -1,5 +1,7 @@
 import express, { Router } from 'express';
-import { configuredSnsTopicArns, listOwnedSnsTopicArns, queueNames, type Metrics } from '@mailrail/core';
+import { configuredSnsTopicArns, listOwnedSnsTopicArns } from '@mailrail/domain/ses-events/sns-topics';
+import { queueNames } from '@mailrail/platform/queue/queues';
+import { type Metrics } from '@mailrail/platform/metrics/metrics';
 import type { ApiDeps } from '../deps';
 import { batchedEnqueue } from './enqueue-batcher';
 import { fetchHttpGet, type HttpGet } from './http-fetch';

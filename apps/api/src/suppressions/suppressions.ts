@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { newId, normalisedEmailField, notFound, Prisma, SuppressionReason } from '@mailrail/core';
+import { newId } from '@mailrail/platform/ids';
+import { normalisedEmailField } from '@mailrail/domain/emails/address';
+import { notFound } from '@mailrail/domain/errors/api-error';
+import { Prisma } from '@mailrail/platform/db/generated/client';
+import { SuppressionReason } from '@mailrail/platform/db/generated/enums';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { MAX_SHORT_TEXT_LENGTH } from '../http/limits';

@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { newId, notFound } from '@mailrail/core';
+import { newId } from '@mailrail/platform/ids';
+import { notFound } from '@mailrail/domain/errors/api-error';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { MAX_BODY_LENGTH, MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_SUBJECT_LENGTH } from '../http/limits';
 import { pageQuery } from '../http/query';
 
 // Team-owned transactional templates: `{{name}}` / `{{name,fallback=x}}` placeholders in subject,
-// html and text are filled from a send's `variables` (packages/core/src/render).
+// html and text are filled from a send's `variables` (packages/domain/src/render).
 
 const body = z.string().min(1).max(MAX_BODY_LENGTH).nullable();
 

@@ -1,13 +1,9 @@
-import {
-  createApiKey,
-  createTeam,
-  insertDomain,
-  type Config,
-  type Permission,
-} from '@mailrail/core';
-import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databases';
-import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
-import { testConfig } from '@mailrail/core/testing/config';
+import { createApiKey, createTeam, type Permission } from '@mailrail/domain/teams/api-keys';
+import { insertDomain } from '@mailrail/domain/domains/add-domain';
+import { type Config } from '@mailrail/platform/config/schema';
+import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
+import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
+import { testConfig } from '@mailrail/testing/config';
 import { createApp } from '../app';
 import { closeApiDeps, createApiDeps, type ApiDeps } from '../deps';
 import { checkedAgainstDocument, responseContract } from './response-contract';

@@ -1,4 +1,5 @@
-import { webhookEventTypes, WebhookDeliveryStatus, WebhookStatus } from '@mailrail/core';
+import { webhookEventTypes } from '@mailrail/domain/webhooks/events';
+import { WebhookDeliveryStatus, WebhookStatus } from '@mailrail/platform/db/generated/enums';
 import { z } from 'zod';
 import { documentRoute, type DocRegistry } from '../openapi/registry';
 import { createWebhookBody, listDeliveriesQuery, updateWebhookBody, webhookIdParam } from './webhook-service';

@@ -1,21 +1,14 @@
 import { z } from 'zod';
-import {
-  ApiError,
-  badRequest,
-  checkWebhookTarget,
-  encryptSecret,
-  INT4_MAX,
-  newId,
-  newWebhookSecret,
-  notFound,
-  recordWebhookEvent,
-  WebhookDeliveryStatus,
-  webhookEventTypes,
-  type Issue,
-  type Prisma,
-  type ResolveHost,
-  type Webhook,
-} from '@mailrail/core';
+import { ApiError, badRequest, notFound, type Issue } from '@mailrail/domain/errors/api-error';
+import { checkWebhookTarget, type ResolveHost } from '@mailrail/domain/webhooks/ssrf';
+import { encryptSecret } from '@mailrail/platform/crypto/secrets';
+import { INT4_MAX } from '@mailrail/domain/date-range';
+import { newId } from '@mailrail/platform/ids';
+import { newWebhookSecret } from '@mailrail/domain/webhooks/signing';
+import { recordWebhookEvent } from '@mailrail/domain/webhooks/outbox';
+import { WebhookDeliveryStatus } from '@mailrail/platform/db/generated/enums';
+import { webhookEventTypes } from '@mailrail/domain/webhooks/events';
+import { type Prisma, type Webhook } from '@mailrail/platform/db/generated/client';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { idString, MAX_URL_LENGTH } from '../http/limits';

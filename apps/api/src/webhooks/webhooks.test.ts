@@ -1,5 +1,7 @@
 import request from 'supertest';
-import { ApiError, decryptSecret, newId } from '@mailrail/core';
+import { ApiError } from '@mailrail/domain/errors/api-error';
+import { decryptSecret } from '@mailrail/platform/crypto/secrets';
+import { newId } from '@mailrail/platform/ids';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 import { createWebhook } from './webhook-service';
 

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { insertScheduledCampaign, seedContactBook } from '@mailrail/core/campaigns/test-fixtures';
+import { insertScheduledCampaign, seedContactBook } from '@mailrail/testing/campaign-fixtures';
 import { spawnWorkerProcess, startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 import { setTimeout as sleep } from 'node:timers/promises';
 

@@ -1,6 +1,6 @@
-import { pauseCampaignAndHoldEmails, resumePausedCampaign } from '@mailrail/core';
-import { insertScheduledCampaign, seedContactBook } from '@mailrail/core/campaigns/test-fixtures';
-import { deleteRedisPrefix } from '@mailrail/core/testing/redis';
+import { pauseCampaignAndHoldEmails, resumePausedCampaign } from '@mailrail/domain/campaigns/campaign-state';
+import { insertScheduledCampaign, seedContactBook } from '@mailrail/testing/campaign-fixtures';
+import { deleteRedisPrefix } from '@mailrail/testing/redis';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 import { scanCampaigns } from './scan-campaigns';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,5 +1,5 @@
 import { Worker } from 'bullmq';
-import { queueNames } from '@mailrail/core';
+import { queueNames } from '@mailrail/platform/queue/queues';
 import type { WorkerDeps } from '../deps';
 import { runCampaignWindow } from './run-campaign-window';
 

@@ -1,17 +1,7 @@
-import {
-  buildOneClickUnsubscribeUrl,
-  buildUnsubscribeUrl,
-  contactVariables,
-  enqueueSendJobs,
-  insertEmailRows,
-  personalizeCampaignBody,
-  prepareCampaignBody,
-  prepareEmails,
-  withTransaction,
-  type EmailDraft,
-  type PreparedEmail,
-  type SqlExecutor,
-} from '@mailrail/core';
+import { buildOneClickUnsubscribeUrl, buildUnsubscribeUrl } from '@mailrail/domain/audience/links';
+import { contactVariables, personalizeCampaignBody, prepareCampaignBody } from '@mailrail/domain/campaigns/campaign-content';
+import { enqueueSendJobs, insertEmailRows, prepareEmails, type EmailDraft, type PreparedEmail } from '@mailrail/domain/emails/create-emails';
+import { withTransaction, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import type { WorkerDeps } from '../deps';
 
 // One campaign window, top to bottom. Each chunk is ONE transaction that locks the campaign row,

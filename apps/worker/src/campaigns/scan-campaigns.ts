@@ -1,4 +1,5 @@
-import { clearDeadJob, withTransaction } from '@mailrail/core';
+import { clearDeadJob } from '@mailrail/platform/queue/dead-jobs';
+import { withTransaction } from '@mailrail/platform/db/sql/executor';
 import type { WorkerDeps } from '../deps';
 
 // The campaign scan, run about every second by one replica at a time (a BullMQ job scheduler).

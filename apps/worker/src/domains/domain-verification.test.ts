@@ -1,28 +1,21 @@
-import {
-  createDb,
-  createDnsLookup,
-  createDomain,
-  createIdentityPort,
-  createLogger,
-  createQueueFactory,
-  createRedis,
-  createTeam,
-  domainView,
-  enqueueDomainVerification,
-  nextCronTime,
-  parseDomainName,
-  queueNames,
-  splitTxtValue,
-  type Config,
-  type Db,
-  type Domain,
-  type QueueFactory,
-  type Redis,
-} from '@mailrail/core';
-import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databases';
-import { startTestDnsServer, type TestDnsServer, type TestZoneEntry } from '@mailrail/core/testing/dns-server';
-import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
-import { testConfig } from '@mailrail/core/testing/config';
+import { createDb, type Db } from '@mailrail/platform/db/client';
+import { createDnsLookup } from '@mailrail/domain/domains/dns-lookup';
+import { createDomain } from '@mailrail/domain/domains/add-domain';
+import { createIdentityPort } from '@mailrail/domain/ses-identity/choose-adapter';
+import { createLogger } from '@mailrail/platform/log/logger';
+import { createQueueFactory, queueNames, type QueueFactory } from '@mailrail/platform/queue/queues';
+import { createRedis, type Redis } from '@mailrail/platform/redis/client';
+import { createTeam } from '@mailrail/domain/teams/api-keys';
+import { domainView } from '@mailrail/domain/domains/domain-view';
+import { enqueueDomainVerification, nextCronTime } from '@mailrail/domain/domains/verification-schedule';
+import { parseDomainName } from '@mailrail/domain/domains/domain-name';
+import { splitTxtValue } from '@mailrail/domain/domains/dns-records';
+import { type Config } from '@mailrail/platform/config/schema';
+import { type Domain } from '@mailrail/platform/db/generated/client';
+import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
+import { startTestDnsServer, type TestDnsServer, type TestZoneEntry } from '@mailrail/testing/dns-server';
+import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
+import { testConfig } from '@mailrail/testing/config';
 import { periodicJobs } from '../periodic/periodic-jobs';
 import { enqueueDueDomainChecks, processDomainJob, registerDomainVerification, type DomainVerificationDeps } from './domain-verification';
 
@@ -37,7 +30,7 @@ let redis: Redis;
 let queues: QueueFactory;
 let deps: DomainVerificationDeps;
 let teamId: number;
-let clock = new Date('2026-11-20T10:17:00Z');
+const clock = new Date('2026-11-20T10:17:00Z');
 
 beforeAll(async () => {
   dnsServer = await startTestDnsServer();

@@ -1,15 +1,11 @@
-import {
-  domainJobNames,
-  queueNames,
-  verifyDomain,
-  type Config,
-  type Db,
-  type DnsLookup,
-  type IdentityPort,
-  type Logger,
-  type QueueFactory,
-  type VerifyDomainJob,
-} from '@mailrail/core';
+import { domainJobNames, type VerifyDomainJob } from '@mailrail/domain/domains/verification-schedule';
+import { queueNames, type QueueFactory } from '@mailrail/platform/queue/queues';
+import { verifyDomain } from '@mailrail/domain/domains/verify-domain';
+import { type Config } from '@mailrail/platform/config/schema';
+import { type Db } from '@mailrail/platform/db/client';
+import { type DnsLookup } from '@mailrail/domain/domains/dns-lookup';
+import { type IdentityPort } from '@mailrail/domain/ses-identity/port';
+import { type Logger } from '@mailrail/platform/log/logger';
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 
 export interface DomainVerificationDeps {

@@ -1,4 +1,4 @@
-import type { Logger } from '@mailrail/core';
+import type { Logger } from '@mailrail/platform/log/logger';
 
 /**
  * BullMQ job schedulers (every periodic job of the registry) live in Redis, so a Redis that lost

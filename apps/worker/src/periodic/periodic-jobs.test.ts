@@ -1,4 +1,4 @@
-import { queueNames } from '@mailrail/core';
+import { queueNames } from '@mailrail/platform/queue/queues';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 import { periodicJobs, startPeriodicJobs, validatePeriodicJobs, type PeriodicJob } from './periodic-jobs';
 

@@ -1,6 +1,9 @@
 import { Worker, type Queue } from 'bullmq';
 import { CronExpressionParser } from 'cron-parser';
-import { queueNames, type Config, type Logger, type QueueFactory, type Redis } from '@mailrail/core';
+import { queueNames, type QueueFactory } from '@mailrail/platform/queue/queues';
+import { type Config } from '@mailrail/platform/config/schema';
+import { type Logger } from '@mailrail/platform/log/logger';
+import { type Redis } from '@mailrail/platform/redis/client';
 import { scanCampaigns } from '../campaigns/scan-campaigns';
 import type { WorkerDeps } from '../deps';
 import { enqueueDueDomainChecks } from '../domains/domain-verification';

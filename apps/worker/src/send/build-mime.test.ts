@@ -1,7 +1,7 @@
-import { RESERVED_HEADERS } from '@mailrail/core';
+import { RESERVED_HEADERS } from '@mailrail/domain/emails/headers';
 import { buildRawMessage, customHeaders, defaultHeaders, type EmailToRender } from './build-mime';
 
-// The reserved-header list is one definition (packages/core/src/emails/headers.ts): the API
+// The reserved-header list is one definition (packages/domain/src/emails/headers.ts): the API
 // refuses those names and the MIME builder drops them. These tests hold it to what the builder
 // really writes.
 

@@ -1,5 +1,6 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { EMAIL_ID_HEADER, HEADER_NAME, isReservedHeader, isSafeHeaderValue, parseAddress } from '@mailrail/core';
+import { EMAIL_ID_HEADER, HEADER_NAME, isReservedHeader, isSafeHeaderValue } from '@mailrail/domain/emails/headers';
+import { parseAddress } from '@mailrail/domain/emails/address';
 
 // Builds the raw MIME message of one email. Everything SES needs is inside it except the bcc
 // recipients, which travel only in the SES Destination (a Bcc header would reveal them).

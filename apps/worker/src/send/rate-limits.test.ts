@@ -1,4 +1,5 @@
-import { createLogger, queueNames } from '@mailrail/core';
+import { createLogger } from '@mailrail/platform/log/logger';
+import { queueNames } from '@mailrail/platform/queue/queues';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 import { resolveRegionRates, splitRate } from './rate-limits';
 import { createSesV2Sender } from './ses-sender';
@@ -18,7 +19,7 @@ describe('splitRate', () => {
 describe('resolveRegionRates', () => {
   const log = createLogger('silent', 'test');
   it('takes SES_RATE_LIMIT, else the account quota from GetAccount, else 14', async () => {
-    const { startFakeSes } = await import('@mailrail/core/testing/fake-ses');
+    const { startFakeSes } = await import('@mailrail/testing/fake-ses');
     const fake = await startFakeSes();
     const ses = createSesV2Sender({ SES_ENDPOINT: fake.url, SES_TIMEOUT_MS: 2000, SEND_CONCURRENCY: 2 });
     try {

@@ -1,4 +1,6 @@
-import type { Config, Logger, SendLane } from '@mailrail/core';
+import type { Config } from '@mailrail/platform/config/schema';
+import type { Logger } from '@mailrail/platform/log/logger';
+import type { SendLane } from '@mailrail/platform/queue/queues';
 import type { SesSender } from './ses-sender';
 
 // SES gives each account a sending rate per region. Each region has two send queues (lanes);

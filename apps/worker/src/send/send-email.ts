@@ -1,4 +1,10 @@
-import { bareAddress, configurationSetName, EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql, statusesBelow, type EmailStatus, type Logger, type SqlExecutor } from '@mailrail/core';
+import { bareAddress } from '@mailrail/domain/emails/address';
+import { configurationSetName } from '@mailrail/domain/ses-events/configuration-sets';
+import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '@mailrail/domain/sql/email-outbox';
+import { statusesBelow } from '@mailrail/domain/emails/status';
+import { type EmailStatus } from '@mailrail/platform/db/generated/enums';
+import { type Logger } from '@mailrail/platform/log/logger';
+import { type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { buildRawMessage, type EmailToRender } from './build-mime';
 import { classifySesError, type SesFailure } from './ses-errors';
 import type { SesSender } from './ses-sender';

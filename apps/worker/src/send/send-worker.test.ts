@@ -1,6 +1,6 @@
 import { simpleParser, type AddressObject } from 'mailparser';
-import { queueNames } from '@mailrail/core';
-import { jobIsSettled } from '@mailrail/core/testing/queue-state';
+import { queueNames } from '@mailrail/platform/queue/queues';
+import { jobIsSettled } from '@mailrail/testing/queue-state';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 
 // The running worker end to end: emails stored and enqueued the way the API does it, BullMQ

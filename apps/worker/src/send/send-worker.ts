@@ -1,5 +1,5 @@
 import { DelayedError, Worker, type Job } from 'bullmq';
-import { queueNames, type SendEmailJob, type SendLane } from '@mailrail/core';
+import { queueNames, type SendEmailJob, type SendLane } from '@mailrail/platform/queue/queues';
 import type { WorkerDeps } from '../deps';
 import { splitRate } from './rate-limits';
 import { sendOneEmail, type SendOutcome } from './send-email';

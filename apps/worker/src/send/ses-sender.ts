@@ -1,5 +1,6 @@
 import { GetAccountCommand, SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
-import { createSesClient, type Config } from '@mailrail/core';
+import { createSesClient } from '@mailrail/platform/ses/client';
+import { type Config } from '@mailrail/platform/config/schema';
 
 // The port between the send pipeline and SES: two calls, one real adapter (SES v2 over HTTP,
 // pointed at AWS, the local emulator or the tests' fake by SES_ENDPOINT).

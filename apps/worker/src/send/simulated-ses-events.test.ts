@@ -1,4 +1,5 @@
-import { createLogger, parseSesEvent } from '@mailrail/core';
+import { createLogger } from '@mailrail/platform/log/logger';
+import { parseSesEvent } from '@mailrail/domain/ses-events/ses-event';
 import type { SesSender } from './ses-sender';
 import { withSimulatedSesEvents } from './simulated-ses-events';
 

@@ -1,20 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import {
-  decodeEncodedWords,
-  mimeHeaders,
-  SES_SIMULATOR_DOMAIN,
-  simulatedOutcome,
-  simulatedSendEvents,
-  simulatedSesEventJob,
-  type Logger,
-  type SimulatedMessage,
-} from '@mailrail/core';
+import { decodeEncodedWords, mimeHeaders, SES_SIMULATOR_DOMAIN, simulatedOutcome, simulatedSendEvents, simulatedSesEventJob, type SimulatedMessage } from '@mailrail/domain/ses-events/event-simulator';
+import { type Logger } from '@mailrail/platform/log/logger';
 import type { Queue } from 'bullmq';
 import type { RawEmailToSend, SesSender } from './ses-sender';
 
 // The SES port for the local emulator with the event simulator on (chosen in deps.ts): each
 // message the emulator accepts also gets the events SES would publish, queued on the SES event
-// queue the SNS intake feeds (see packages/core/src/ses-events/event-simulator.ts).
+// queue the SNS intake feeds (see packages/domain/src/ses-events/event-simulator.ts).
 
 export interface SimulatedEventsOptions {
   /** `queueNames.sesEvents`. */

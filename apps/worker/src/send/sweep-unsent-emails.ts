@@ -1,4 +1,5 @@
-import { clearDeadJob, queueNames, type SendEmailJob } from '@mailrail/core';
+import { clearDeadJob } from '@mailrail/platform/queue/dead-jobs';
+import { queueNames, type SendEmailJob } from '@mailrail/platform/queue/queues';
 import type { WorkerDeps } from '../deps';
 
 // PostgreSQL is the source of truth, Redis only carries work. This sweep finds every email that

@@ -1,18 +1,11 @@
 import { QueueEvents } from 'bullmq';
-import {
-  createDb,
-  createQueueFactory,
-  createRedis,
-  newId,
-  queueNames,
-  sesEventJobOptions,
-  type Db,
-  type QueueFactory,
-  type Redis,
-  type SesEventJob,
-} from '@mailrail/core';
-import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databases';
-import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
+import { createDb, type Db } from '@mailrail/platform/db/client';
+import { createQueueFactory, queueNames, type QueueFactory } from '@mailrail/platform/queue/queues';
+import { createRedis, type Redis } from '@mailrail/platform/redis/client';
+import { newId } from '@mailrail/platform/ids';
+import { sesEventJobOptions, type SesEventJob } from '@mailrail/domain/ses-events/process-ses-event';
+import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
+import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 import type { Worker } from 'bullmq';
 import { registerSesEventProcessing } from './register';
 

@@ -1,5 +1,6 @@
 import { Worker, type ConnectionOptions } from 'bullmq';
-import { processSesEventJob, queueNames, type ProcessSesEventDeps, type SesEventJob, type SesEventOutcome } from '@mailrail/core';
+import { processSesEventJob, type ProcessSesEventDeps, type SesEventJob, type SesEventOutcome } from '@mailrail/domain/ses-events/process-ses-event';
+import { queueNames } from '@mailrail/platform/queue/queues';
 
 export interface SesEventProcessingOptions extends ProcessSesEventDeps {
   /** A connection made with maxRetriesPerRequest: null (createRedis(url, { forWorker: true })). */

@@ -1,19 +1,16 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import path from 'node:path';
-import {
-  createTeam,
-  insertAndEnqueueEmails,
-  insertDomain,
-  queueNames,
-  type Config,
-  type EmailDraft,
-} from '@mailrail/core';
-import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databases';
-import { startFakeSes, type FakeSes } from '@mailrail/core/testing/fake-ses';
-import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
-import { testConfig } from '@mailrail/core/testing/config';
-import { completedSince } from '@mailrail/core/testing/queue-state';
-import { waitFor as waitUntil } from '@mailrail/core/testing/wait-for';
+import { createTeam } from '@mailrail/domain/teams/api-keys';
+import { insertAndEnqueueEmails, type EmailDraft } from '@mailrail/domain/emails/create-emails';
+import { insertDomain } from '@mailrail/domain/domains/add-domain';
+import { queueNames } from '@mailrail/platform/queue/queues';
+import { type Config } from '@mailrail/platform/config/schema';
+import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
+import { startFakeSes, type FakeSes } from '@mailrail/testing/fake-ses';
+import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
+import { testConfig } from '@mailrail/testing/config';
+import { completedSince } from '@mailrail/testing/queue-state';
+import { waitFor as waitUntil } from '@mailrail/testing/wait-for';
 import { closeWorkerDeps, createWorkerDeps, type WorkerDeps } from '../deps';
 import { startWorker, type RunningWorker } from '../worker';
 

@@ -1,4 +1,8 @@
-import { decryptSecret, signWebhookBody, webhookHeaders, webhookPayloadVersion, type Db, type ResolveHost } from '@mailrail/core';
+import { decryptSecret } from '@mailrail/platform/crypto/secrets';
+import { signWebhookBody, webhookHeaders } from '@mailrail/domain/webhooks/signing';
+import { webhookPayloadVersion } from '@mailrail/domain/webhooks/events';
+import { type Db } from '@mailrail/platform/db/client';
+import { type ResolveHost } from '@mailrail/domain/webhooks/ssrf';
 import { postWebhook } from './post-webhook';
 
 export interface DeliverySettings {

@@ -1,4 +1,6 @@
-import { newId, prismaExecutor, type Db } from '@mailrail/core';
+import { newId } from '@mailrail/platform/ids';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
+import { type Db } from '@mailrail/platform/db/client';
 
 interface OutboxRow {
   id: string;

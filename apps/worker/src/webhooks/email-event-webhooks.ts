@@ -1,4 +1,8 @@
-import { recordEmailStatusEvent, type Clock, type EmailEventRecorded, type Db, type EmailEventExtras, type Prisma } from '@mailrail/core';
+import { recordEmailStatusEvent, type EmailEventExtras } from '@mailrail/domain/webhooks/payloads';
+import { type Clock } from '@mailrail/platform/clock';
+import { type EmailEventRecorded } from '@mailrail/domain/ses-events/process-ses-event';
+import { type Db } from '@mailrail/platform/db/client';
+import { type Prisma } from '@mailrail/platform/db/generated/client';
 
 const HAS_WEBHOOKS_TTL_MS = 5_000;
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { publicOnlyLookup, refusedAddressReason, WebhookTargetRefusedError, type ResolveHost } from '@mailrail/core';
+import { publicOnlyLookup, refusedAddressReason, WebhookTargetRefusedError, type ResolveHost } from '@mailrail/domain/webhooks/ssrf';
 
 export interface PostResult {
   status: number;

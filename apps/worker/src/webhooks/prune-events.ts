@@ -1,4 +1,5 @@
-import { prismaExecutor, type Db } from '@mailrail/core';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
+import { type Db } from '@mailrail/platform/db/client';
 
 /**
  * Deletes dispatched events older than the retention (their deliveries go with them), a chunk

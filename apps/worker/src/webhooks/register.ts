@@ -1,5 +1,12 @@
 import { Worker } from 'bullmq';
-import { parseRetrySchedule, queueNames, type Clock, type Config, type Db, type Logger, type QueueFactory, type Redis, type ResolveHost } from '@mailrail/core';
+import { parseRetrySchedule } from '@mailrail/platform/config/webhook-retry-schedule';
+import { queueNames, type QueueFactory } from '@mailrail/platform/queue/queues';
+import { type Clock } from '@mailrail/platform/clock';
+import { type Config } from '@mailrail/platform/config/schema';
+import { type Db } from '@mailrail/platform/db/client';
+import { type Logger } from '@mailrail/platform/log/logger';
+import { type Redis } from '@mailrail/platform/redis/client';
+import { type ResolveHost } from '@mailrail/domain/webhooks/ssrf';
 import { deliverWebhook, type DeliverySettings } from './deliver-webhook';
 import { enqueueWebhookDeliveries, RetryWebhookLater, type WebhookDeliveryJob } from './delivery-jobs';
 import { dispatchWebhookEvents } from './dispatch-events';

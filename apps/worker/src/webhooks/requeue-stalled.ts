@@ -1,5 +1,7 @@
 import type { Queue } from 'bullmq';
-import { clearDeadJob, type Config, type Db } from '@mailrail/core';
+import { clearDeadJob } from '@mailrail/platform/queue/dead-jobs';
+import { type Config } from '@mailrail/platform/config/schema';
+import { type Db } from '@mailrail/platform/db/client';
 import { enqueueWebhookDeliveries } from './delivery-jobs';
 
 export type RequeueSettings = Pick<Config, 'WEBHOOK_REQUEUE_PENDING_AFTER_MS' | 'WEBHOOK_REQUEUE_IN_PROGRESS_AFTER_MS' | 'WEBHOOK_REQUEUE_BATCH'>;

@@ -1,12 +1,17 @@
 import { Webhooks } from 'usesend-js';
-import { encryptSecret, newId, newWebhookSecret, recordWebhookEvent, recordWebhookEvents, webhookEventTypes, type WebhookEventType } from '@mailrail/core';
-import { createQueueFactory, createRedis, queueNames } from '@mailrail/core';
-import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
+import { encryptSecret } from '@mailrail/platform/crypto/secrets';
+import { newId } from '@mailrail/platform/ids';
+import { newWebhookSecret } from '@mailrail/domain/webhooks/signing';
+import { recordWebhookEvent, recordWebhookEvents } from '@mailrail/domain/webhooks/outbox';
+import { webhookEventTypes, type WebhookEventType } from '@mailrail/domain/webhooks/events';
+import { createQueueFactory, queueNames } from '@mailrail/platform/queue/queues';
+import { createRedis } from '@mailrail/platform/redis/client';
+import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 import { deliverWebhook } from './deliver-webhook';
 import { pruneWebhookEvents } from './prune-events';
 import { requeueStalledDeliveries } from './requeue-stalled';
-import { startReceiver, type Receiver } from '@mailrail/core/testing/webhook-receiver';
-import { sleep, startWorkerKit, waitFor, type WorkerKit } from './webhook-test-kit';
+import { startReceiver, type Receiver } from '@mailrail/testing/webhook-receiver';
+import { sleep, startWorkerKit, waitFor, type WorkerKit } from '../testing/webhook-test-kit';
 
 // Real PostgreSQL, Redis and BullMQ; the receiver is a real HTTP server on 127.0.0.1, so the
 // kit allows private addresses (WEBHOOK_ALLOW_PRIVATE=true) except where a test says otherwise.

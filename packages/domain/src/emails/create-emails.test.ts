@@ -1,0 +1,52 @@
+import { createDb, type Db } from '@mailrail/platform/db/client';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
+import { createTeam } from '../teams/api-keys';
+import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
+import { insertEmailRows, prepareEmails, type EmailDraft } from './create-emails';
+
+let url: string;
+let db: Db;
+let teamId: number;
+
+beforeAll(async () => {
+  url = await createTestDatabase();
+  db = createDb(url, 2);
+  teamId = (await createTeam(db, 'Rows')).id;
+});
+
+afterAll(async () => {
+  await db.$disconnect();
+  await dropDatabase(url);
+});
+
+describe('insertEmailRows', () => {
+  it('stores every column exactly, awkward characters included, with the first event', async () => {
+    const now = new Date('2026-03-01T10:00:00.123Z');
+    const scheduledAt = new Date('2026-03-02T08:30:00.000Z');
+    const draft: EmailDraft = {
+      teamId, domainId: null, region: 'us-east-1', apiKeyId: 7, from: '"Ann, \\"A\\"" <a@x.org>',
+      to: ['q"uote@x.org', 'back\\slash@x.org', 'comma,brace{}@x.org'], replyTo: ['r@x.org'], cc: [], bcc: ['NULL'],
+      subject: 'Ünïcode ✓ {{x}}', html: null, text: 'line1\nline2', headers: { 'X-A': 'b' },
+      attachments: [{ filename: 'a.txt', content: 'aGk=' }], templateId: 't1', inReplyToId: 'e0', scheduledAt,
+      campaignId: 'c1', contactId: 'k1', unsubUrl: 'https://u/x', lane: 'marketing',
+    };
+    const [p] = prepareEmails([draft], now);
+    await insertEmailRows(prismaExecutor(db), [p], now);
+    const row = await db.email.findUniqueOrThrow({ where: { id: p.created.id }, include: { emailEvents: true } });
+    expect(row).toMatchObject({
+      teamId, domainId: null, apiKeyId: 7, from: draft.from, to: draft.to, replyTo: ['r@x.org'], cc: [], bcc: ['NULL'],
+      subject: draft.subject, html: null, text: 'line1\nline2', headers: { 'X-A': 'b' }, attachments: draft.attachments,
+      templateId: 't1', inReplyToId: 'e0', scheduledAt, latestStatus: 'SCHEDULED', campaignId: 'c1', contactId: 'k1',
+      isMarketing: true, unsubUrl: 'https://u/x', createdAt: now, updatedAt: now,
+    });
+    expect(row.emailEvents).toEqual([expect.objectContaining({ status: 'SCHEDULED', data: { scheduledAt: scheduledAt.toISOString() }, createdAt: now })]);
+  });
+
+  it('writes nothing when one row is refused', async () => {
+    const now = new Date();
+    const ok: EmailDraft = { teamId, domainId: null, region: 'us-east-1', from: 'a@x.org', to: ['b@x.org'], subject: 'ok-row' };
+    const bad: EmailDraft = { ...ok, subject: 'bad-row', domainId: 999999 };
+    await expect(insertEmailRows(prismaExecutor(db), prepareEmails([ok, bad], now), now)).rejects.toThrow();
+    expect(await db.email.count({ where: { subject: { in: ['ok-row', 'bad-row'] } } })).toBe(0);
+  });
+});

@@ -1,0 +1,160 @@
+import type { Logger } from 'pino';
+import type { Db } from '@mailrail/platform/db/client';
+import { newId } from '@mailrail/platform/ids';
+import { queueNames, type QueueFactory, type SendEmailJob, type SendLane } from '@mailrail/platform/queue/queues';
+import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '../sql/email-outbox';
+import { prismaExecutor, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
+
+/** An email ready to be stored: recipients normalised, template already rendered. */
+export interface EmailDraft {
+  teamId: number;
+  domainId: number | null;
+  /** SES region of the sending domain: picks the send queue. */
+  region: string;
+  apiKeyId?: number | null;
+  from: string;
+  to: string[];
+  replyTo?: string[];
+  cc?: string[];
+  bcc?: string[];
+  subject: string;
+  html?: string | null;
+  text?: string | null;
+  headers?: Record<string, string> | null;
+  attachments?: { filename: string; content: string }[] | null;
+  templateId?: string | null;
+  inReplyToId?: string | null;
+  scheduledAt?: Date | null;
+  campaignId?: string | null;
+  contactId?: string | null;
+  unsubUrl?: string | null;
+  lane?: SendLane;
+  /** SUPPRESSED drafts are stored with their event and never queued. */
+  suppressed?: { reason: string } | null;
+}
+
+export interface CreatedEmail {
+  id: string;
+  status: 'QUEUED' | 'SCHEDULED' | 'SUPPRESSED';
+}
+
+/** A draft with its id and first status decided, ready for insertEmailRows and enqueueSendJobs. */
+export interface PreparedEmail {
+  draft: EmailDraft;
+  created: CreatedEmail;
+}
+
+export function prepareEmails(drafts: EmailDraft[], now: Date): PreparedEmail[] {
+  return drafts.map((draft) => ({
+    draft,
+    created: {
+      id: newId(),
+      status: draft.suppressed ? 'SUPPRESSED' : draft.scheduledAt && draft.scheduledAt > now ? 'SCHEDULED' : 'QUEUED',
+    },
+  }));
+}
+
+// One statement writes the emails and their first events: the rows travel as one JSON parameter
+// expanded by json_populate_recordset, which is several times cheaper than Prisma's createMany.
+// A single statement is atomic, so no explicit transaction (and no extra round trips) is needed.
+const EMAIL_COLUMNS = [
+  'id', 'teamId', 'domainId', 'apiKeyId', 'from', 'to', 'replyTo', 'cc', 'bcc', 'subject', 'html', 'text',
+  'headers', 'attachments', 'templateId', 'inReplyToId', 'scheduledAt', 'latestStatus', 'campaignId',
+  'contactId', 'isMarketing', 'unsubUrl', 'createdAt', 'updatedAt',
+].map((c) => `"${c}"`).join(', ');
+
+const INSERT_EMAILS_SQL = `
+WITH inserted AS (
+  INSERT INTO "Email" (${EMAIL_COLUMNS})
+  SELECT ${EMAIL_COLUMNS} FROM json_populate_recordset(NULL::"Email", $1::json)
+  RETURNING ${EMAIL_OUTBOX_RETURNING}
+), outbox AS (
+  ${emailOutboxInsertSql('inserted')}
+)
+INSERT INTO "EmailEvent" ("emailId", status, data, "createdAt")
+SELECT e."emailId", e.status, e.data, e."createdAt"
+FROM json_populate_recordset(NULL::"EmailEvent", $2::json) e
+JOIN inserted i ON i.id = e."emailId"`;
+
+/** Runs on any executor: Prisma's connection (the API) or a worker transaction's connection. */
+export async function insertEmailRows(sql: SqlExecutor, items: PreparedEmail[], now: Date): Promise<void> {
+  if (items.length === 0) return;
+  const at = now.toISOString();
+  const rows = items.map(({ draft: d, created }) => ({
+    id: created.id,
+    teamId: d.teamId,
+    domainId: d.domainId,
+    apiKeyId: d.apiKeyId ?? null,
+    from: d.from,
+    to: d.to,
+    replyTo: d.replyTo ?? [],
+    cc: d.cc ?? [],
+    bcc: d.bcc ?? [],
+    subject: d.subject,
+    html: d.html ?? null,
+    text: d.text ?? null,
+    headers: d.headers ?? null,
+    attachments: d.attachments ?? null,
+    templateId: d.templateId ?? null,
+    inReplyToId: d.inReplyToId ?? null,
+    scheduledAt: d.scheduledAt ? d.scheduledAt.toISOString() : null,
+    latestStatus: created.status,
+    campaignId: d.campaignId ?? null,
+    contactId: d.contactId ?? null,
+    isMarketing: d.lane === 'marketing',
+    unsubUrl: d.unsubUrl ?? null,
+    createdAt: at,
+    updatedAt: at,
+  }));
+  const events = items.map(({ draft: d, created }) => ({
+    emailId: created.id,
+    status: created.status,
+    data: d.suppressed ? { error: d.suppressed.reason } : d.scheduledAt ? { scheduledAt: d.scheduledAt.toISOString() } : null,
+    createdAt: at,
+  }));
+  await sql.execute(INSERT_EMAILS_SQL, [JSON.stringify(rows), JSON.stringify(events)]);
+}
+
+/**
+ * Stores many emails with their first event in one statement, then enqueues one job per sendable
+ * email with one addBulk per queue. PostgreSQL is the source of truth: if Redis refuses the jobs,
+ * the rows are still there and the sweeper enqueues them.
+ */
+export async function insertAndEnqueueEmails(
+  deps: { db: Db; queues: QueueFactory; log?: Logger },
+  drafts: EmailDraft[],
+  now = new Date(),
+): Promise<CreatedEmail[]> {
+  if (drafts.length === 0) return [];
+  const prepared = prepareEmails(drafts, now);
+  await insertEmailRows(prismaExecutor(deps.db), prepared, now);
+  await enqueueSendJobs(deps, prepared, now);
+  return prepared.map((p) => p.created);
+}
+
+/** The delay of a send job: until scheduledAt, never negative. */
+export function sendDelay(scheduledAt: Date | null | undefined, now: Date): number {
+  return scheduledAt ? Math.max(0, scheduledAt.getTime() - now.getTime()) : 0;
+}
+
+/** Never throws: a Redis failure is logged and left to the sweeper, the rows are committed. */
+export async function enqueueSendJobs(deps: { queues: QueueFactory; log?: Logger }, items: PreparedEmail[], now: Date): Promise<void> {
+  const byQueue = new Map<string, { name: string; data: SendEmailJob; opts: { jobId: string; delay?: number } }[]>();
+  for (const { draft, created } of items) {
+    if (created.status === 'SUPPRESSED') continue;
+    const queue = queueNames.send(draft.region, draft.lane ?? 'transactional');
+    const delay = sendDelay(draft.scheduledAt, now);
+    const list = byQueue.get(queue) ?? [];
+    list.push({ name: 'send', data: { emailId: created.id }, opts: { jobId: created.id, ...(delay ? { delay } : {}) } });
+    byQueue.set(queue, list);
+  }
+  await Promise.all(
+    [...byQueue].map(async ([name, jobs]) => {
+      try {
+        await deps.queues.get(name).addBulk(jobs);
+      } catch (err) {
+        deps.log?.warn({ err, queue: name, count: jobs.length }, 'enqueue failed; the sweeper will pick these emails up');
+      }
+    }),
+  );
+}

@@ -1,0 +1,112 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import { dropDatabase, ensureDatabase } from './admin';
+import { createDb } from './client';
+import { migrateDeploy, repoRoot, sqlFromEmpty } from '@mailrail/tools/prisma/prisma-cli';
+import { testServerUrl } from '@mailrail/testing/databases';
+
+// The migrations and schema.prisma must describe the same database: a database migrated the way
+// `npm run db:migrate` does it must equal one built straight from schema.prisma.
+
+const suffix = Math.random().toString(36).slice(2, 8);
+const migratedUrl = `${testServerUrl}/mr_mig_${suffix}`;
+const fromSchemaUrl = `${testServerUrl}/mr_schema_${suffix}`;
+
+function schemaDump(url: string): string {
+  const dump = execFileSync('pg_dump', ['--schema-only', '--no-owner', '--no-privileges', '--exclude-table=_prisma_migrations', url], { encoding: 'utf8' });
+  return dump
+    .split('\n')
+    .filter((l) => !l.startsWith('--') && !l.startsWith('SET ') && !l.startsWith('SELECT pg_catalog') && !l.startsWith('\\'))
+    .join('\n')
+    .replace(/\n{2,}/g, '\n');
+}
+
+beforeAll(async () => {
+  await ensureDatabase(migratedUrl);
+  migrateDeploy(migratedUrl, true);
+  await ensureDatabase(fromSchemaUrl);
+  const c = new Client({ connectionString: fromSchemaUrl });
+  await c.connect();
+  await c.query(sqlFromEmpty());
+  await c.end();
+}, 120_000);
+
+afterAll(async () => {
+  await dropDatabase(migratedUrl);
+  await dropDatabase(fromSchemaUrl);
+});
+
+describe('migrations', () => {
+  it('produce exactly the database that schema.prisma describes', () => {
+    const migrated = schemaDump(migratedUrl);
+    expect(migrated).toContain('CREATE TABLE public."Email"');
+    expect(migrated).toEqual(schemaDump(fromSchemaUrl));
+  });
+
+  it('are recorded in Prisma’s own _prisma_migrations table with Prisma’s checksums', async () => {
+    const dir = path.join(repoRoot, 'prisma/migrations');
+    const folders = readdirSync(dir).filter((n) => !n.endsWith('.toml')).sort();
+    const c = new Client({ connectionString: migratedUrl });
+    await c.connect();
+    const { rows } = await c.query('SELECT migration_name, checksum, finished_at FROM _prisma_migrations ORDER BY migration_name');
+    await c.end();
+    expect(rows.map((r) => r.migration_name)).toEqual(folders);
+    for (const r of rows) {
+      const sql = readFileSync(path.join(dir, r.migration_name, 'migration.sql'));
+      expect(r.checksum).toBe(createHash('sha256').update(sql).digest('hex'));
+      expect(r.finished_at).not.toBeNull();
+    }
+  });
+
+  it('leave every model readable and writable through the generated client', async () => {
+    const db = createDb(migratedUrl, 2);
+    try {
+      const team = await db.team.create({ data: { name: 't' } });
+      const domain = await db.domain.create({ data: { teamId: team.id, name: 'example.com', publicKey: 'p' } });
+      await db.apiKey.create({ data: { clientId: 'abcdefghij', tokenHash: 'h', partialToken: 'x', name: 'k', teamId: team.id, domainId: domain.id } });
+      await db.localSesIdentity.create({ data: { identity: 'example.com', region: 'us-east-1', dkimSelector: 's', dkimPublicKey: 'p', mailFromDomain: 'mail.example.com' } });
+      const email = await db.email.create({ data: { id: 'e1', teamId: team.id, domainId: domain.id, from: 'a@example.com', to: ['b@example.org'], subject: 's', headers: { 'X-A': '1' } } });
+      await db.emailEvent.create({ data: { emailId: email.id, status: 'QUEUED', data: { a: 1 } } });
+      await db.sesNotification.create({ data: { messageId: 'm1' } });
+      await db.template.create({ data: { id: 't1', teamId: team.id, name: 'n', subject: 's' } });
+      const book = await db.contactBook.create({ data: { id: 'b1', teamId: team.id, name: 'b', variables: ['company'] } });
+      await db.contact.create({ data: { id: 'c1', contactBookId: book.id, email: 'x@example.org', properties: { company: 'A' } } });
+      const campaign = await db.campaign.create({ data: { id: 'cp1', teamId: team.id, name: 'c', from: 'a@example.com', subject: 's', contactBookId: book.id, cc: ['c@example.org'] } });
+      await db.campaignEmail.create({ data: { campaignId: campaign.id, contactId: 'c1', email: 'x@example.org', emailId: email.id } });
+      await db.suppression.create({ data: { id: 's1', teamId: team.id, email: 'x@example.org', reason: 'HARD_BOUNCE' } });
+      const hook = await db.webhook.create({ data: { id: 'w1', teamId: team.id, url: 'https://example.org/h', secretEnc: 'x', events: ['email.sent'], domainIds: [domain.id] } });
+      const event = await db.webhookEvent.create({ data: { id: 'we1', teamId: team.id, type: 'email.sent', data: {} } });
+      await db.webhookDelivery.create({ data: { id: 'wd1', webhookId: hook.id, eventId: event.id } });
+      await db.dailyEmailUsage.create({ data: { teamId: team.id, domainId: domain.id, date: '2026-11-22', type: 'TRANSACTIONAL', sent: 1 } });
+      await db.cumulatedMetrics.create({ data: { teamId: team.id, domainId: domain.id, delivered: 1 } });
+
+      const read = await db.team.findUniqueOrThrow({
+        where: { id: team.id },
+        include: {
+          apiKeys: true, domains: true, emails: { include: { emailEvents: true } }, templates: true,
+          contactBooks: { include: { contacts: true, campaigns: { include: { recipients: true } } } },
+          suppressions: true, webhooks: { include: { deliveries: true } }, webhookEvents: true, dailyUsage: true, cumulated: true,
+        },
+      });
+      expect(read.emails[0].headers).toEqual({ 'X-A': '1' });
+      expect(read.emails[0].emailEvents[0].data).toEqual({ a: 1 });
+      expect(read.contactBooks[0].contacts[0].properties).toEqual({ company: 'A' });
+      expect(read.contactBooks[0].campaigns[0].recipients).toHaveLength(1);
+      expect(read.contactBooks[0].campaigns[0].cc).toEqual(['c@example.org']);
+      expect(read.webhooks[0].deliveries).toHaveLength(1);
+      expect(read.dailyUsage[0].sent).toBe(1);
+      expect(read.cumulated[0].delivered).toBe(1);
+      expect(await db.localSesIdentity.count()).toBe(1);
+      expect(await db.sesNotification.count()).toBe(1);
+      // Cascades hold: deleting the team removes everything it owns.
+      await db.team.delete({ where: { id: team.id } });
+      expect(await db.email.count()).toBe(0);
+      expect(await db.contact.count()).toBe(0);
+    } finally {
+      await db.$disconnect();
+    }
+  });
+});

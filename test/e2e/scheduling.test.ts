@@ -1,0 +1,153 @@
+import request from 'supertest';
+import { queueNames } from '@mailrail/platform/queue/queues';
+import { jobIsSettled, queueIsIdle } from '@mailrail/testing/queue-state';
+import { deleteRedisPrefix } from '@mailrail/testing/redis';
+import { startTestApi, type TestApi } from '../../apps/api/src/testing/api-harness';
+import { startTestWorkerEnv, type TestWorkerEnv } from '../../apps/worker/src/testing/worker-harness';
+
+// Scheduled emails are delayed jobs; the API reschedules them with changeDelay and cancels them
+// by removing the job, both behind the same lease guard as the worker's claim. The real API (its
+// test harness, on the worker's database and Redis prefix) does the rescheduling and cancelling.
+
+let env: TestWorkerEnv;
+let api: TestApi;
+let auth: { Authorization: string };
+beforeAll(async () => {
+  env = await startTestWorkerEnv();
+  api = await startTestApi({}, { databaseUrl: env.config.DATABASE_URL, redisPrefix: env.config.REDIS_PREFIX });
+  auth = { Authorization: `Bearer ${await api.newKey(env.teamId)}` };
+  await env.start();
+});
+afterAll(async () => {
+  await api?.close();
+  await env?.close();
+});
+beforeEach(() => env.ses.reset());
+
+const sendQueue = () => env.deps.queues.get(queueNames.send(env.domain.region, 'transactional'));
+
+async function reschedule(id: string, at: Date): Promise<void> {
+  const res = await request(api.app).patch(`/api/v1/emails/${id}`).set(auth).send({ scheduledAt: at.toISOString() });
+  expect(res.status).toBe(200);
+}
+
+async function cancel(id: string) {
+  return request(api.app).post(`/api/v1/emails/${id}/cancel`).set(auth);
+}
+
+const sentAt = (address: string) =>
+  env.waitFor(async () => env.ses.messagesTo(address)[0]?.at, 20_000);
+
+it('sends a scheduled email at its time (within a second)', async () => {
+  const at = new Date(Date.now() + 2500);
+  const [id] = await env.createEmails([{ to: ['on-time@example.net'], scheduledAt: at }]);
+  expect((await env.email(id)).latestStatus).toBe('SCHEDULED');
+  const t = await sentAt('on-time@example.net');
+  expect(Math.abs(t - at.getTime())).toBeLessThanOrEqual(1000);
+  await env.waitFor(async () => (await env.email(id)).latestStatus === 'SENT');
+  expect((await env.events(id)).map((e) => e.status)).toEqual(['SCHEDULED', 'SENT']);
+});
+
+it('sends a rescheduled email at the new time, not the old one', async () => {
+  const first = new Date(Date.now() + 2000);
+  const [id] = await env.createEmails([{ to: ['moved@example.net'], scheduledAt: first }]);
+  const moved = new Date(Date.now() + 4500);
+  await reschedule(id, moved);
+  const t = await sentAt('moved@example.net');
+  expect(Math.abs(t - moved.getTime())).toBeLessThanOrEqual(1000);
+  expect(env.ses.messagesTo('moved@example.net')).toHaveLength(1);
+});
+
+it('sends an email moved earlier at its new time', async () => {
+  const [id] = await env.createEmails([{ to: ['earlier@example.net'], scheduledAt: new Date(Date.now() + 60_000) }]);
+  const moved = new Date(Date.now() + 1500);
+  await reschedule(id, moved);
+  const t = await sentAt('earlier@example.net');
+  expect(Math.abs(t - moved.getTime())).toBeLessThanOrEqual(1000);
+});
+
+it('never sends a cancelled email', async () => {
+  const at = new Date(Date.now() + 1500);
+  const [id] = await env.createEmails([{ to: ['cancelled@example.net'], scheduledAt: at }]);
+  expect((await cancel(id)).status).toBe(200);
+  // Past its time, once a sweep has seen it and no job of it is left to run, still nothing.
+  await env.sweptSince(at.getTime() + 500);
+  await env.waitFor(() => jobIsSettled(sendQueue(), id));
+  expect(env.ses.messagesTo('cancelled@example.net')).toHaveLength(0);
+  expect((await env.email(id)).latestStatus).toBe('CANCELLED');
+});
+
+it('refuses to cancel an email a worker holds, so it is never both sent and cancelled', async () => {
+  const [id] = await env.createEmails([{ to: ['held@example.net'], scheduledAt: new Date(Date.now() + 60_000) }]);
+  // A worker's lease on the row (as during an SES call) makes the API's guarded update a no-op.
+  await env.deps.db.email.update({ where: { id }, data: { sendLeaseUntil: new Date(Date.now() + 10_000) } });
+  const refused = await cancel(id);
+  expect(refused.status).toBe(400);
+  expect(refused.body.error.message).toBe('Email already processed');
+  expect((await env.email(id)).latestStatus).toBe('SCHEDULED');
+  await env.deps.db.email.update({ where: { id }, data: { sendLeaseUntil: null } });
+  expect((await cancel(id)).status).toBe(200);
+  expect((await env.email(id)).latestStatus).toBe('CANCELLED');
+});
+
+it('still sends every email when Redis loses its jobs (sweeper)', async () => {
+  const at = new Date(Date.now() + 3000);
+  const scheduled = await env.createEmails(Array.from({ length: 5 }, (_, i) => ({ to: [`flushed${i}@example.net`], scheduledAt: at })));
+  // Queued emails whose jobs never reached Redis, and one whose worker died mid-send.
+  const queued = await env.createEmails([{ to: ['lost0@example.net'] }, { to: ['lost1@example.net'] }, { to: ['crashed@example.net'] }]);
+  await env.waitFor(async () => (await env.deps.db.email.count({ where: { id: { in: queued }, latestStatus: 'SENT' } })) === 3);
+  env.ses.reset();
+  await env.deps.db.email.updateMany({
+    where: { id: { in: queued } },
+    data: { latestStatus: 'QUEUED', sesEmailId: null, sentAt: null },
+  });
+  await env.deps.db.email.update({ where: { id: queued[2] }, data: { sendLeaseUntil: new Date(Date.now() - 1000), sendAttempts: 1 } });
+
+  await deleteRedisPrefix(env.deps.redis, env.config.REDIS_PREFIX);
+  expect(await sendQueue().getJob(scheduled[0])).toBeUndefined();
+
+  for (let i = 0; i < 5; i++) {
+    const t = await sentAt(`flushed${i}@example.net`);
+    // Re-created as delayed jobs by the sweeper (look-ahead), so still on time.
+    expect(Math.abs(t - at.getTime())).toBeLessThanOrEqual(1500);
+  }
+  for (const address of ['lost0@example.net', 'lost1@example.net', 'crashed@example.net']) await sentAt(address);
+  const ids = [...scheduled, ...queued];
+  await env.waitFor(async () => (await env.deps.db.email.count({ where: { id: { in: ids }, latestStatus: 'SENT' } })) === 8).catch(async (err) => {
+    // Say which rows are behind, to tell a slow machine from a lost email.
+    const rows = await env.deps.db.email.findMany({ where: { id: { in: ids } }, select: { to: true, latestStatus: true, sendLeaseUntil: true } });
+    throw new Error(`${(err as Error).message}: ${JSON.stringify(rows)}`);
+  });
+  // Once a sweep that saw every row SENT has run and the queue is idle, nothing more can be sent.
+  await env.sweptSince(Date.now());
+  await env.waitFor(() => queueIsIdle(sendQueue()));
+  expect(env.ses.messages).toHaveLength(8);
+});
+
+it('replaces a finished job of an email that is still unsent (sweeper)', async () => {
+  // A job that completed without sending (here: the row said SENT at the time) leaves a completed
+  // job behind; re-adding the same job id would be a no-op, so the sweeper replaces it.
+  const [id] = await env.createEmails([{ to: ['stale-job@example.net'] }]);
+  await env.waitFor(async () => (await sendQueue().getJobState(id)) === 'completed');
+  env.ses.reset();
+  await env.deps.db.email.update({ where: { id }, data: { latestStatus: 'QUEUED', sesEmailId: null } });
+  await sentAt('stale-job@example.net');
+  await env.waitFor(async () => (await env.email(id)).latestStatus === 'SENT');
+  expect(env.ses.messagesTo('stale-job@example.net')).toHaveLength(1);
+});
+
+it('replaces a half-written job left by a partial Redis loss (sweeper)', async () => {
+  // Keys deleted one by one (eviction, a scripted cleanup) can race a worker taking the job: BullMQ
+  // then writes processedOn into a job hash that no longer exists, leaving a hash with no data in no
+  // list. Its state is "unknown", and adding the same job id again is a silent no-op while it exists.
+  const [id] = await env.createEmails([{ to: ['ghost-job@example.net'] }]);
+  await env.waitFor(async () => (await env.email(id)).latestStatus === 'SENT');
+  env.ses.reset();
+  await sendQueue().remove(id);
+  await env.deps.redis.hset(sendQueue().toKey(id), 'processedOn', Date.now(), 'ats', 1);
+  await env.deps.db.email.update({ where: { id }, data: { latestStatus: 'QUEUED', sesEmailId: null } });
+  expect(await sendQueue().getJobState(id)).toBe('unknown');
+  await sentAt('ghost-job@example.net');
+  await env.waitFor(async () => (await env.email(id)).latestStatus === 'SENT');
+  expect(env.ses.messagesTo('ghost-job@example.net')).toHaveLength(1);
+});
