@@ -91,6 +91,9 @@ it('compiled API answers /health, /ready and a database query (Prisma WebAssembl
   try {
     const base = `http://127.0.0.1:${port}`;
     await waitForOk(`${base}/health`);
+    // Readiness is polled, as an orchestrator does: the first PostgreSQL connection of a cold
+    // process can outlast the probe's own timeout on a loaded machine.
+    await waitForOk(`${base}/ready`);
     expect(await (await fetch(`${base}/ready`)).json()).toMatchObject({ status: 'ok', postgres: 'ok', redis: 'ok' });
     const emails = await fetch(`${base}/api/v1/emails`, { headers: { Authorization: `Bearer ${apiKey}` } });
     expect(emails.status).toBe(200);

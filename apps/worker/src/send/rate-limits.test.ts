@@ -53,7 +53,7 @@ describe('the per-region rate limit', () => {
     await env.createEmails(Array.from({ length: PER_LANE }, (_, i) => ({ to: [`mk${i}@example.net`], lane: 'marketing' as const })));
     await env.start();
     await env.waitFor(async () => env.ses.messages.length >= 2 * PER_LANE, 30_000);
-    await env.waitFor(async () => (await env.deps.db.email.count({ where: { latestStatus: 'SENT' } })) === 2 * PER_LANE);
+    await env.waitFor(async () => (await env.deps.db.email.count({ where: { latestStatus: 'SENT' } })) === 2 * PER_LANE, 30_000);
 
     // The limiter lets a lane's whole allowance go at the start of each one-second window, so the
     // jobs start in bursts of `lane`. A burst's time is the median of its members (steadier than
