@@ -109,6 +109,9 @@ export async function startTestWorkerEnv(env: Record<string, string> = {}): Prom
       await waitFor(() => completedSince(maintenance, 'sweep-unsent-emails', since));
     },
     close: async () => {
+      // A test that failed half-way may leave its worker processes running: they would go on
+      // polling a dropped database and load the rest of the run.
+      killSpawnedWorkers();
       for (const r of running) await r.close();
       for (const r of replicas) await closeWorkerDeps(r);
       await deleteRedisPrefix(deps.redis, prefix).catch(() => undefined);
@@ -124,13 +127,21 @@ export async function startTestWorkerEnv(env: Record<string, string> = {}): Prom
  * `npm run start:worker` runs) on the test env's database, Redis prefix and fake SES, with the
  * harness's fast timings. No metrics port, so several can run at once.
  */
+const spawned = new Set<ChildProcess>();
+function killSpawnedWorkers(): void {
+  for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  spawned.clear();
+}
+// And if jest tears the test process down without reaching close().
+process.once('exit', killSpawnedWorkers);
+
 export function spawnWorkerProcess(
   env: TestWorkerEnv,
   opts: { extraEnv?: Record<string, string>; logLevel?: string; stdio?: StdioOptions } = {},
 ): ChildProcess {
   const root = path.resolve(__dirname, '../../../..');
   const c = env.config;
-  return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/worker/src/main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/worker/src/main.ts')], {
     cwd: root,
     env: {
       ...process.env,
@@ -149,4 +160,7 @@ export function spawnWorkerProcess(
     },
     stdio: opts.stdio ?? ['ignore', 'pipe', 'pipe'],
   });
+  spawned.add(child);
+  child.once('exit', () => spawned.delete(child));
+  return child;
 }
