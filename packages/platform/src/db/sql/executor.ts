@@ -32,16 +32,23 @@ export function poolExecutor(pool: Pool): SqlPool {
     ...onClient(pool),
     async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
       const client = await pool.connect();
+      // A connection that dies while checked out and between two statements (the work awaits
+      // something else) emits 'error' on the client, not on the pool: unheard, that kills the
+      // process. Heard, the next statement fails and the broken client is destroyed on release.
+      let broken: Error | undefined;
+      const onError = (err: Error) => (broken = err);
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await work(onClient(client));
         await client.query('COMMIT');
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken ??= rollbackErr));
         throw err;
       } finally {
-        client.release();
+        client.off('error', onError);
+        client.release(broken);
       }
     },
     end: () => pool.end(),

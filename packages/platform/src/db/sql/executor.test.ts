@@ -1,0 +1,38 @@
+import { Client } from 'pg';
+import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
+import { createSqlPool, withTransaction } from './executor';
+
+// The worker's pool outlives PostgreSQL cutting its connections (restart, failover, an operator's
+// pg_terminate_backend), also while a transaction holds one between two statements.
+
+let url: string;
+beforeAll(async () => {
+  url = await createTestDatabase();
+});
+afterAll(() => dropDatabase(url));
+
+it('a connection killed between two statements of a transaction fails that transaction, not the process, and the pool goes on', async () => {
+  const pool = createSqlPool(url, 1, () => undefined);
+  const admin = new Client({ connectionString: url });
+  await admin.connect();
+  const uncaught: Error[] = [];
+  const onUncaught = (err: Error) => uncaught.push(err);
+  process.on('uncaughtException', onUncaught);
+  try {
+    const attempt = withTransaction(pool, async (tx) => {
+      const [{ pid }] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      // Killed while the work waits on something else: no statement of ours is running.
+      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      await new Promise((r) => setTimeout(r, 300));
+      return tx.query('SELECT 1');
+    });
+    await expect(attempt).rejects.toThrow();
+    expect(uncaught).toEqual([]);
+    // The broken connection was destroyed, not handed to the next caller.
+    expect(await withTransaction(pool, (tx) => tx.query<{ one: number }>('SELECT 1 AS one'))).toEqual([{ one: 1 }]);
+  } finally {
+    process.off('uncaughtException', onUncaught);
+    await admin.end();
+    await pool.end();
+  }
+});
