@@ -219,9 +219,10 @@ export async function pathologicalInputs(): Promise<ScenarioResult> {
         return { status, ms: performance.now() - t0 };
       };
       let { status, ms } = await send();
-      // The machine is shared: a request over budget is sent once more and keeps the faster time.
-      // A slow path is slow both times; a request that was merely descheduled is not.
-      if (ms > BUDGET_MS && status !== -2) {
+      // The machine is shared: a request over budget is sent up to twice more and keeps the fastest
+      // time. A slow path is slow every time; a request that was merely descheduled is not (one run
+      // beside other test suites saw 239 ms twice in a row for a 100 ms request).
+      for (let retry = 0; retry < 2 && ms > BUDGET_MS && status !== -2; retry++) {
         const again = await send();
         if (again.ms < ms) ({ status, ms } = { status: status >= 500 || status < 0 ? status : again.status, ms: again.ms });
       }
