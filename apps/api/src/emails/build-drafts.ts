@@ -1,12 +1,12 @@
-import { ApiError, checkSenderDomain, parseAddress, senderDomainError, renderTemplate, type EmailDraft, type Issue } from '@mailrail/core';
+import { ApiError, parseAddress, senderDomainError, renderTemplate, type EmailDraft, type Issue } from '@mailrail/core';
+import { checkSender, maxMessageBytes, type EmailIntake } from '@mailrail/core/emails/email-intake';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import type { SendEmailPayload } from './schemas';
-import type { TeamDomains } from './team-domains';
 
 export interface DraftContext {
   deps: ApiDeps;
-  domains: TeamDomains;
+  intake: EmailIntake;
 }
 
 /** Bytes an email takes on the wire, roughly: SES counts the whole MIME message, attachments base64. */
@@ -29,12 +29,12 @@ export async function buildDrafts(ctx: DraftContext, auth: AuthContext, payloads
   const issues: Issue[] = [];
 
   const { templateById, repliedIds } = await loadReferences(ctx, auth, payloads);
-  const maxBytes = config.EMAIL_MAX_MESSAGE_MB * 1024 * 1024;
+  const maxBytes = maxMessageBytes(config);
 
   const drafts: EmailDraft[] = [];
   for (const [i, p] of payloads.entries()) {
     const from = parseAddress(p.from)!; // the schema validated it
-    const check = checkSenderDomain(await ctx.domains.find(auth.teamId, from.domain), from.domain, auth.domainId);
+    const check = await checkSender(ctx.intake, auth, from.domain);
     if (!check.ok) {
       // A key bound to another domain refuses the whole request (403) at once.
       if (check.refusal === 'forbidden') throw senderDomainError(check, at(i, 'from'));

@@ -1,6 +1,6 @@
 import type { EmailDraft } from '@mailrail/core';
 import { startTestApi, type TestApi } from '../testing/api-harness';
-import { createEmailCommitter } from './email-committer';
+import { createEmailCommitter } from '@mailrail/core/emails/email-committer';
 
 let api: TestApi;
 let domainId: number;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { addressField, HEADER_NAME, isReservedHeader, isSafeHeaderValue } from '@mailrail/core';
+import { MAX_RECIPIENTS } from '@mailrail/core/emails/email-intake';
 import {
   MAX_ATTACHMENT_BASE64_LENGTH, MAX_BODY_LENGTH, MAX_HEADER_VALUE_LENGTH, MAX_ID_LENGTH, MAX_KEY_LENGTH, MAX_SUBJECT_LENGTH, MAX_VALUE_LENGTH,
 } from '../http/limits';
@@ -37,8 +38,6 @@ const attachment = z.object({
 });
 
 const scheduledAtField = isoDateTime();
-
-export const MAX_RECIPIENTS = 50;
 
 export const sendEmailPayload = z
   .object({

@@ -1,4 +1,5 @@
-import type { Clock, Db } from '@mailrail/core';
+import type { Clock } from '../clock';
+import type { Db } from '../db/client';
 
 export interface TeamDomain {
   id: number;

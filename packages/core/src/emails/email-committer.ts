@@ -1,15 +1,9 @@
-import {
-  applySuppressions,
-  enqueueSendJobs,
-  insertEmailRows,
-  prismaExecutor,
-  prepareEmails,
-  type CreatedEmail,
-  type Db,
-  type EmailDraft,
-  type Logger,
-  type QueueFactory,
-} from '@mailrail/core';
+import type { Db } from '../db/client';
+import { prismaExecutor } from '../db/sql/executor';
+import type { Logger } from '../log/logger';
+import type { QueueFactory } from '../queue/queues';
+import { enqueueSendJobs, insertEmailRows, prepareEmails, type CreatedEmail, type EmailDraft } from './create-emails';
+import { applySuppressions } from './suppression';
 
 interface Entry {
   drafts: EmailDraft[];
