@@ -19,6 +19,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let port = 0;
 
   const listen = async () => {
+    if (server) return; // already taking connections
     server = net.createServer((client) => {
       const upstream = net.connect(target.port, target.host);
       for (const s of [client, upstream]) {
@@ -30,7 +31,10 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
-    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => {
+      server!.once('error', reject);
+      server!.listen(port, '127.0.0.1', resolve);
+    });
     port = (server!.address() as AddressInfo).port;
   };
   const stop = async () => {
