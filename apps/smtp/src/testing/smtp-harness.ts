@@ -30,8 +30,8 @@ export interface TestRelay {
   newTeam(name?: string): Promise<TestSmtpTeam>;
   newKey(teamId: number, opts?: { permission?: Permission; domainId?: number }): Promise<string>;
   addDomain(teamId: number, name: string, opts?: { verified?: boolean }): Promise<{ id: number; name: string }>;
-  /** Nodemailer's SMTP transport to the relay, verifying its certificate: STARTTLS (required) by default, implicit TLS with `secure`. */
-  transport(opts?: { secure?: boolean; user?: string; pass?: string | null; authMethod?: 'PLAIN' | 'LOGIN'; pool?: boolean; maxConnections?: number }): Transporter<SMTPTransport.SentMessageInfo>;
+  /** Nodemailer's SMTP transport to the relay (or to `port`), verifying its certificate: STARTTLS (required) by default, implicit TLS with `secure`. */
+  transport(opts?: { secure?: boolean; user?: string; pass?: string | null; authMethod?: 'PLAIN' | 'LOGIN'; pool?: boolean; maxConnections?: number; port?: number }): Transporter<SMTPTransport.SentMessageInfo>;
   close(): Promise<void>;
 }
 
@@ -89,7 +89,7 @@ export async function startTestRelay(
     transport: (o = {}) => {
       const t = nodemailer.createTransport({
         host: '127.0.0.1',
-        port: o.secure ? relay.ports.tls! : relay.ports.starttls!,
+        port: o.port ?? (o.secure ? relay.ports.tls! : relay.ports.starttls!),
         secure: !!o.secure,
         requireTLS: !o.secure,
         auth: o.pass === null ? undefined : { user: o.user ?? 'mailrail', pass: o.pass ?? team.apiKey },
