@@ -155,7 +155,8 @@ export async function startSmtpRelay(deps: SmtpDeps, opts: SmtpRelayOptions): Pr
   const listen = async (port: number | null, secure: boolean): Promise<number | null> => {
     if (port === null) return null;
     const server = new SMTPServer({ ...common, secure });
-    server.on('error', (err) => log.warn({ err }, 'smtp connection error'));
+    // smtp-server marks what is not worth reporting (a TCP health check closing before TLS...).
+    server.on('error', (err) => ((err as { report?: boolean }).report === false ? log.debug({ err }, 'smtp connection closed early') : log.warn({ err }, 'smtp connection error')));
     server.on('connect', () => {
       metrics.connections.inc({ port: secure ? 'tls' : 'starttls' });
       metrics.openConnections.inc();
