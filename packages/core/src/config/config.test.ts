@@ -92,7 +92,8 @@ describe('configuration', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', SECRET: secret, SMTP_ALLOW_INSECURE_AUTH: 'true' })).toThrow(/SMTP_ALLOW_INSECURE_AUTH: must not be true in production/);
     expect(loadConfig({ SMTP_ALLOW_INSECURE_AUTH: 'true' }).SMTP_ALLOW_INSECURE_AUTH).toBe(true);
     expect(() => loadConfig({ SMTP_TLS_CERT: '/tls/cert.pem' })).toThrow(/SMTP_TLS_KEY: SMTP_TLS_CERT and SMTP_TLS_KEY are set together/);
-    expect(loadConfig({})).toMatchObject({ SMTP_PORT: 2587, SMTPS_PORT: 2465, SMTP_TLS_CERT: undefined, SMTP_DEDUPE_MESSAGE_ID: true });
+    expect(loadConfig({})).toMatchObject({ SMTP_PORT: 2587, SMTPS_PORT: 2465, SMTP_DEDUPE_MESSAGE_ID: true });
+    expect(loadConfig({ SMTP_TLS_CERT: '', SMTP_TLS_KEY: '' }).SMTP_TLS_CERT).toBeUndefined();
   });
 
   it('an empty SES_ENDPOINT means AWS itself', () => {
