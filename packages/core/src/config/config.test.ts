@@ -93,7 +93,7 @@ describe('configuration', () => {
     expect(loadConfig({ SMTP_ALLOW_INSECURE_AUTH: 'true' }).SMTP_ALLOW_INSECURE_AUTH).toBe(true);
     expect(() => loadConfig({ SMTP_TLS_CERT: '/tls/cert.pem' })).toThrow(/SMTP_TLS_KEY: SMTP_TLS_CERT and SMTP_TLS_KEY are set together/);
     expect(loadConfig({})).toMatchObject({ SMTP_PORT: 2587, SMTPS_PORT: 2465, SMTP_DEDUPE_MESSAGE_ID: true });
-    expect(loadConfig({ SMTP_TLS_CERT: '', SMTP_TLS_KEY: '' }).SMTP_TLS_CERT).toBeUndefined();
+    expect(loadConfig({ SMTP_TLS_CERT: '', SMTP_TLS_KEY: '', SMTP_SERVER_NAME: '' })).toMatchObject({ SMTP_TLS_CERT: undefined, SMTP_SERVER_NAME: undefined });
   });
 
   it('an empty SES_ENDPOINT means AWS itself', () => {
