@@ -144,6 +144,49 @@ describe('authentication', () => {
   });
 });
 
+describe('per-IP failure limit and the development flag', () => {
+  let loose: TestRelay;
+  beforeAll(async () => {
+    loose = await startTestRelay({ AUTH_FAILURES_PER_MINUTE: '2', SMTP_ALLOW_INSECURE_AUTH: 'true' });
+  });
+  afterAll(async () => {
+    await loose?.close();
+  });
+  const plain = (key: string) => `AUTH PLAIN ${Buffer.from(`\0mailrail\0${key}`).toString('base64')}`;
+
+  it('SMTP_ALLOW_INSECURE_AUTH lets a loopback client authenticate without TLS', async () => {
+    const dialog = await openSmtpDialog(loose.relay.ports.starttls!);
+    try {
+      await dialog.command('EHLO client.test');
+      expect((await dialog.command(plain(loose.team.apiKey)))[0]).toMatch(/^235 /);
+      expect(await dialog.command('MAIL FROM:<hello@relay.example.com>')).toEqual(['250 Accepted']);
+    } finally {
+      dialog.close();
+    }
+  });
+
+  it('after AUTH_FAILURES_PER_MINUTE failures the IP gets 421 4.7.0 and the connection closes, even with a good key', async () => {
+    const dialog = await openSmtpDialog(loose.relay.ports.starttls!);
+    try {
+      await dialog.command('EHLO client.test');
+      const bad = plain('us_abcdefghij_00000000000000000000000000000000');
+      expect((await dialog.command(bad))[0]).toMatch(/^535 5\.7\.8 /);
+      expect((await dialog.command(bad))[0]).toMatch(/^535 5\.7\.8 /);
+      expect((await dialog.command(bad))[0]).toMatch(/^421 4\.7\.0 Too many failed authentications/);
+    } finally {
+      dialog.close();
+    }
+    const again = await openSmtpDialog(loose.relay.ports.starttls!);
+    try {
+      await again.command('EHLO client.test');
+      // A key not cached yet: refused before any database lookup.
+      expect((await again.command(plain(await loose.newKey(loose.team.teamId))))[0]).toMatch(/^421 4\.7\.0 /);
+    } finally {
+      again.close();
+    }
+  });
+});
+
 describe('who may send from where (cross-team, cross-scope)', () => {
   it('a SENDING key sends', async () => {
     const key = await t.newKey(t.team.teamId, { permission: 'SENDING' });

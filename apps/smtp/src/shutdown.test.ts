@@ -103,6 +103,9 @@ it('loses nothing when SIGTERM arrives during 20 concurrent sessions', async () 
     const closedPort = o.error!.code === 'ESOCKET' || o.error!.code === 'ECONNECTION';
     expect({ subject: o.subject, error: o.error, acceptable: (shutdownReply || closedPort) && o.error!.command !== 'DATA' }).toMatchObject({ acceptable: true });
   }
+  // One JSON log line per accepted message, with its email id.
+  const logged = new Set(relay.log.map((l) => JSON.parse(l) as { msg?: string; emailId?: string }).filter((l) => l.msg === 'smtp message accepted').map((l) => l.emailId));
+  expect(ok.filter((o) => !logged.has(o.emailId))).toEqual([]);
   const rows = await t.db.email.findMany({ where: { subject: { startsWith: 'shutdown ' } }, select: { id: true, subject: true } });
   expect(new Map(rows.map((r) => [r.subject, r.id]))).toEqual(new Map(ok.map((o) => [o.subject, o.emailId])));
 
