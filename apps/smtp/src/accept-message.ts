@@ -52,7 +52,7 @@ function storedAddress(a: { name?: string; address: string }): string {
  * lists none of them (undisclosed recipients, a list address), they are all `to`: the email's
  * `to` is what suppression and the webhook payloads look at, so it is never empty.
  */
-export function recipientsOf(parsed: Pick<ParsedMail, 'to' | 'cc'>, envelope: Envelope): Pick<EmailDraft, 'to' | 'cc' | 'bcc'> {
+function recipientsOf(parsed: Pick<ParsedMail, 'to' | 'cc'>, envelope: Envelope): Pick<EmailDraft, 'to' | 'cc' | 'bcc'> {
   const byAddress = (list: { name: string; address: string }[]) => new Map(list.map((a) => [a.address.toLowerCase(), a]));
   const headerTo = byAddress(addressesOf(parsed.to));
   const headerCc = byAddress(addressesOf(parsed.cc));

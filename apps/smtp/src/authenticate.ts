@@ -10,9 +10,9 @@ import { reply } from './replies';
 // the same cache, revocations and per-IP failure limit. Both FULL and SENDING keys may send; a
 // key bound to a domain may send from that domain only (checked at MAIL FROM and on From).
 
-export const SMTP_USERNAMES: ReadonlySet<string> = new Set(['mailrail', 'usesend']);
+const SMTP_USERNAMES: ReadonlySet<string> = new Set(['mailrail', 'usesend']);
 
-export function isLoopback(address: string): boolean {
+function isLoopback(address: string): boolean {
   return ipaddr.isValid(address) && ipaddr.process(address).range() === 'loopback';
 }
 

@@ -4,7 +4,7 @@ import type { Config } from '@mailrail/core/config/schema';
 import { certificateFingerprint, generateDevCertificate } from '@mailrail/core/tls/self-signed';
 import type { TlsFiles } from './relay';
 
-export class TlsSetupError extends Error {}
+class TlsSetupError extends Error {}
 
 export interface RelayTls {
   tls: TlsFiles;
