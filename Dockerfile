@@ -1,7 +1,7 @@
 # Two stages. "build" installs every dependency, generates the Prisma client and compiles the
 # apps (`npm run build` → dist/); docker-compose.yml also runs the one-off tools from it (the
 # migrations, through the Prisma 6 CLI, and the local SES emulator), which are dev dependencies.
-# The last stage is the production image for both processes: the compiled output and the
+# The last stage is the production image for the three processes (API, worker, SMTP relay): the compiled output and the
 # production dependencies only, no TypeScript, tsx or Prisma CLI.
 #
 # `npm install` from the lockfile, not `npm ci`: the lockfile cannot list other platforms'
@@ -12,6 +12,7 @@ WORKDIR /app
 COPY package.json package-lock.json tsconfig.json ./
 COPY apps/api/package.json apps/api/package.json
 COPY apps/worker/package.json apps/worker/package.json
+COPY apps/smtp/package.json apps/smtp/package.json
 COPY packages/platform/package.json packages/platform/package.json
 COPY packages/domain/package.json packages/domain/package.json
 COPY packages/testing/package.json packages/testing/package.json
@@ -31,6 +32,7 @@ ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 COPY apps/api/package.json apps/api/package.json
 COPY apps/worker/package.json apps/worker/package.json
+COPY apps/smtp/package.json apps/smtp/package.json
 COPY packages/platform/package.json packages/platform/package.json
 COPY packages/domain/package.json packages/domain/package.json
 COPY packages/testing/package.json packages/testing/package.json
@@ -42,6 +44,6 @@ COPY packages/tools/package.json packages/tools/package.json
 RUN npm install --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist dist
 USER node
-EXPOSE 3000
+EXPOSE 3000 2587 2465
 # node itself is PID 1 (not npm), so SIGTERM reaches the process and shutdown is graceful.
 CMD ["node", "dist/api/main.js"]

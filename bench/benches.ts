@@ -11,6 +11,7 @@ export interface Bench {
 export const benches = {
   auth: { script: 'bench/auth/key-verification.ts' },
   emails: { script: 'bench/emails/run.ts', args: ['--duration', '10'], quickArgs: ['--duration', '3', '--rounds', '1'] },
+  smtp: { script: 'bench/smtp/throughput.ts', args: ['--duration', '10'], quickArgs: ['--duration', '3', '--rounds', '1'] },
   worker: { script: 'bench/worker/throughput.ts', args: ['5000', '16', '3'], quickArgs: ['1000', '16', '1'] },
   audience: { script: 'bench/audience/run.ts', quickArgs: ['--runs', '3', '--list-requests', '20', '--contacts', '100000'] },
   analytics: { script: 'bench/events/analytics-time-series.ts', quickEnv: { BENCH_TEAMS: '10', BENCH_SECONDS: '3' } },

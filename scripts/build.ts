@@ -16,6 +16,7 @@ export const distDir = path.join(root, 'dist');
 export const entries: Record<string, string> = {
   'api/main': 'apps/api/src/main.ts',
   'worker/main': 'apps/worker/src/main.ts',
+  'smtp/main': 'apps/smtp/src/main.ts',
   'cli/main': 'packages/tools/src/cli/main.ts',
 };
 

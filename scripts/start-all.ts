@@ -1,7 +1,10 @@
 // `npm start`: everything on one machine for a first try. Migrates, starts the local SES emulator
 // when no SES endpoint or AWS credentials are configured, seeds a demo team with a verified demo
-// domain, starts the API and the worker, and prints an API key with a ready-to-paste curl.
+// domain, starts the API, the worker and the SMTP relay, and prints an API key with a
+// ready-to-paste curl and the SMTP settings.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { awsCredentialsSource } from '@mailrail/platform/config/aws-credentials';
 import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
@@ -13,6 +16,7 @@ import { maskUrlCredentials } from '@mailrail/platform/text/trim';
 import { SES_SIMULATOR_DOMAIN, SIMULATOR_TEST_ADDRESSES } from '@mailrail/domain/ses-events/event-simulator';
 import { ensureDatabase } from '@mailrail/platform/db/admin';
 import { migrateDeploy } from '@mailrail/tools/prisma/prisma-cli';
+import { certificateFingerprint, generateDevCertificate } from '@mailrail/platform/tls/self-signed';
 import { startSesLocal } from './start-ses-local';
 
 const DEMO_TEAM = 'Demo team';
@@ -29,6 +33,40 @@ async function waitFor(url: string, timeoutMs: number): Promise<void> {
     if (Date.now() > deadline) throw new Error(`${url} did not come up within ${timeoutMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`port ${port} did not open within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * The SMTP relay's certificate: the operator's files when SMTP_TLS_CERT is set, else a
+ * self-signed one made once into .cache/smtp-dev-tls/ and kept, so that a client told to trust
+ * it keeps working across restarts. Returns where it is and its fingerprint, for the banner.
+ */
+async function smtpCertificate(env: NodeJS.ProcessEnv): Promise<{ file: string; fingerprint256: string; selfSigned: boolean }> {
+  if (env.SMTP_TLS_CERT) return { file: env.SMTP_TLS_CERT, fingerprint256: certificateFingerprint(readFileSync(env.SMTP_TLS_CERT, 'utf8')), selfSigned: false };
+  const dir = path.join(__dirname, '../.cache/smtp-dev-tls');
+  const cert = path.join(dir, 'cert.pem');
+  const key = path.join(dir, 'key.pem');
+  if (!existsSync(cert) || !existsSync(key)) {
+    const generated = await generateDevCertificate('localhost');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(key, generated.key, { mode: 0o600 });
+    writeFileSync(cert, generated.cert);
+  }
+  env.SMTP_TLS_CERT = cert;
+  env.SMTP_TLS_KEY = key;
+  return { file: cert, fingerprint256: certificateFingerprint(readFileSync(cert, 'utf8')), selfSigned: true };
 }
 
 async function seedDemo(config: ReturnType<typeof loadConfigOrExit>) {
@@ -68,8 +106,10 @@ async function main() {
   }
 
   const seeded = await seedDemo(config);
+  const smtpTls = await smtpCertificate(env);
   // `node --import tsx` (not the tsx CLI) so that our SIGTERM reaches each process itself.
-  for (const app of ['api', 'worker']) {
+  const relay = !!(config.SMTP_PORT || config.SMTPS_PORT);
+  for (const app of ['api', 'worker', ...(relay ? ['smtp'] : [])]) {
     children.push(spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, `../apps/${app}/src/main.ts`)], { cwd: path.join(__dirname, '..'), env, stdio: ['ignore', 'inherit', 'inherit'] }));
   }
 
@@ -87,6 +127,7 @@ async function main() {
 
   const base = `http://localhost:${config.PORT}`;
   await waitFor(`${base}/health`, 30_000);
+  for (const port of [config.SMTP_PORT, config.SMTPS_PORT].filter(Boolean)) await waitForPort(port, 30_000);
   const banner = [
     '',
     '──────────────────────────────────────────────────────────────────────────────',
@@ -99,12 +140,30 @@ async function main() {
     ` curl -X POST ${base}/api/v1/emails \\`,
     `   -H "Authorization: Bearer ${seeded.apiKey}" -H "Content-Type: application/json" \\`,
     `   -d '{"from":"hello@${seeded.domain}","to":"you@example.org","subject":"Hello","text":"It works"}'`,
+    ...smtpLines(config, seeded, smtpTls),
     sesViewer ? `\n sent mail is shown by the local SES emulator at ${sesViewer}` : '',
     ...(config.sesEventSimulator ? simulatorLines(config, seeded.domain) : []),
     '──────────────────────────────────────────────────────────────────────────────',
     '',
   ];
   console.log(banner.join('\n'));
+}
+
+/** How an SMTP client connects to the relay (docs/smtp.md). */
+function smtpLines(config: ReturnType<typeof loadConfigOrExit>, seeded: { domain: string; apiKey: string }, tls: { file: string; fingerprint256: string; selfSigned: boolean }): string[] {
+  const ports = [config.SMTP_PORT ? `${config.SMTP_PORT} (STARTTLS)` : '', config.SMTPS_PORT ? `${config.SMTPS_PORT} (implicit TLS)` : ''].filter(Boolean);
+  if (!ports.length) return [];
+  const swaks = config.SMTP_PORT
+    ? `swaks --server localhost:${config.SMTP_PORT} --tls`
+    : `swaks --server localhost:${config.SMTPS_PORT} --tls-on-connect`;
+  return [
+    '',
+    ` SMTP relay: host localhost, port ${ports.join(' or ')}, username mailrail, password the API key above`,
+    ` ${tls.selfSigned ? 'self-signed ' : ''}certificate ${path.relative(process.cwd(), tls.file)}, SHA-256 ${tls.fingerprint256}`,
+    ...(tls.selfSigned ? [' (clients must trust that file, or skip verification for this local trial)'] : []),
+    ` ${swaks} --auth-user mailrail --auth-password ${seeded.apiKey} \\`,
+    `   --from hello@${seeded.domain} --to you@example.org --header "Subject: Hello over SMTP"`,
+  ];
 }
 
 /** The SES event simulator's test addresses (docs/events.md), and how to open or click. */

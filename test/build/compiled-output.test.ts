@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
+import tls from 'node:tls';
 import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
 import { useTestDatabase } from '@mailrail/testing/databases';
 import { testRedisPrefix } from '@mailrail/testing/redis';
@@ -126,6 +127,26 @@ it('compiled worker starts, serves /metrics and stops on SIGTERM', async () => {
     worker.child.kill('SIGTERM');
   }
   expect(await worker.exited).toBe(0);
+});
+
+it('compiled SMTP relay greets over implicit TLS (its development certificate made by selfsigned), serves /metrics and stops on SIGTERM', async () => {
+  const [smtpsPort, metricsPort] = [await freePort(), await freePort()];
+  const smtp = startCompiled('smtp/main', {
+    SMTP_HOST: '127.0.0.1', SMTP_PORT: '0', SMTPS_PORT: String(smtpsPort), SMTP_METRICS_PORT: String(metricsPort), REDIS_PREFIX: testRedisPrefix(),
+  });
+  try {
+    await waitForOk(`http://127.0.0.1:${metricsPort}/metrics`);
+    const greeting = await new Promise<string>((resolve, reject) => {
+      const socket = tls.connect({ host: '127.0.0.1', port: smtpsPort, rejectUnauthorized: false }, () => undefined);
+      socket.once('data', (d) => (resolve(d.toString()), socket.destroy()));
+      socket.once('error', reject);
+    });
+    expect(greeting).toMatch(/^220 .* ESMTP mailrail/);
+    expect(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()).toContain('process="smtp"');
+  } finally {
+    smtp.child.kill('SIGTERM');
+  }
+  expect(await smtp.exited).toBe(0);
 });
 
 it('compiled admin CLI creates a team', () => {

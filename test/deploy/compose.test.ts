@@ -17,16 +17,26 @@ function publishedPorts(): Record<string, string[]> {
   return out;
 }
 
-it('publishes only the API on all interfaces; dev-only ports (the SES emulator page) on loopback', () => {
+it('publishes only the API and the SMTP relay on all interfaces; dev-only ports (the SES emulator page) on loopback', () => {
   const ports = publishedPorts();
   expect(ports.api).toEqual(['3000:3000']);
+  expect(ports.smtp).toEqual(['2587:2587', '2465:2465']);
   expect(ports['ses-local']).toEqual(['127.0.0.1:8005:8005']);
   for (const [service, mappings] of Object.entries(ports)) {
-    if (service === 'api') continue;
+    if (service === 'api' || service === 'smtp') continue;
     for (const m of mappings) expect([service, m.startsWith('127.0.0.1:')]).toEqual([service, true]);
   }
 });
 
 it('requires SECRET from the operator (the README passes SECRET=$(openssl rand -hex 32))', () => {
   expect(compose).toMatch(/SECRET: \$\{SECRET:\?/);
+});
+
+it('runs the SMTP relay compiled, with certificate files from a mounted directory and the app environment', () => {
+  const smtp = compose.slice(compose.indexOf('\n  smtp:\n'), compose.indexOf('\nvolumes:\n'));
+  expect(smtp).toContain('command: ["node", "dist/smtp/main.js"]');
+  expect(smtp).toContain('<<: *app-env');
+  expect(smtp).toMatch(/SMTP_TLS_CERT: \$\{SMTP_TLS_CERT:-\}/);
+  expect(smtp).toMatch(/SMTP_TLS_SELF_SIGNED: \$\{SMTP_TLS_SELF_SIGNED:-false\}/);
+  expect(smtp).toContain(':/tls:ro');
 });

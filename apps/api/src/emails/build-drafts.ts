@@ -1,16 +1,16 @@
 import { ApiError, type Issue } from '@mailrail/domain/errors/api-error';
-import { checkSenderDomain, senderDomainError } from '@mailrail/domain/domains/sender-domain';
 import { parseAddress } from '@mailrail/domain/emails/address';
+import { senderDomainError } from '@mailrail/domain/domains/sender-domain';
 import { renderTemplate } from '@mailrail/domain/render/template';
 import { type EmailDraft } from '@mailrail/domain/emails/create-emails';
+import { checkSender, maxMessageBytes, type EmailIntake } from '@mailrail/domain/emails/email-intake';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import type { SendEmailPayload } from './schemas';
-import type { TeamDomains } from './team-domains';
 
 export interface DraftContext {
   deps: ApiDeps;
-  domains: TeamDomains;
+  intake: EmailIntake;
 }
 
 /** Bytes an email takes on the wire, roughly: SES counts the whole MIME message, attachments base64. */
@@ -33,12 +33,12 @@ export async function buildDrafts(ctx: DraftContext, auth: AuthContext, payloads
   const issues: Issue[] = [];
 
   const { templateById, repliedIds } = await loadReferences(ctx, auth, payloads);
-  const maxBytes = config.EMAIL_MAX_MESSAGE_MB * 1024 * 1024;
+  const maxBytes = maxMessageBytes(config);
 
   const drafts: EmailDraft[] = [];
   for (const [i, p] of payloads.entries()) {
     const from = parseAddress(p.from)!; // the schema validated it
-    const check = checkSenderDomain(await ctx.domains.find(auth.teamId, from.domain), from.domain, auth.domainId);
+    const check = await checkSender(ctx.intake, auth, from.domain);
     if (!check.ok) {
       // A key bound to another domain refuses the whole request (403) at once.
       if (check.refusal === 'forbidden') throw senderDomainError(check, at(i, 'from'));

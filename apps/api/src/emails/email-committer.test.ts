@@ -1,6 +1,6 @@
 import type { EmailDraft } from '@mailrail/domain/emails/create-emails';
 import { startTestApi, type TestApi } from '../testing/api-harness';
-import { createEmailCommitter } from './email-committer';
+import { createEmailCommitter } from '@mailrail/domain/emails/email-committer';
 
 let api: TestApi;
 let domainId: number;

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { Server } from 'node:http';
 import { startTestApi, type TestApi } from '../testing/api-harness';
-import { bodyHash, canonicalJson } from './idempotency';
+import { bodyHash, canonicalJson } from '@mailrail/domain/emails/idempotency';
 
 let api: TestApi;
 let server: Server;

@@ -1,24 +1,16 @@
 import { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';
-import { createEmailCommitter } from './email-committer';
+import { createEmailIntake } from '@mailrail/domain/emails/email-intake';
+import { readIdempotencyKey } from '@mailrail/domain/emails/idempotency';
 import { getEmail } from './get-email';
-import { readIdempotencyKey } from './idempotency';
 import { listEmailsQuery, streamEmailList } from './list-emails';
 import { cancelEmail, rescheduleEmail } from './schedule-email';
 import { batchPayload, emailIdParam, rescheduleBody, sendEmailPayload } from './schemas';
 import { sendEmails, type SendContext } from './send-emails';
-import { createTeamDomains } from './team-domains';
 
 export function emailRoutes(deps: ApiDeps): Router {
-  const ctx: SendContext = {
-    deps,
-    domains: createTeamDomains(deps.db, deps.clock),
-    committer: createEmailCommitter(
-      { db: deps.db, queues: deps.queues, log: deps.log, now: () => deps.clock.now() },
-      { maxBatch: deps.config.EMAIL_COMMIT_MAX_BATCH, concurrency: deps.config.EMAIL_COMMIT_CONCURRENCY },
-    ),
-  };
+  const ctx: SendContext = { deps, intake: createEmailIntake(deps) };
   const r = Router();
 
   r.post('/', async (req, res) => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { addressField } from '@mailrail/domain/emails/address';
 import { HEADER_NAME, isReservedHeader, isSafeHeaderValue } from '@mailrail/domain/emails/headers';
+import { MAX_RECIPIENTS } from '@mailrail/domain/emails/email-intake';
 import {
   MAX_ATTACHMENT_BASE64_LENGTH, MAX_BODY_LENGTH, MAX_HEADER_VALUE_LENGTH, MAX_ID_LENGTH, MAX_KEY_LENGTH, MAX_SUBJECT_LENGTH, MAX_VALUE_LENGTH,
 } from '../http/limits';
@@ -38,8 +39,6 @@ const attachment = z.object({
 });
 
 const scheduledAtField = isoDateTime();
-
-export const MAX_RECIPIENTS = 50;
 
 export const sendEmailPayload = z
   .object({

@@ -1,5 +1,5 @@
 import { startTestApi, type TestApi } from '../testing/api-harness';
-import { createTeamDomains } from './team-domains';
+import { createTeamDomains } from '@mailrail/domain/emails/team-domains';
 
 let api: TestApi;
 beforeAll(async () => {

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
-import { errorHandler, isUnavailable } from './errors';
+import { isUnavailable } from '@mailrail/domain/errors/unavailable';
+import { errorHandler } from './errors';
 
 // The shape Prisma 7's pg driver adapter throws when PostgreSQL terminates the backend mid-query
 // (seen by the fault scenario `npm run test:faults -- 4`, which answered 500 before this fix).

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ApiError } from '@mailrail/domain/errors/api-error';
+import { isUnavailable } from '@mailrail/domain/errors/unavailable';
 import { malformedPathError } from './unsafe-text';
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
@@ -21,22 +22,6 @@ function fromBodyParser(err: { type?: string; status?: number }): ApiError | nul
     default:
       return null;
   }
-}
-
-const UNAVAILABLE_CODES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08006', '08001', '08003', 'P1001', 'P1017'];
-
-// PostgreSQL or Redis unreachable: a 503 the client may retry, never a half-done write.
-// Prisma's driver adapter wraps the PostgreSQL error (a backend terminated mid-query is 57P01)
-// in a PrismaClientKnownRequestError whose own code is generic (P2010...): look at the cause too.
-export function isUnavailable(err: unknown): boolean {
-  const e = err as { code?: string; meta?: { driverAdapterError?: { cause?: { originalCode?: string; code?: string } } } } | undefined;
-  const cause = e?.meta?.driverAdapterError?.cause;
-  const codes = [e?.code, cause?.originalCode, cause?.code];
-  const msg = err instanceof Error ? err.message : '';
-  return (
-    codes.some((c) => !!c && UNAVAILABLE_CODES.includes(c)) ||
-    /Connection terminated|terminating connection|connect ECONNREFUSED|Connection is closed|ECONNRESET|Can't reach database/i.test(msg)
-  );
 }
 
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {

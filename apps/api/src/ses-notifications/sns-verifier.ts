@@ -1,5 +1,5 @@
 import { createVerify, X509Certificate, type KeyObject } from 'node:crypto';
-import { BoundedCache } from '../http/bounded-cache';
+import { BoundedCache } from '@mailrail/platform/cache/bounded-cache';
 import type { HttpGet } from './http-fetch';
 
 // SNS signature check with node:crypto: the canonical string of the message type, SHA1withRSA for

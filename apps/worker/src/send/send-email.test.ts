@@ -59,6 +59,19 @@ describe('sendOneEmail', () => {
     expect(list(parsed.replyTo)).toEqual([{ name: 'Support "24/7"', address: 'help@example.com' }]);
   });
 
+  it("sends an SMTP client's own message as written: our id header first, Bcc and our headers out, its envelope as Destination", async () => {
+    const lines = (...l: string[]) => l.join('\r\n');
+    const headers = lines('From: Ann <ann@example.com>', 'To: Tom <to@example.net>', 'Subject: Raw', 'X-Custom: kept,', '  folded', 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=utf-8');
+    const body = lines('', 'Bcc: a body line, not a header', 'Zoë', '');
+    const raw = Buffer.from(lines(headers.split('\r\n')[0], 'Bcc: hidden@example.net', 'X-Usesend-Email-ID: forged', 'X-Mailrail-Idempotency-Key: k1', ...headers.split('\r\n').slice(1)) + '\r\n' + body);
+    const [id] = await env.createEmails([{ to: ['to@example.net'], bcc: ['hidden@example.net', 'blind@example.net'], rawMessage: raw }]);
+    expect((await sendOneEmail(env.deps, id)).result).toBe('sent');
+    const [message] = env.ses.messages;
+    expect(message.raw).toBe(`X-Usesend-Email-ID: ${id}\r\n${headers}\r\n${body}`);
+    expect(message.destination).toEqual({ to: ['to@example.net'], cc: [], bcc: ['hidden@example.net', 'blind@example.net'] });
+    expect((await env.email(id)).rawMessage).toBeNull();
+  });
+
   it('lets exactly one of two workers claiming at the same moment send', async () => {
     const replica = env.replica();
     env.ses.latencyMs = 300; // both calls overlap while the first one is at SES

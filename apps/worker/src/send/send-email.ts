@@ -6,6 +6,7 @@ import { type EmailStatus } from '@mailrail/platform/db/generated/enums';
 import { type Logger } from '@mailrail/platform/log/logger';
 import { type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { buildRawMessage, type EmailToRender } from './build-mime';
+import { clientMessageForSes } from './client-message';
 import { classifySesError, type SesFailure } from './ses-errors';
 import type { SesSender } from './ses-sender';
 
@@ -47,6 +48,8 @@ export type SendOutcome =
 /** The claimed row: what the MIME needs, plus what the SES call and the retry policy need. */
 interface ClaimedEmail extends EmailToRender {
   bcc: string[];
+  /** The SMTP client's own MIME message, sent instead of one built from the fields. */
+  rawMessage: Buffer | null;
   sendAttempts: number;
   region: string | null;
   clickTracking: boolean | null;
@@ -69,7 +72,7 @@ export async function claimEmailForSending(sql: SendEmailDeps['sql'], emailId: s
        RETURNING *
      )
      SELECT c.id, c."from", c."to", c.cc, c.bcc, c."replyTo", c.subject, c.html, c.text, c.headers,
-            c.attachments, c."unsubUrl", c."sendAttempts", d.region, d."clickTracking", d."openTracking",
+            c.attachments, c."rawMessage", c."unsubUrl", c."sendAttempts", d.region, d."clickTracking", d."openTracking",
             r."sesEmailId" AS "inReplyToSesId"
        FROM claimed c
        LEFT JOIN "Domain" d ON d.id = c."domainId"
@@ -87,7 +90,7 @@ export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promis
   const region = email.region ?? send.defaultRegion;
   let raw: Buffer;
   try {
-    raw = await buildRawMessage(email);
+    raw = email.rawMessage ? clientMessageForSes(email.rawMessage, email.id) : await buildRawMessage(email);
   } catch (err) {
     // A message that cannot be built will not build on a retry either.
     const failure: SesFailure = { kind: 'permanent', name: 'MessageBuildError', message: (err as Error).message };
@@ -99,7 +102,8 @@ export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promis
     ({ messageId } = await deps.ses.sendRawEmail({
       region,
       raw,
-      // The envelope takes bare addresses; names travel in the MIME headers only.
+      // The envelope takes bare addresses; names travel in the MIME headers only. For a client's
+      // own message these are its envelope recipients (RCPT TO), whatever its To and Cc headers say.
       destination: { to: email.to.map(bareAddress), cc: email.cc.map(bareAddress), bcc: email.bcc.map(bareAddress) },
       configurationSetName: configurationSetFor(send.configurationSetPrefix, email),
     }));
@@ -146,7 +150,7 @@ async function whyNotClaimed(sql: SendEmailDeps['sql'], emailId: string): Promis
   return { result: 'later', delayMs: 100, reason: 'leased' };
 }
 
-/** SES accepted the message: store its id, move the status forward, drop the bulky payload. */
+/** SES accepted the message: store its id, move the status forward, drop the bulky payload (attachments, custom headers, the client's raw message). */
 async function recordSent(sql: SendEmailDeps['sql'], emailId: string, messageId: string): Promise<void> {
   // One statement, so one transaction: the row and its SENT event are written together.
   await sql.execute(
@@ -158,6 +162,7 @@ async function recordSent(sql: SendEmailDeps['sql'], emailId: string, messageId:
                                     THEN 'SENT'::"EmailStatus" ELSE "latestStatus" END,
               "attachments" = NULL,
               "headers" = NULL,
+              "rawMessage" = NULL,
               "sendLeaseUntil" = NULL,
               "updatedAt" = now()
         WHERE id = $1

@@ -1,4 +1,4 @@
-import { bareAddress, MAX_ADDRESS_FIELD_LENGTH, normalisedEmailField, parseAddress } from './address';
+import { bareAddress, formatAddress, MAX_ADDRESS_FIELD_LENGTH, normalisedEmailField, parseAddress } from './address';
 
 describe('parseAddress', () => {
   it.each([
@@ -57,5 +57,19 @@ describe('normalisedEmailField (contacts and suppressions)', () => {
     const long = `${'a'.repeat(60)}@${'b.'.repeat(125)}org`;
     expect([long.length, field.safeParse(long).success]).toEqual([314, true]);
     expect(field.safeParse(`a${'a'.repeat(10)}${long}`).success).toBe(false);
+  });
+});
+
+describe('formatAddress (addresses read from message headers)', () => {
+  it.each([
+    [null, 'ada@example.org', 'ada@example.org'],
+    ['Ada Lovelace', 'ada@example.org', 'Ada Lovelace <ada@example.org>'],
+    ['Acme, Inc.', 'a@example.org', 'Acme, Inc. <a@example.org>'],
+    ['Support "24/7" <x>', 'h@example.org', '"Support \\"24/7\\" <x>" <h@example.org>'],
+    ['back\\slash', 'b@example.org', '"back\\\\slash" <b@example.org>'],
+    ['two\r\nlines', 'c@example.org', 'two  lines <c@example.org>'],
+  ])('%j <%s> reads back as it was written', (name, address, formatted) => {
+    expect(formatAddress(name, address)).toBe(formatted);
+    expect(parseAddress(formatted)).toMatchObject({ address, name: name ? name.replace(/[\r\n]/g, ' ') : null });
   });
 });

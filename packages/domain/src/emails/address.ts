@@ -81,6 +81,19 @@ export function parseAddress(input: string): ParsedAddress | null {
   return { name, address, domain: address.slice(address.lastIndexOf('@') + 1).toLowerCase() };
 }
 
+/**
+ * `Name <addr>` (the name quoted, with backslash escapes, when it holds a quote, an angle bracket
+ * or a backslash) or the bare address: the inverse of parseAddress, for addresses read from a
+ * message's headers (SMTP relay). Control characters in the name become spaces.
+ */
+export function formatAddress(name: string | null | undefined, address: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = (name ?? '').replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+  if (!clean) return address;
+  const plain = !/["<>\\]/.test(clean);
+  return `${plain ? clean : `"${clean.replace(/["\\]/g, '\\$&')}"`} <${address}>`;
+}
+
 /** The bare address of a stored `addr` or `Name <addr>` (for suppressions, SES envelopes, counts). */
 export function bareAddress(field: string): string {
   return parseAddress(field)?.address ?? field.trim();

@@ -22,6 +22,8 @@ export interface EmailDraft {
   text?: string | null;
   headers?: Record<string, string> | null;
   attachments?: { filename: string; content: string }[] | null;
+  /** The client's own MIME message (SMTP relay): the worker sends it instead of building one. */
+  rawMessage?: Buffer | null;
   templateId?: string | null;
   inReplyToId?: string | null;
   scheduledAt?: Date | null;
@@ -59,7 +61,7 @@ export function prepareEmails(drafts: EmailDraft[], now: Date): PreparedEmail[] 
 // A single statement is atomic, so no explicit transaction (and no extra round trips) is needed.
 const EMAIL_COLUMNS = [
   'id', 'teamId', 'domainId', 'apiKeyId', 'from', 'to', 'replyTo', 'cc', 'bcc', 'subject', 'html', 'text',
-  'headers', 'attachments', 'templateId', 'inReplyToId', 'scheduledAt', 'latestStatus', 'campaignId',
+  'headers', 'attachments', 'rawMessage', 'templateId', 'inReplyToId', 'scheduledAt', 'latestStatus', 'campaignId',
   'contactId', 'isMarketing', 'unsubUrl', 'createdAt', 'updatedAt',
 ].map((c) => `"${c}"`).join(', ');
 
@@ -95,6 +97,8 @@ export async function insertEmailRows(sql: SqlExecutor, items: PreparedEmail[], 
     text: d.text ?? null,
     headers: d.headers ?? null,
     attachments: d.attachments ?? null,
+    // bytea's hex text form, which json_populate_recordset hands to bytea's input function.
+    rawMessage: d.rawMessage ? `\\x${d.rawMessage.toString('hex')}` : null,
     templateId: d.templateId ?? null,
     inReplyToId: d.inReplyToId ?? null,
     scheduledAt: d.scheduledAt ? d.scheduledAt.toISOString() : null,

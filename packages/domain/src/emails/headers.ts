@@ -26,3 +26,14 @@ export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** A header value that cannot start another header line. */
 export const isSafeHeaderValue = (value: string): boolean => !/[\r\n]/.test(value);
+
+/** An SMTP client's own idempotency key for one message (the relay reads it; never sent on). */
+export const SMTP_IDEMPOTENCY_HEADER = 'X-Mailrail-Idempotency-Key';
+
+/**
+ * Lower-case names of the headers taken out of a client's own MIME message (SMTP relay) before
+ * it goes to SES; every other header, and the body, leave as the client wrote them. Bcc would
+ * show the blind copies to every recipient (they travel in the envelope); the email id headers
+ * are ours alone, so a client cannot claim another email's id; the idempotency key is for us.
+ */
+export const CLIENT_MESSAGE_DROPPED_HEADERS: ReadonlySet<string> = new Set(['bcc', ...EMAIL_ID_HEADERS, SMTP_IDEMPOTENCY_HEADER.toLowerCase()]);

@@ -87,6 +87,15 @@ describe('configuration', () => {
     expect(loadConfig({ SES_NOTIFICATION_RETENTION_DAYS: '2', SNS_MAX_MESSAGE_AGE_SECONDS: '86400' }).SNS_MAX_MESSAGE_AGE_SECONDS).toBe(86400);
   });
 
+  it('SMTP relay: AUTH in clear text is refused in production, and the certificate and key come together', () => {
+    const secret = randomBytes(32).toString('hex');
+    expect(() => loadConfig({ NODE_ENV: 'production', SECRET: secret, SMTP_ALLOW_INSECURE_AUTH: 'true' })).toThrow(/SMTP_ALLOW_INSECURE_AUTH: must not be true in production/);
+    expect(loadConfig({ SMTP_ALLOW_INSECURE_AUTH: 'true' }).SMTP_ALLOW_INSECURE_AUTH).toBe(true);
+    expect(() => loadConfig({ SMTP_TLS_CERT: '/tls/cert.pem' })).toThrow(/SMTP_TLS_KEY: SMTP_TLS_CERT and SMTP_TLS_KEY are set together/);
+    expect(loadConfig({})).toMatchObject({ SMTP_PORT: 2587, SMTPS_PORT: 2465, SMTP_DEDUPE_MESSAGE_ID: true });
+    expect(loadConfig({ SMTP_TLS_CERT: '', SMTP_TLS_KEY: '', SMTP_SERVER_NAME: '' })).toMatchObject({ SMTP_TLS_CERT: undefined, SMTP_SERVER_NAME: undefined });
+  });
+
   it('an empty SES_ENDPOINT means AWS itself', () => {
     expect(loadConfig({ SES_ENDPOINT: '' }).SES_ENDPOINT).toBeUndefined();
     expect(loadConfig({ SES_ENDPOINT: 'http://127.0.0.1:8005' }).SES_ENDPOINT).toBe('http://127.0.0.1:8005');

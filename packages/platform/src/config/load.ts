@@ -63,6 +63,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (c.SES_NOTIFICATION_RETENTION_DAYS * 86_400 <= c.SNS_MAX_MESSAGE_AGE_SECONDS) {
     throw new ConfigError('Invalid configuration:\n  SNS_MAX_MESSAGE_AGE_SECONDS: must be shorter than SES_NOTIFICATION_RETENTION_DAYS');
   }
+  // AUTH sends the API key itself: over plain text only in development, and only on loopback (smtp).
+  if (c.SMTP_ALLOW_INSECURE_AUTH && c.NODE_ENV === 'production') {
+    throw new ConfigError('Invalid configuration:\n  SMTP_ALLOW_INSECURE_AUTH: must not be true in production: AUTH would carry API keys in clear text');
+  }
+  if (!c.SMTP_TLS_CERT !== !c.SMTP_TLS_KEY) {
+    throw new ConfigError(`Invalid configuration:\n  ${c.SMTP_TLS_CERT ? 'SMTP_TLS_KEY' : 'SMTP_TLS_CERT'}: SMTP_TLS_CERT and SMTP_TLS_KEY are set together`);
+  }
   const sesRegions = (c.SES_REGIONS ?? c.AWS_REGION).split(',').map((r) => r.trim()).filter(Boolean);
   for (const r of sesRegions) {
     if (!/^[a-z]{2}(-[a-z]+)+-\d$/.test(r)) {

@@ -4,7 +4,7 @@ import { isValidTimeZone } from '../clock';
 import { trimTrailing } from '../text/trim';
 import { defaultWebhookRetrySchedule, parseRetrySchedule } from './webhook-retry-schedule';
 
-// Every setting of both processes, read from the environment. The README's configuration table
+// Every setting of the processes (API, worker, SMTP relay), read from the environment. The README's configuration table
 // is generated from these descriptions (npm run docs:config), so describe each one here.
 const int = (def: number) => z.coerce.number().int().min(0).default(def);
 const bool = (def: boolean) =>
@@ -79,6 +79,18 @@ export const configSchema = z.object({
   EMAIL_MAX_MESSAGE_MB: z.coerce.number().positive().default(40).describe('Largest email (body and base64 attachments) accepted by the send API, in MB; SES v2 allows 40'),
   EMAIL_COMMIT_MAX_BATCH: int(500).describe('Group commit: most emails written by one multi-row INSERT when concurrent sends are combined'),
   EMAIL_COMMIT_CONCURRENCY: int(6).describe('Group commit: INSERT statements in flight at once; sends arriving meanwhile wait and share the next one'),
+  SMTP_HOST: z.string().default('0.0.0.0').describe('Address the SMTP relay listens on'),
+  SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(2587).describe('SMTP relay port with STARTTLS (0 = off); AUTH is only offered after STARTTLS'),
+  SMTPS_PORT: z.coerce.number().int().min(0).max(65535).default(2465).describe('SMTP relay port with implicit TLS (0 = off)'),
+  SMTP_TLS_CERT: z.string().min(1).max(4096).optional().or(z.literal('').transform(() => undefined)).describe('PEM certificate (with its chain) file of the SMTP relay, read again on SIGHUP; required in production unless SMTP_TLS_SELF_SIGNED'),
+  SMTP_TLS_KEY: z.string().min(1).max(4096).optional().or(z.literal('').transform(() => undefined)).describe('PEM private key file of SMTP_TLS_CERT, read again on SIGHUP'),
+  SMTP_TLS_SELF_SIGNED: bool(false).describe('Without SMTP_TLS_CERT, generate a self-signed certificate at start (always done in development; in production only with this set, for a trial: clients must then accept an unverified certificate)'),
+  SMTP_SERVER_NAME: z.string().min(1).max(253).regex(/^[A-Za-z0-9.-]*$/).optional().or(z.literal('').transform(() => undefined)).describe("Host name of the SMTP relay's greeting and of its generated certificate (default: the machine's host name)"),
+  SMTP_ALLOW_INSECURE_AUTH: bool(false).describe('Development only: allow AUTH without TLS from loopback clients (refused in production)'),
+  SMTP_MAX_CLIENTS: z.coerce.number().int().min(1).default(1000).describe('Concurrent SMTP connections per relay process; beyond it new ones get 421'),
+  SMTP_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(20_000).describe('On SIGTERM the relay takes no new connections and answers 421 to new commands; sessions in the middle of a message have this long to finish'),
+  SMTP_DEDUPE_MESSAGE_ID: bool(true).describe("A message resubmitted over SMTP with the same Message-ID, recipients and content within 24 h is answered with the first email's id instead of being stored again"),
+  SMTP_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465).describe("Port of the SMTP relay's GET /metrics (0 = off)"),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
   CAMPAIGN_TIMEZONE: z.string().default('UTC').refine(isValidTimeZone, 'must be an IANA time zone such as Europe/Paris').describe('IANA time zone for natural-language campaign schedules'),
   CAMPAIGN_SCAN_INTERVAL_MS: z.coerce.number().int().min(100).default(1000).describe('How often the worker starts due campaigns, records finished recipients and queues the next campaign window'),

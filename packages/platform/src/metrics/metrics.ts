@@ -5,7 +5,7 @@ import type { QueueFactory } from '../queue/queues';
  * The Prometheus series of one process. Each process builds its own registry (no global
  * singleton), so tests and several apps in one process do not collide.
  */
-export function createMetrics(processName: 'api' | 'worker') {
+export function createMetrics(processName: 'api' | 'worker' | 'smtp') {
   const registry = new Registry();
   registry.setDefaultLabels({ process: processName });
   collectDefaultMetrics({ register: registry, prefix: 'mailrail_' });
@@ -58,7 +58,7 @@ export function createMetrics(processName: 'api' | 'worker') {
     }),
     authFailures: new Counter({
       name: 'mailrail_auth_failures_total',
-      help: 'API requests refused before or at API key authentication, by reason (invalid-key, ip-blocked)',
+      help: 'API requests and SMTP AUTH commands refused before or at API key authentication, by reason (invalid-key, ip-blocked, bad-username)',
       labelNames: ['reason'],
       registers: [registry],
     }),

@@ -1,6 +1,6 @@
-import type { Redis } from '@mailrail/platform/redis/client';
+import type { Redis } from './client';
 
-// A fixed window counted in Redis, so every API replica shares it: the first hit of a window sets
+// A fixed window counted in Redis, so every replica (API, SMTP relay) shares it: the first hit of a window sets
 // its expiry. Used by the per-team request rate and the per-IP failed-authentication limit.
 const INCR_WITH_TTL = `
 local n = redis.call('INCR', KEYS[1])

@@ -1,10 +1,10 @@
 import type { Logger } from '@mailrail/platform/log/logger';
 import type { Redis } from '@mailrail/platform/redis/client';
-import { countInWindow, secondsUntilReset } from './fixed-window';
+import { countInWindow, secondsUntilReset } from '@mailrail/platform/redis/fixed-window';
 
 // Failed API key authentications per client IP, in a fixed one-minute window counted in Redis so
-// every API replica shares it. An IP over the limit gets 429 before its key is looked up in the
-// database; other IPs are not affected. Fails open: a Redis hiccup must not lock everyone out.
+// every replica (API and SMTP relay) shares it. An IP over the limit is refused (HTTP 429, SMTP
+// 421) before its key is looked up in the database; other IPs are not affected. Fails open: a Redis hiccup must not lock everyone out.
 const WINDOW_MS = 60_000;
 
 export interface AuthFailureLimit {

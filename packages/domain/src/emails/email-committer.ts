@@ -1,9 +1,9 @@
-import { applySuppressions } from '@mailrail/domain/emails/suppression';
-import { enqueueSendJobs, insertEmailRows, prepareEmails, type CreatedEmail, type EmailDraft } from '@mailrail/domain/emails/create-emails';
+import type { Db } from '@mailrail/platform/db/client';
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
-import { type Db } from '@mailrail/platform/db/client';
-import { type Logger } from '@mailrail/platform/log/logger';
-import { type QueueFactory } from '@mailrail/platform/queue/queues';
+import type { Logger } from '@mailrail/platform/log/logger';
+import type { QueueFactory } from '@mailrail/platform/queue/queues';
+import { enqueueSendJobs, insertEmailRows, prepareEmails, type CreatedEmail, type EmailDraft } from './create-emails';
+import { applySuppressions } from './suppression';
 
 interface Entry {
   drafts: EmailDraft[];

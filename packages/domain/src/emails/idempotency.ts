@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { ApiError } from '@mailrail/domain/errors/api-error';
-import { type Redis } from '@mailrail/platform/redis/client';
+import { ApiError } from '../errors/api-error';
+import type { Redis } from '@mailrail/platform/redis/client';
 
 // Idempotency-Key as useSend has it (docs/emails.md, "Idempotency"): per team, in Redis, 24 h,
 // keyed to a SHA-256 of the canonical body (same key + same body replays, another body is a 409).
@@ -55,7 +55,17 @@ interface StoredResult {
   emailIds: string[];
 }
 
-const mismatch = () => new ApiError('NOT_UNIQUE', 'Idempotency-Key already used with a different payload');
+/** A 409 with the reason, so a caller that is not HTTP (the SMTP relay) can tell the two apart. */
+export class IdempotencyConflict extends ApiError {
+  constructor(
+    readonly reason: 'mismatch' | 'in-progress',
+    message: string,
+  ) {
+    super('NOT_UNIQUE', message);
+  }
+}
+
+const mismatch = () => new IdempotencyConflict('mismatch', 'Idempotency-Key already used with a different payload');
 
 /**
  * Runs `operation` at most once per (team, key) within 24 h. A replay with the same body gets
@@ -81,7 +91,7 @@ export async function withIdempotency(
   }
   if (state === 'busy') {
     if (!value.endsWith(`:${hash}`)) throw mismatch();
-    throw new ApiError('NOT_UNIQUE', 'Request with same Idempotency-Key is in progress. Retry later.');
+    throw new IdempotencyConflict('in-progress', 'Request with same Idempotency-Key is in progress. Retry later.');
   }
 
   let ids: string[];

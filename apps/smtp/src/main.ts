@@ -1,0 +1,73 @@
+import { createLogger } from '@mailrail/platform/log/logger';
+import { loadConfigOrExit } from '@mailrail/platform/config/load';
+import { startMetricsServer } from '@mailrail/platform/metrics/metrics-server';
+import { closeSmtpDeps, createSmtpDeps } from './deps';
+import { startSmtpRelay } from './relay';
+import { readTlsFiles, relayTls } from './tls';
+
+// The SMTP relay process (`npm run start:smtp`): STARTTLS on SMTP_PORT, implicit TLS on
+// SMTPS_PORT, GET /metrics on SMTP_METRICS_PORT. SIGHUP reads the certificate files again;
+// SIGTERM/SIGINT stop taking connections, answer 421 to new commands, let the messages in flight
+// finish and get their answer, then exit 0. Stateless: run as many as needed behind a TCP balancer.
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const log = createLogger(config.LOG_LEVEL, 'mailrail-smtp');
+  if (!config.SMTP_PORT && !config.SMTPS_PORT) {
+    log.fatal('SMTP_PORT and SMTPS_PORT are both 0: nothing to listen on');
+    process.exit(1);
+  }
+  const tls = await relayTls(config).catch((err: Error) => {
+    log.fatal({ err }, `SMTP TLS: ${err.message}`);
+    process.exit(1);
+  });
+  const deps = createSmtpDeps(config, { log });
+  const relay = await startSmtpRelay(deps, {
+    host: config.SMTP_HOST,
+    starttlsPort: config.SMTP_PORT || null,
+    tlsPort: config.SMTPS_PORT || null,
+    tls: tls.tls,
+    serverName: config.SMTP_SERVER_NAME,
+  }).catch((err) => {
+    log.fatal({ err }, 'SMTP relay failed to start');
+    process.exit(1);
+  });
+  const metricsServer = config.SMTP_METRICS_PORT
+    ? await startMetricsServer({ registry: deps.metrics.registry, port: config.SMTP_METRICS_PORT, token: config.METRICS_TOKEN, log })
+    : null;
+  log.info(
+    { ports: relay.ports, tls: tls.source, fingerprint256: tls.fingerprint256, metricsPort: config.SMTP_METRICS_PORT || null },
+    'mailrail SMTP relay listening',
+  );
+
+  process.on('SIGHUP', () => {
+    if (tls.source !== 'files') return log.info('SIGHUP: no certificate files to read again (self-signed certificate)');
+    try {
+      const next = readTlsFiles(config);
+      relay.reloadTls(next.tls);
+      log.info({ fingerprint256: next.fingerprint256 }, 'SIGHUP: certificate read again; new TLS sessions use it');
+    } catch (err) {
+      log.error({ err }, 'SIGHUP: certificate not read, the previous one stays');
+    }
+  });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal, inFlight: relay.busySessions() }, 'stopping: finishing the messages in flight');
+    try {
+      await relay.stop(config.SMTP_SHUTDOWN_GRACE_MS);
+      metricsServer?.close();
+      await closeSmtpDeps(deps);
+      log.info('mailrail SMTP relay stopped');
+      process.exit(0);
+    } catch (err) {
+      log.error({ err }, 'unclean stop');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+void main();

@@ -1,0 +1,139 @@
+import { BoundedCache } from '@mailrail/platform/cache/bounded-cache';
+import type { Clock } from '@mailrail/platform/clock';
+import type { Config } from '@mailrail/platform/config/schema';
+import type { Db } from '@mailrail/platform/db/client';
+import { ApiError } from '../errors/api-error';
+import type { Logger } from '@mailrail/platform/log/logger';
+import type { Metrics } from '@mailrail/platform/metrics/metrics';
+import type { Redis } from '@mailrail/platform/redis/client';
+import { apiKeyRevokedChannel, keyMatches, parseApiKey, type Permission } from './api-keys';
+import { createAuthFailureLimit } from './auth-failure-limit';
+
+// API key verification, the one rule for every door a key opens: the HTTP API's Bearer header
+// and the SMTP relay's AUTH password. Each door maps the outcome to its own protocol.
+
+export interface AuthContext {
+  teamId: number;
+  apiKeyId: number;
+  permission: Permission;
+  /** A key bound to a domain may only act on that domain. */
+  domainId: number | null;
+  /** Requests per second for the team; 0 = unlimited. */
+  rateLimit: number;
+}
+
+/** The client's IP failed too often: refused before any database lookup for `retryAfter` seconds. */
+export class TooManyAuthFailures extends ApiError {
+  constructor(readonly retryAfter: number) {
+    super('RATE_LIMITED', `Too many failed authentications from this address. Try again in ${retryAfter} seconds.`);
+  }
+}
+
+/** Unknown, wrong or revoked key (the HTTP API answers 403, the SMTP relay 535). */
+export const invalidApiKey = () => new ApiError('FORBIDDEN', 'Invalid API token');
+
+interface CachedKey {
+  tokenHash: string;
+  auth: AuthContext;
+  expiresAt: number;
+}
+
+const LAST_USED_EVERY_MS = 60_000;
+// Unknown key ids remembered per process: enough for a burst of guesses, bounded in memory.
+const UNKNOWN_KEYS_MAX = 10_000;
+
+export interface ApiKeyVerifierDeps {
+  config: Pick<Config, 'REDIS_PREFIX' | 'API_KEY_CACHE_SECONDS' | 'API_KEY_NEGATIVE_CACHE_SECONDS' | 'AUTH_FAILURES_PER_MINUTE' | 'API_RATE_LIMIT'>;
+  db: Db;
+  redis: Redis;
+  log: Logger;
+  clock: Clock;
+}
+
+export interface ApiKeyVerifier {
+  /**
+   * The key's context, or a throw: `invalidApiKey()` for a key that does not verify (counted as a
+   * failure of `ip`), `TooManyAuthFailures` when `ip` is over AUTH_FAILURES_PER_MINUTE.
+   */
+  verify(key: string, ip: string): Promise<AuthContext>;
+  /** Stops listening for revocations. */
+  close(): void;
+}
+
+/**
+ * Verified keys are cached for API_KEY_CACHE_SECONDS so the hot path costs one SHA-256 and a map
+ * lookup; a revocation is announced over Redis and evicts at once. Unauthenticated load is
+ * bounded: unknown key ids are remembered for API_KEY_NEGATIVE_CACHE_SECONDS, and an IP with
+ * AUTH_FAILURES_PER_MINUTE failures is refused before any database lookup.
+ */
+export function createApiKeyVerifier(deps: ApiKeyVerifierDeps, metrics?: Pick<Metrics, 'authFailures'>): ApiKeyVerifier {
+  const cache = new Map<string, CachedKey>();
+  // The injected clock, so tests can move time past a cache expiry without sleeping.
+  const nowMs = () => deps.clock.now().getTime();
+  const unknownKeys = new BoundedCache<true>(UNKNOWN_KEYS_MAX, deps.config.API_KEY_NEGATIVE_CACHE_SECONDS * 1000, nowMs);
+  const failures = createAuthFailureLimit(deps.redis, { prefix: deps.config.REDIS_PREFIX, maxPerMinute: deps.config.AUTH_FAILURES_PER_MINUTE, log: deps.log });
+  const lastUsedWritten = new Map<number, number>();
+  const ttlMs = deps.config.API_KEY_CACHE_SECONDS * 1000;
+
+  const subscriber = deps.redis.duplicate();
+  const channel = apiKeyRevokedChannel(deps.config.REDIS_PREFIX);
+  subscriber.subscribe(channel).catch((err) => deps.log.warn({ err }, 'api key revocation channel unavailable'));
+  subscriber.on('message', (_ch, clientId: string) => cache.delete(clientId));
+  subscriber.on('error', () => undefined);
+
+  async function load(clientId: string, ip: string): Promise<CachedKey | null> {
+    const hit = cache.get(clientId);
+    if (hit && hit.expiresAt > nowMs()) return hit;
+    if (unknownKeys.has(clientId)) return null;
+    const retryAfter = await failures.blockedFor(ip);
+    if (retryAfter) {
+      metrics?.authFailures.inc({ reason: 'ip-blocked' });
+      throw new TooManyAuthFailures(retryAfter);
+    }
+    const row = await deps.db.apiKey.findUnique({
+      where: { clientId },
+      select: { id: true, tokenHash: true, permission: true, domainId: true, teamId: true, revokedAt: true, team: { select: { apiRateLimit: true } } },
+    });
+    if (!row || row.revokedAt) {
+      cache.delete(clientId);
+      unknownKeys.set(clientId, true);
+      return null;
+    }
+    const entry: CachedKey = {
+      tokenHash: row.tokenHash,
+      expiresAt: nowMs() + ttlMs,
+      auth: {
+        teamId: row.teamId,
+        apiKeyId: row.id,
+        permission: row.permission,
+        domainId: row.domainId,
+        rateLimit: row.team.apiRateLimit ?? deps.config.API_RATE_LIMIT,
+      },
+    };
+    if (ttlMs > 0) cache.set(clientId, entry);
+    return entry;
+  }
+
+  function touchLastUsed(apiKeyId: number) {
+    const now = nowMs();
+    if ((lastUsedWritten.get(apiKeyId) ?? 0) + LAST_USED_EVERY_MS > now) return;
+    lastUsedWritten.set(apiKeyId, now);
+    deps.db.apiKey.update({ where: { id: apiKeyId }, data: { lastUsed: new Date(now) } }).catch(() => undefined);
+  }
+
+  return {
+    async verify(key, ip) {
+      const parsed = parseApiKey(key);
+      const found = parsed ? await load(parsed.clientId, ip) : null;
+      if (!parsed || !found || !keyMatches(parsed.secret, found.tokenHash)) {
+        metrics?.authFailures.inc({ reason: 'invalid-key' });
+        const retryAfter = await failures.recordFailure(ip);
+        if (retryAfter) throw new TooManyAuthFailures(retryAfter);
+        throw invalidApiKey();
+      }
+      touchLastUsed(found.auth.apiKeyId);
+      return found.auth;
+    },
+    close: () => subscriber.disconnect(),
+  };
+}

@@ -1,0 +1,39 @@
+import type { Logger } from '@mailrail/platform/log/logger';
+import type { Redis } from '@mailrail/platform/redis/client';
+import { countInWindow } from '@mailrail/platform/redis/fixed-window';
+
+// The per-team request rate (API_RATE_LIMIT, or the team's own apiRateLimit): a fixed one-second
+// window per team counted in Redis, shared by every API replica and the SMTP relay, where each
+// message counts as one request. Fails open: a Redis hiccup must not stop sending.
+const WINDOW_MS = 1000;
+
+export interface TeamRateCount {
+  limit: number;
+  /** Requests left in this window (0 when over). */
+  remaining: number;
+  /** Whole seconds until the window resets. */
+  resetSeconds: number;
+  /** True when this request is over the limit. */
+  exceeded: boolean;
+}
+
+export interface TeamRateLimit {
+  /** Counts one request of the team; null when the team is unlimited or Redis cannot count. */
+  hit(teamId: number, limit: number): Promise<TeamRateCount | null>;
+}
+
+export function createTeamRateLimit(redis: Redis, opts: { prefix: string; log: Logger }): TeamRateLimit {
+  const keyPrefix = `${opts.prefix}:rl:`;
+  return {
+    async hit(teamId, limit) {
+      if (!limit) return null;
+      try {
+        const { count, resetSeconds } = await countInWindow(redis, `${keyPrefix}${teamId}`, WINDOW_MS);
+        return { limit, remaining: Math.max(0, limit - count), resetSeconds, exceeded: count > limit };
+      } catch (err) {
+        opts.log.warn({ err }, 'rate limiter unavailable');
+        return null;
+      }
+    },
+  };
+}
