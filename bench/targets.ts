@@ -57,6 +57,7 @@ export const figures: FigureSpec[] = [
   },
   { bench: 'smtp', key: 'smtpP99Ms', label: "SMTP end of DATA to the 250, at full speed", unit: 'ms', better: 'lower', target: 50, stat: 'p99 of the median round' },
   { bench: 'smtp', key: 'httpPerSec', label: 'POST /api/v1/emails in the same run, 16 connections', unit: '/s', better: 'higher', stat: 'median round' },
+  { bench: 'smtp', key: 'smtpVsHttp', label: 'SMTP messages/s over POST /api/v1/emails requests/s, round by round', unit: 'number', better: 'higher', stat: 'median of rounds' },
   {
     bench: 'worker', key: 'ratioToCeiling', label: "worker throughput vs the SES emulator's own ceiling (`bench/worker/throughput.ts`)", unit: 'number', better: 'higher', target: 0.9, stat: 'median of rounds',
     cause: 'the worker also claims and records each email in PostgreSQL and moves a BullMQ job, and on two cores the emulator, PostgreSQL and Redis share its CPU: extra CPU per email is lost throughput (next: claim and record in batches)',
