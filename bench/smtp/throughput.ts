@@ -216,6 +216,9 @@ async function main() {
   const median = <T>(xs: T[], key: (x: T) => number) => [...xs].sort((a, b) => key(a) - key(b))[Math.floor(xs.length / 2)];
   const smtp = median(smtpRuns, (r) => r.messagesPerSec);
   const http = median(httpRuns, (r) => r.requestsPerSec);
+  // Rounds alternate, so a round's ratio compares the two under the same load from elsewhere.
+  const ratios = smtpRuns.map((s, i) => s.messagesPerSec / httpRuns[i].requestsPerSec);
+  const ratio = Number(median(ratios, (r) => r).toFixed(2));
   const machine = { nproc: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGB: Math.round(os.totalmem() / 2 ** 30), node: process.version };
   const loadAverage = { before: Number(loadBefore.toFixed(2)), after: Number(os.loadavg()[0].toFixed(2)) };
   writeResult(
@@ -228,6 +231,7 @@ async function main() {
       httpPerSec: http.requestsPerSec,
       httpP99Ms: http.p99Ms,
       httpServerCpuMs: http.serverCpuMsPerRequest,
+      smtpVsHttp: ratio,
     },
     { at: new Date().toISOString(), machine, loadAverage, durationSeconds: DURATION, connections: CONNECTIONS, rounds: { smtp: smtpRuns, http: httpRuns }, rowsWritten: rows },
   );
@@ -242,7 +246,7 @@ async function main() {
         return `| ${i + 1} | ${s.messagesPerSec} | ${s.p50Ms} | ${s.p99Ms} | ${s.serverCpuMsPerMessage} | ${s.errors} | ${h.requestsPerSec} | ${h.p50Ms} | ${h.p99Ms} | ${h.serverCpuMsPerRequest} | ${h.non2xx} |`;
       }),
       '',
-      `median round: SMTP ${smtp.messagesPerSec}/s (p99 ${smtp.p99Ms} ms), HTTP ${http.requestsPerSec}/s (p99 ${http.p99Ms} ms); rows written: ${rows}`,
+      `median round: SMTP ${smtp.messagesPerSec}/s (p99 ${smtp.p99Ms} ms), HTTP ${http.requestsPerSec}/s (p99 ${http.p99Ms} ms); SMTP/HTTP per round ${ratios.map((r) => r.toFixed(2)).join(', ')}; rows written: ${rows}`,
     ].join('\n'),
   );
 }
