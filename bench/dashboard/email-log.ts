@@ -49,7 +49,7 @@ async function seed(deps: ApiDeps, teamId: number, domainIds: number[], count: n
      FROM (
        SELECT $1 || lpad(to_hex(g), 10, '0') AS id, $2::int AS "teamId", ($3::int[])[1 + g % 3] AS "domainId",
               'Shop <orders@shop.example.com>' AS "from",
-              ARRAY['customer' || (g * 7919 % 200000) || '@example' || (g % 50) || '.com'] AS "to",
+              ARRAY['customer' || (g::bigint * 7919 % 200000) || '@example' || (g % 50) || '.com'] AS "to",
               (ARRAY['Your order #', 'Invoice #', 'Shipping update for #', 'Welcome aboard, #', 'Password reset #'])[1 + g % 5] || g AS subject,
               'Thanks for your order.' AS text,
               (CASE WHEN g % 1000 = 0 THEN 'COMPLAINED' WHEN g % 33 = 0 THEN 'BOUNCED' WHEN g % 20 = 0 THEN 'OPENED'
