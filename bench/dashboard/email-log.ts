@@ -6,7 +6,7 @@
 // the socket, per request, sequential, keep-alive. Floors measured in the same run: GET /health
 // (express and loopback, no database), GET /api/dashboard/session (the session lookup every
 // dashboard request pays, plus one query) and the same page's SQL through Prisma without HTTP.
-//   npx tsx bench/dashboard/email-log.ts [--emails 1000000] [--requests 200]
+//   npx tsx bench/dashboard/email-log.ts [--emails 1000000] [--requests 200] [--keep] [--seed-only]
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -28,6 +28,9 @@ const arg = (name: string, def: number) => {
 const EMAILS = arg('emails', 1_000_000);
 const REQUESTS = arg('requests', 200);
 const OTHER_TEAM_EMAILS = Math.round(EMAILS / 5);
+// Keep the database (its URL is printed) for EXPLAIN ANALYZE by hand; drop it yourself afterwards.
+const KEEP = process.argv.includes('--keep');
+const ONLY_SEED = process.argv.includes('--seed-only');
 const DAYS = 90;
 
 const q = (ms: number[], p: number) => {
@@ -44,8 +47,8 @@ const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
  */
 async function seed(deps: ApiDeps, teamId: number, domainIds: number[], count: number, idPrefix: string) {
   await deps.db.$executeRawUnsafe(
-    `INSERT INTO "Email" (id, "teamId", "domainId", "from", "to", subject, text, "latestStatus", "createdAt", "updatedAt", "searchText")
-     SELECT id, "teamId", "domainId", "from", "to", subject, text, "latestStatus", "createdAt", "createdAt", ${emailSearchTextSql('s.')}
+    `INSERT INTO "Email" (id, "teamId", "domainId", "from", "to", subject, text, "latestStatus", "createdAt", "updatedAt", "searchText", "toAddresses")
+     SELECT id, "teamId", "domainId", "from", "to", subject, text, "latestStatus", "createdAt", "createdAt", ${emailSearchTextSql('s.')}, "to" -- bare and lower-case already
      FROM (
        SELECT $1 || lpad(to_hex(g), 10, '0') AS id, $2::int AS "teamId", ($3::int[])[1 + g % 3] AS "domainId",
               'Shop <orders@shop.example.com>' AS "from",
@@ -107,6 +110,7 @@ async function main() {
     await deps.db.$executeRawUnsafe('VACUUM ANALYZE "Email"');
     console.log(`seeded ${EMAILS} + ${OTHER_TEAM_EMAILS} emails and rebuilt ${indexes.length} indexes in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
 
+    if (ONLY_SEED) return;
     const user = await deps.db.user.create({ data: { email: 'bench@example.org', passwordHash: await hashPassword('bench password') } });
     await deps.db.membership.create({ data: { userId: user.id, teamId: team.id, role: 'MEMBER' } });
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -164,7 +168,8 @@ async function main() {
       ['statusTwo', 'status=BOUNCED&status=FAILED', 'status=BOUNCED&status=FAILED'],
       ['domain', 'one domain of three', `domainId=${domainIds[1]}`],
       ['dateRange', 'a 2-day range a week ago', `startDate=${encodeURIComponent(weekAgo)}&endDate=${encodeURIComponent(fiveDaysAgo)}`],
-      ['searchRecipient', 'search one recipient address', `search=${encodeURIComponent(recipient)}`],
+      ['searchRecipient', 'search one whole recipient address', `search=${encodeURIComponent(recipient)}`],
+      ['searchAddressPart', 'search part of an address', `search=${encodeURIComponent(recipient.split('@')[0])}`],
       ['searchSubjectRare', 'search a rare subject (one order number)', `search=${encodeURIComponent(`#${g}`)}`],
       ['searchCommon', 'search a common word (20 % match)', 'search=invoice'],
       ['searchAndStatus', 'search a common word + status=BOUNCED', 'search=shipping&status=BOUNCED'],
@@ -197,7 +202,8 @@ async function main() {
     close();
     await deleteRedisPrefix(deps.redis, prefix).catch(() => undefined);
     await closeApiDeps(deps);
-    await dropDatabase(databaseUrl);
+    if (KEEP) console.log(`kept the database: ${databaseUrl}`);
+    else await dropDatabase(databaseUrl);
   }
 }
 
