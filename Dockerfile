@@ -42,6 +42,9 @@ COPY packages/tools/package.json packages/tools/package.json
 # postinstall generates the Prisma client for development; dist/ has it compiled in, and loads its
 # WebAssembly query compiler from @prisma/client/runtime at run time).
 RUN npm install --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force
+# ...but @node-rs/argon2 (dashboard passwords) ships its native binary as an optional dependency
+# per platform: take the one the build stage installed for this very base image.
+COPY --from=build /app/node_modules/@node-rs node_modules/@node-rs
 COPY --from=build /app/dist dist
 USER node
 EXPOSE 3000 2587 2465

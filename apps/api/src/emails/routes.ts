@@ -1,16 +1,14 @@
 import { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';
-import { createEmailIntake } from '@mailrail/domain/emails/email-intake';
 import { readIdempotencyKey } from '@mailrail/domain/emails/idempotency';
 import { getEmail } from './get-email';
 import { listEmailsQuery, streamEmailList } from './list-emails';
 import { cancelEmail, rescheduleEmail } from './schedule-email';
 import { batchPayload, emailIdParam, rescheduleBody, sendEmailPayload } from './schemas';
-import { sendEmails, type SendContext } from './send-emails';
+import { createSendContext, sendEmails, type SendContext } from './send-emails';
 
-export function emailRoutes(deps: ApiDeps): Router {
-  const ctx: SendContext = { deps, intake: createEmailIntake(deps) };
+export function emailRoutes(deps: ApiDeps, ctx: SendContext = createSendContext(deps)): Router {
   const r = Router();
 
   r.post('/', async (req, res) => {

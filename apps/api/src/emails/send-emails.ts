@@ -1,9 +1,15 @@
-import { submitEmails } from '@mailrail/domain/emails/email-intake';
+import { createEmailIntake, submitEmails } from '@mailrail/domain/emails/email-intake';
+import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { buildDrafts, type DraftContext } from './build-drafts';
 import type { SendEmailPayload } from './schemas';
 
 export type SendContext = DraftContext;
+
+/** One per process: the send route and the dashboard's own mail share its intake (and committer). */
+export function createSendContext(deps: ApiDeps): SendContext {
+  return { deps, intake: createEmailIntake(deps) };
+}
 
 /**
  * Validates every payload against the database, then writes them all through core's email

@@ -4,6 +4,8 @@ import { newId } from '@mailrail/platform/ids';
 import { queueNames, type QueueFactory, type SendEmailJob, type SendLane } from '@mailrail/platform/queue/queues';
 import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '../sql/email-outbox';
 import { prismaExecutor, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
+import { emailSearchTextSql } from '../sql/email-search';
+import { bareAddress } from './address';
 
 /** An email ready to be stored: recipients normalised, template already rendered. */
 export interface EmailDraft {
@@ -62,13 +64,13 @@ export function prepareEmails(drafts: EmailDraft[], now: Date): PreparedEmail[] 
 const EMAIL_COLUMNS = [
   'id', 'teamId', 'domainId', 'apiKeyId', 'from', 'to', 'replyTo', 'cc', 'bcc', 'subject', 'html', 'text',
   'headers', 'attachments', 'rawMessage', 'templateId', 'inReplyToId', 'scheduledAt', 'latestStatus', 'campaignId',
-  'contactId', 'isMarketing', 'unsubUrl', 'createdAt', 'updatedAt',
+  'contactId', 'isMarketing', 'unsubUrl', 'createdAt', 'updatedAt', 'toAddresses',
 ].map((c) => `"${c}"`).join(', ');
 
 const INSERT_EMAILS_SQL = `
 WITH inserted AS (
-  INSERT INTO "Email" (${EMAIL_COLUMNS})
-  SELECT ${EMAIL_COLUMNS} FROM json_populate_recordset(NULL::"Email", $1::json)
+  INSERT INTO "Email" (${EMAIL_COLUMNS}, "searchText")
+  SELECT ${EMAIL_COLUMNS}, ${emailSearchTextSql('r.')} FROM json_populate_recordset(NULL::"Email", $1::json) r
   RETURNING ${EMAIL_OUTBOX_RETURNING}
 ), outbox AS (
   ${emailOutboxInsertSql('inserted')}
@@ -109,6 +111,8 @@ export async function insertEmailRows(sql: SqlExecutor, items: PreparedEmail[], 
     unsubUrl: d.unsubUrl ?? null,
     createdAt: at,
     updatedAt: at,
+    // The dashboard's exact recipient search (GIN over the array).
+    toAddresses: d.to.map((a) => bareAddress(a).toLowerCase()),
   }));
   const events = items.map(({ draft: d, created }) => ({
     emailId: created.id,

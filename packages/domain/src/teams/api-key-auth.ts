@@ -14,7 +14,8 @@ import { createAuthFailureLimit } from './auth-failure-limit';
 
 export interface AuthContext {
   teamId: number;
-  apiKeyId: number;
+  /** The key of the request; null for a dashboard session (apps/api/src/dashboard). */
+  apiKeyId: number | null;
   permission: Permission;
   /** A key bound to a domain may only act on that domain. */
   domainId: number | null;
@@ -33,6 +34,7 @@ export class TooManyAuthFailures extends ApiError {
 export const invalidApiKey = () => new ApiError('FORBIDDEN', 'Invalid API token');
 
 interface CachedKey {
+  keyId: number;
   tokenHash: string;
   auth: AuthContext;
   expiresAt: number;
@@ -71,7 +73,7 @@ export function createApiKeyVerifier(deps: ApiKeyVerifierDeps, metrics?: Pick<Me
   // The injected clock, so tests can move time past a cache expiry without sleeping.
   const nowMs = () => deps.clock.now().getTime();
   const unknownKeys = new BoundedCache<true>(UNKNOWN_KEYS_MAX, deps.config.API_KEY_NEGATIVE_CACHE_SECONDS * 1000, nowMs);
-  const failures = createAuthFailureLimit(deps.redis, { prefix: deps.config.REDIS_PREFIX, maxPerMinute: deps.config.AUTH_FAILURES_PER_MINUTE, log: deps.log });
+  const failures = createAuthFailureLimit(deps.redis, { prefix: deps.config.REDIS_PREFIX, max: deps.config.AUTH_FAILURES_PER_MINUTE, log: deps.log });
   const lastUsedWritten = new Map<number, number>();
   const ttlMs = deps.config.API_KEY_CACHE_SECONDS * 1000;
 
@@ -100,6 +102,7 @@ export function createApiKeyVerifier(deps: ApiKeyVerifierDeps, metrics?: Pick<Me
       return null;
     }
     const entry: CachedKey = {
+      keyId: row.id,
       tokenHash: row.tokenHash,
       expiresAt: nowMs() + ttlMs,
       auth: {
@@ -131,7 +134,7 @@ export function createApiKeyVerifier(deps: ApiKeyVerifierDeps, metrics?: Pick<Me
         if (retryAfter) throw new TooManyAuthFailures(retryAfter);
         throw invalidApiKey();
       }
-      touchLastUsed(found.auth.apiKeyId);
+      touchLastUsed(found.keyId);
       return found.auth;
     },
     close: () => subscriber.disconnect(),

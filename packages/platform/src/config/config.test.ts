@@ -96,6 +96,14 @@ describe('configuration', () => {
     expect(loadConfig({ SMTP_TLS_CERT: '', SMTP_TLS_KEY: '', SMTP_SERVER_NAME: '' })).toMatchObject({ SMTP_TLS_CERT: undefined, SMTP_SERVER_NAME: undefined });
   });
 
+  it('takes dashboard mail settings both or neither', () => {
+    expect(loadConfig({}).DASHBOARD_MAIL_FROM).toBeUndefined();
+    expect(() => loadConfig({ DASHBOARD_MAIL_FROM: 'dashboard@example.com' })).toThrow(/DASHBOARD_MAIL_FROM and DASHBOARD_MAIL_TEAM_ID/);
+    expect(() => loadConfig({ DASHBOARD_MAIL_TEAM_ID: '3' })).toThrow(/DASHBOARD_MAIL_FROM and DASHBOARD_MAIL_TEAM_ID/);
+    expect(loadConfig({ DASHBOARD_MAIL_FROM: 'dashboard@example.com', DASHBOARD_MAIL_TEAM_ID: '3' }).DASHBOARD_MAIL_TEAM_ID).toBe(3);
+    expect(loadConfig({ DASHBOARD_MAIL_FROM: '', DASHBOARD_MAIL_TEAM_ID: '' }).DASHBOARD_MAIL_TEAM_ID).toBeUndefined();
+  });
+
   it('an empty SES_ENDPOINT means AWS itself', () => {
     expect(loadConfig({ SES_ENDPOINT: '' }).SES_ENDPOINT).toBeUndefined();
     expect(loadConfig({ SES_ENDPOINT: 'http://127.0.0.1:8005' }).SES_ENDPOINT).toBe('http://127.0.0.1:8005');
