@@ -35,6 +35,8 @@ COPY packages/core/package.json packages/core/package.json
 # WebAssembly query compiler from @prisma/client/runtime at run time).
 RUN npm install --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist dist
+# The dashboard's static build, served by the API at `/`.
+COPY --from=build /app/apps/web/dist apps/web/dist
 USER node
 EXPOSE 3000
 # node itself is PID 1 (not npm), so SIGTERM reaches the process and shutdown is graceful.

@@ -18,9 +18,9 @@ const recommended = Object.fromEntries(
 );
 
 export default [
-  { ignores: ['**/node_modules/**', '**/dist/**', '.cache/**', 'packages/core/src/db/generated/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', 'apps/web/.dist-*/**', '.cache/**', 'packages/core/src/db/generated/**'] },
   {
-    files: ['apps/**/*.ts', 'packages/**/*.ts', 'scripts/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    files: ['apps/**/*.ts', 'apps/**/*.tsx', 'packages/**/*.ts', 'scripts/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     languageOptions: { parser: tseslint.parser, ecmaVersion: 2023, sourceType: 'module' },
     // typescript-eslint's plugin is registered (no rules on) so existing disable comments naming
     // its rules resolve; the later style issue turns its rules on.

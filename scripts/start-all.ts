@@ -18,6 +18,7 @@ import {
 import { ensureDatabase } from '../packages/core/src/db/admin';
 import { migrateDeploy } from '../packages/core/src/db/prisma-cli';
 import { startSesLocal } from './start-ses-local';
+import { ensureWebBuilt } from './web-build';
 
 const DEMO_TEAM = 'Demo team';
 const DEMO_DOMAIN = 'demo.example.com';
@@ -71,6 +72,9 @@ async function main() {
     await waitFor(`${sesViewer}store`, 15_000);
   }
 
+  // The dashboard the API serves at `/`: built on the first start and after its sources change.
+  ensureWebBuilt(console.log);
+
   const seeded = await seedDemo(config);
   // `node --import tsx` (not the tsx CLI) so that our SIGTERM reaches each process itself.
   for (const app of ['api', 'worker']) {
@@ -95,6 +99,7 @@ async function main() {
     '',
     '──────────────────────────────────────────────────────────────────────────────',
     ` mailrail is running at ${base}`,
+    ` dashboard: ${base}/`,
     ` demo team ${seeded.teamId}, verified demo domain ${seeded.domain}`,
     ` API key: ${seeded.apiKey}`,
     '',
