@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { useTestDatabase } from '../testing/databases';
 import { hashKeySecret, parseApiKey } from '../teams/api-keys';
+import { hashSecretToken } from '../users/link-tokens';
 import { runCli } from './main';
 
 const database = useTestDatabase();
@@ -21,6 +22,37 @@ async function cli(...argv: string[]): Promise<{ code: number; out: unknown; err
 }
 
 describe('admin CLI', () => {
+  it('creates a dashboard user in a team and prints a one-time sign-in link whose token is stored only as a hash', async () => {
+    const team = (await cli('team', 'create', '--name', 'Users')).out as { teamId: number };
+    const { code, out } = await cli('user', 'create', '--email', ' Ada@Example.ORG ', '--team', String(team.teamId));
+    expect(code).toBe(0);
+    const created = out as { userId: number; email: string; role: string; created: boolean; signInLink: string };
+    expect(created).toMatchObject({ email: 'ada@example.org', role: 'ADMIN', created: true });
+    expect(created.signInLink).toMatch(/^http:\/\/localhost:3000\/sign-in\/link#token=[\w-]{43}$/);
+    const token = created.signInLink.split('#token=')[1];
+    const tokens = await database.db.userToken.findMany({ where: { userId: created.userId } });
+    expect(tokens).toHaveLength(1);
+    expect(tokens[0]).toMatchObject({ purpose: 'SIGN_IN', tokenHash: hashSecretToken(token), usedAt: null });
+    expect(JSON.stringify(tokens)).not.toContain(token);
+    expect(await database.db.membership.findMany({ where: { userId: created.userId } })).toEqual([expect.objectContaining({ teamId: team.teamId, role: 'ADMIN' })]);
+
+    // Again for the same address: the same user, a new link, the role given.
+    const again = (await cli('user', 'create', '--email', 'ada@example.org', '--team', String(team.teamId), '--role', 'member')).out as { userId: number; created: boolean };
+    expect(again).toMatchObject({ userId: created.userId, created: false });
+    expect(await database.db.membership.findFirst({ where: { userId: created.userId } })).toMatchObject({ role: 'MEMBER' });
+  });
+
+  it.each([
+    [['user', 'create', '--email', 'not-an-address', '--team', '1']],
+    [['user', 'create', '--email', 'a@example.org', '--team', '1', '--role', 'OWNER']],
+    [['user', 'create', '--email', 'a@example.org', '--team', '99999']],
+    [['user', 'create', '--team', '1']],
+  ])('refuses bad user arguments with status 2: %j', async (argv) => {
+    const { code, err } = await cli(...argv);
+    expect(code).toBe(2);
+    expect(err).toMatch(/error: /);
+  });
+
   it('creates a team with a FULL key whose secret is stored only as a hash', async () => {
     const { code, out } = await cli('team', 'create', '--name', 'Acme');
     expect(code).toBe(0);

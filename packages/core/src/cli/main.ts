@@ -14,6 +14,11 @@ import { awsSetupClients, sesSetupCommand } from '../ses-events/ses-setup';
 import { rememberSnsTopic } from '../ses-events/sns-topics';
 import { firstLink, simulatedEngagementEvent, simulatedMessageOfEmail, simulatedSesEventJob } from '../ses-events/event-simulator';
 import { createQueueFactory, queueNames } from '../queue/queues';
+import { normalisedEmailField } from '../emails/address';
+import { TeamRole } from '../db/generated/enums';
+import { dashboardLink } from '../users/link-tokens';
+import { issueUserToken } from '../users/user-tokens';
+import { ensureUserInTeam } from '../users/users';
 
 class UsageError extends Error {}
 
@@ -22,6 +27,7 @@ const USAGE = `usage: npm run cli -- <command>
   apikey create --team ID [--permission FULL|SENDING] [--domain ID] [--name NAME]
   apikey revoke --key KEY_OR_PREFIX
   domain add --team ID --name example.com [--region us-east-1] [--verified]
+  user create --email E --team ID [--role ADMIN|MEMBER]   (dashboard user; prints a one-time sign-in link)
   ses setup --region R [--topic-name NAME] [--callback-url URL]
   simulate open --email ID              (development: the SES event simulator must be on)
   simulate click --email ID [--link URL]`;
@@ -98,6 +104,27 @@ const commands: Record<string, Command> = {
       if (err instanceof ApiError && err.status < 500) throw new UsageError(err.message);
       throw err;
     }
+  },
+  'user create': async (args, { db, config }) => {
+    const { values } = parseArgs({ args, options: { email: { type: 'string' }, team: { type: 'string' }, role: { type: 'string' } }, strict: true });
+    const parsedEmail = normalisedEmailField().safeParse(required(values.email, 'email'));
+    if (!parsedEmail.success) throw new UsageError(`--email must be an email address, got "${values.email}"`);
+    const teamId = positiveInt(values.team, 'team');
+    // The CLI bootstraps a team's first administrator; members usually arrive by invitation.
+    const role = (values.role ?? 'ADMIN').toUpperCase();
+    if (!(Object.values(TeamRole) as string[]).includes(role)) throw new UsageError(`--role must be ${Object.values(TeamRole).join(' or ')}, got "${values.role}"`);
+    await teamMustExist(db, teamId);
+    const user = await ensureUserInTeam(db, { email: parsedEmail.data, teamId, role: role as TeamRole });
+    const token = await issueUserToken(db, { userId: user.userId, purpose: 'SIGN_IN', ttlMs: config.DASHBOARD_LINK_MINUTES * 60_000, now: new Date() });
+    return {
+      userId: user.userId,
+      email: parsedEmail.data,
+      teamId,
+      role,
+      created: user.created,
+      signInLink: dashboardLink(config.PUBLIC_URL, 'sign-in/link', token),
+      linkExpiresInMinutes: config.DASHBOARD_LINK_MINUTES,
+    };
   },
   'ses setup': (args, { db, config }) => sesSetupCommand(args, config, awsSetupClients, (arn, region) => rememberSnsTopic(db, arn, region)),
   'simulate open': (args, ctx) => simulateEngagement('open', args, ctx),

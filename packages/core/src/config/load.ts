@@ -63,6 +63,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (c.SES_NOTIFICATION_RETENTION_DAYS * 86_400 <= c.SNS_MAX_MESSAGE_AGE_SECONDS) {
     throw new ConfigError('Invalid configuration:\n  SNS_MAX_MESSAGE_AGE_SECONDS: must be shorter than SES_NOTIFICATION_RETENTION_DAYS');
   }
+  // Dashboard mail goes through the normal pipeline as one team's email: both or neither.
+  if ((c.DASHBOARD_MAIL_FROM === undefined) !== (c.DASHBOARD_MAIL_TEAM_ID === undefined)) {
+    throw new ConfigError('Invalid configuration:\n  DASHBOARD_MAIL_FROM and DASHBOARD_MAIL_TEAM_ID: set both (the sender and the team whose verified domain sends it) or neither');
+  }
   const sesRegions = (c.SES_REGIONS ?? c.AWS_REGION).split(',').map((r) => r.trim()).filter(Boolean);
   for (const r of sesRegions) {
     if (!/^[a-z]{2}(-[a-z]+)+-\d$/.test(r)) {

@@ -30,9 +30,19 @@ beforeAll(async () => {
   await ensureDatabase(fromSchemaUrl);
   const c = new Client({ connectionString: fromSchemaUrl });
   await c.connect();
+  // schema.prisma cannot declare extensions: the migrations create them, so the schema's own
+  // database gets the same ones before its tables (and their operator classes) are built.
+  await c.query(extensionsCreatedByMigrations().join(';\n'));
   await c.query(sqlFromEmpty());
   await c.end();
 }, 120_000);
+
+function extensionsCreatedByMigrations(): string[] {
+  const dir = path.join(repoRoot, 'prisma/migrations');
+  return readdirSync(dir)
+    .filter((n) => !n.endsWith('.toml'))
+    .flatMap((n) => readFileSync(path.join(dir, n, 'migration.sql'), 'utf8').match(/^CREATE EXTENSION IF NOT EXISTS \w+/gm) ?? []);
+}
 
 afterAll(async () => {
   await dropDatabase(migratedUrl);
@@ -82,6 +92,12 @@ describe('migrations', () => {
       await db.webhookDelivery.create({ data: { id: 'wd1', webhookId: hook.id, eventId: event.id } });
       await db.dailyEmailUsage.create({ data: { teamId: team.id, domainId: domain.id, date: '2026-11-22', type: 'TRANSACTIONAL', sent: 1 } });
       await db.cumulatedMetrics.create({ data: { teamId: team.id, domainId: domain.id, delivered: 1 } });
+      const user = await db.user.create({ data: { email: 'ada@example.org', passwordHash: 'h' } });
+      await db.membership.create({ data: { userId: user.id, teamId: team.id, role: 'ADMIN' } });
+      const day = new Date(Date.now() + 86_400_000);
+      await db.session.create({ data: { tokenHash: 'sh', userId: user.id, csrfToken: 'c', expiresAt: day, absoluteExpiresAt: day } });
+      await db.userToken.create({ data: { tokenHash: 'th', userId: user.id, purpose: 'PASSWORD_RESET', expiresAt: day } });
+      await db.invitation.create({ data: { teamId: team.id, email: 'bob@example.org', role: 'MEMBER', tokenHash: 'ih', invitedById: user.id, expiresAt: day } });
 
       const read = await db.team.findUniqueOrThrow({
         where: { id: team.id },
@@ -89,6 +105,7 @@ describe('migrations', () => {
           apiKeys: true, domains: true, emails: { include: { emailEvents: true } }, templates: true,
           contactBooks: { include: { contacts: true, campaigns: { include: { recipients: true } } } },
           suppressions: true, webhooks: { include: { deliveries: true } }, webhookEvents: true, dailyUsage: true, cumulated: true,
+          memberships: { include: { user: { include: { sessions: true, tokens: true } } } }, invitations: true,
         },
       });
       expect(read.emails[0].headers).toEqual({ 'X-A': '1' });
@@ -99,12 +116,19 @@ describe('migrations', () => {
       expect(read.webhooks[0].deliveries).toHaveLength(1);
       expect(read.dailyUsage[0].sent).toBe(1);
       expect(read.cumulated[0].delivered).toBe(1);
+      expect(read.memberships[0].user.sessions).toHaveLength(1);
+      expect(read.memberships[0].user.tokens[0].purpose).toBe('PASSWORD_RESET');
+      expect(read.invitations[0].invitedById).toBe(user.id);
       expect(await db.localSesIdentity.count()).toBe(1);
       expect(await db.sesNotification.count()).toBe(1);
       // Cascades hold: deleting the team removes everything it owns.
       await db.team.delete({ where: { id: team.id } });
       expect(await db.email.count()).toBe(0);
       expect(await db.contact.count()).toBe(0);
+      expect(await db.invitation.count()).toBe(0);
+      // A user outlives a team; their sessions and tokens go with the user.
+      await db.user.delete({ where: { id: user.id } });
+      expect(await db.session.count()).toBe(0);
     } finally {
       await db.$disconnect();
     }

@@ -4,6 +4,7 @@ import { newId } from '../ids';
 import { queueNames, type QueueFactory, type SendEmailJob, type SendLane } from '../queue/queues';
 import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '../db/sql/email-outbox';
 import { prismaExecutor, type SqlExecutor } from '../db/sql/executor';
+import { emailSearchTextSql } from '../db/sql/email-search';
 
 /** An email ready to be stored: recipients normalised, template already rendered. */
 export interface EmailDraft {
@@ -65,8 +66,8 @@ const EMAIL_COLUMNS = [
 
 const INSERT_EMAILS_SQL = `
 WITH inserted AS (
-  INSERT INTO "Email" (${EMAIL_COLUMNS})
-  SELECT ${EMAIL_COLUMNS} FROM json_populate_recordset(NULL::"Email", $1::json)
+  INSERT INTO "Email" (${EMAIL_COLUMNS}, "searchText")
+  SELECT ${EMAIL_COLUMNS}, ${emailSearchTextSql('r.')} FROM json_populate_recordset(NULL::"Email", $1::json) r
   RETURNING ${EMAIL_OUTBOX_RETURNING}
 ), outbox AS (
   ${emailOutboxInsertSql('inserted')}
