@@ -35,14 +35,18 @@ export function DnsRecordsTable({ records }: { records: DnsRecord[] }) {
                 </td>
                 <td>
                   <div className="copy-cell">
-                    <code className="dns-value">{value}</code>
+                    <code className="dns-value" tabIndex={0}>
+                      {value}
+                    </code>
                     <CopyButton value={value} label={`Copy value of the ${r.type} record ${r.name}`} />
                   </div>
                   {r.valueChunks && r.valueChunks.length > 1 && (
                     <details>
                       <summary className="small">For DNS providers that take 255-character pieces</summary>
                       <div className="copy-cell">
-                        <code className="dns-value">{r.valueChunks.map((c) => `"${c}"`).join(' ')}</code>
+                        <code className="dns-value" tabIndex={0}>
+                          {r.valueChunks.map((c) => `"${c}"`).join(' ')}
+                        </code>
                         <CopyButton value={r.valueChunks.map((c) => `"${c}"`).join(' ')} label={`Copy the value of ${r.name} in pieces`} />
                       </div>
                     </details>

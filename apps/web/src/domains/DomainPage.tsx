@@ -20,9 +20,10 @@ export default function DomainPage() {
   const qc = useQueryClient();
   const toast = useToast();
   const navigate = useNavigate();
-  const path = `${base}/v1/domains/${encodeURIComponent(domainId)}`;
+  const rel = `/v1/domains/${encodeURIComponent(domainId)}`;
+  const path = `${base}${rel}`;
   // While a check runs the status changes on its own: poll until it is done.
-  const domain = useTeamQuery<Domain>(['domain', domainId], path, undefined, { refetchInterval: (q) => (q.state.data?.isVerifying ? 2000 : false) });
+  const domain = useTeamQuery<Domain>(['domain', domainId], rel, undefined, { refetchInterval: (q) => (q.state.data?.isVerifying ? 2000 : false) });
   const refresh = () => qc.invalidateQueries({ queryKey: teamKey(team.id) });
   const checkNow = useMutation({ mutationFn: () => api.put<{ message: string }>(`${path}/verify`), onSuccess: (r) => (toast({ title: r.message }), refresh()) });
   const setTracking = useMutation({
@@ -78,8 +79,7 @@ export default function DomainPage() {
               Last checked {formatRelative(d.lastCheckedTime)}
               {d.lastCheckedTime && ` (${formatDateTime(d.lastCheckedTime)})`}.
             </p>
-            {d.verificationError && <p className="notice notice-warn">{d.verificationError}</p>}
-            {d.errorMessage && <p className="notice notice-warn">{d.errorMessage}</p>}
+            {(d.errorMessage ?? d.verificationError) && <p className="notice notice-warn">{d.errorMessage ?? d.verificationError}</p>}
             <button type="button" className="btn" onClick={() => checkNow.mutate()} disabled={checkNow.isPending || d.isVerifying}>
               {d.isVerifying ? 'Checking…' : 'Check now'}
             </button>

@@ -33,13 +33,9 @@ export default function OverviewPage() {
       {overview.data && (
         <>
           {overview.data.last30Days.sent === 0 && <GetStarted domains={domains.data ?? []} />}
-          <section aria-labelledby="today-h" className="card">
-            <h2 id="today-h">Today</h2>
-            <Figures counts={overview.data.today} />
-          </section>
-          <section aria-labelledby="month-h" className="card">
-            <h2 id="month-h">Last 30 days</h2>
-            <Figures counts={overview.data.last30Days} />
+          <section aria-labelledby="sending-h" className="card">
+            <h2 id="sending-h">Sending</h2>
+            <Figures today={overview.data.today} month={overview.data.last30Days} />
             <Suspense fallback={<Loading label="Loading the chart…" />}>
               <SendChart series={overview.data.series} />
             </Suspense>
@@ -51,16 +47,36 @@ export default function OverviewPage() {
   );
 }
 
-function Figures({ counts }: { counts: Counts }) {
+function Figures({ today, month }: { today: Counts; month: Counts }) {
   return (
-    <dl className="figures">
-      {FIGURES.map((f) => (
-        <div key={f.key} className="figure">
-          <dt>{f.label}</dt>
-          <dd>{formatNumber(counts[f.key])}</dd>
-        </div>
-      ))}
-    </dl>
+    <table className="figures">
+      <caption className="visually-hidden">Emails today and over the last 30 days</caption>
+      <thead>
+        <tr>
+          <td />
+          {FIGURES.map((f) => (
+            <th key={f.key} scope="col">
+              {f.label}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {(
+          [
+            ['Today', today],
+            ['Last 30 days', month],
+          ] as const
+        ).map(([label, counts]) => (
+          <tr key={label}>
+            <th scope="row">{label}</th>
+            {FIGURES.map((f) => (
+              <td key={f.key}>{formatNumber(counts[f.key])}</td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 

@@ -23,7 +23,8 @@ export default function SendChart({ series }: { series: Overview['series'] }) {
     const chart = new uPlot(
       {
         width: el.clientWidth || 800,
-        height: 240,
+        height: 220,
+        legend: { live: false },
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
         scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(4, max)] } },
         axes: [{}, { values: (_u, ticks) => ticks.map((t) => formatNumber(t)) }],
@@ -32,7 +33,7 @@ export default function SendChart({ series }: { series: Overview['series'] }) {
       data,
       el,
     );
-    const resize = new ResizeObserver(() => chart.setSize({ width: el.clientWidth, height: 240 }));
+    const resize = new ResizeObserver(() => chart.setSize({ width: el.clientWidth, height: 220 }));
     resize.observe(el);
     return () => {
       resize.disconnect();

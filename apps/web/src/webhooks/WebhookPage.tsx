@@ -105,8 +105,8 @@ export default function WebhookPage() {
             <LabelledSwitch label="Enabled" checked={w.enabled} disabled={update.isPending} onChange={(enabled) => update.mutate({ enabled })} />
             <ErrorNotice error={update.error} />
           </section>
-          <Filters webhook={w} domains={domains.data ?? []} onSave={(change) => update.mutate(change)} saving={update.isPending} />
           <Deliveries rel={rel} webhookId={w.id} />
+          <Filters webhook={w} domains={domains.data ?? []} onSave={(change) => update.mutate(change)} saving={update.isPending} />
         </>
       )}
     </>
