@@ -21,6 +21,9 @@ import { metricsEndpoint, recordHttpMetrics } from './ops/metrics';
 import { openApiRoutes } from './openapi/routes';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './ops/queue-dashboard';
 import { webhookRoutes } from './webhooks/routes';
+import { dashboardRoutes } from './dashboard/routes';
+import { createSendContext, type SendContext } from './emails/send-emails';
+import { dashboardApp } from './web/serve-dashboard';
 
 export interface ApiApp {
   app: Express;
@@ -37,6 +40,20 @@ export function trustProxySetting(value: string): number | string[] {
 /** Test seams for edges that reach outside the machine (the SNS certificate fetch). */
 export interface AppOptions {
   sesNotifications?: SesNotificationOptions;
+}
+
+/** /api/v1's resources, one router serving both the API (API keys) and the dashboard (sessions). */
+function publicApiResources(deps: ApiDeps, metrics: Metrics, send: SendContext): express.Router {
+  const r = express.Router();
+  r.use('/emails', emailRoutes(deps, send));
+  r.use('/domains', domainRoutes(deps, { metrics }));
+  r.use('/webhooks', webhookRoutes(deps));
+  r.use('/contactBooks', contactBookRoutes(deps));
+  r.use('/suppressions', suppressionRoutes(deps));
+  r.use('/analytics', analyticsRoutes(deps));
+  r.use('/templates', templateRoutes(deps));
+  r.use('/campaigns', campaignRoutes(deps));
+  return r;
 }
 
 export function createApp(deps: ApiDeps, opts: AppOptions = {}): ApiApp {
@@ -59,18 +76,17 @@ export function createApp(deps: ApiDeps, opts: AppOptions = {}): ApiApp {
   // Authentication first, then the rate limit, and only then is a body read: an unauthenticated
   // caller cannot make us parse 50 MB.
   const auth = createAuth(deps, metrics);
+  const send = createSendContext(deps);
+  const resources = publicApiResources(deps, metrics, send);
   const v1 = express.Router();
   v1.use(auth.middleware, createRateLimit(deps), ...jsonBody(deps.config.BODY_LIMIT));
-  v1.use('/emails', emailRoutes(deps));
-  v1.use('/domains', domainRoutes(deps, { metrics }));
-  v1.use('/webhooks', webhookRoutes(deps));
-  v1.use('/contactBooks', contactBookRoutes(deps));
-  v1.use('/suppressions', suppressionRoutes(deps));
-  v1.use('/analytics', analyticsRoutes(deps));
-  v1.use('/templates', templateRoutes(deps));
-  v1.use('/campaigns', campaignRoutes(deps));
+  v1.use(resources);
   v1.use(notFoundHandler);
   app.use('/api/v1', v1);
+  // The web dashboard's routes: the same resources per team behind a session (docs/dashboard-api.md).
+  app.use('/api/dashboard', dashboardRoutes(deps, { publicApi: resources, send, metrics }));
+  // The dashboard app itself, last, so it never shadows a route above.
+  app.use(dashboardApp(deps.config));
 
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -1,24 +1,14 @@
 import { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';
-import { createEmailCommitter } from './email-committer';
 import { getEmail } from './get-email';
 import { readIdempotencyKey } from './idempotency';
 import { listEmailsQuery, streamEmailList } from './list-emails';
 import { cancelEmail, rescheduleEmail } from './schedule-email';
 import { batchPayload, emailIdParam, rescheduleBody, sendEmailPayload } from './schemas';
-import { sendEmails, type SendContext } from './send-emails';
-import { createTeamDomains } from './team-domains';
+import { createSendContext, sendEmails, type SendContext } from './send-emails';
 
-export function emailRoutes(deps: ApiDeps): Router {
-  const ctx: SendContext = {
-    deps,
-    domains: createTeamDomains(deps.db, deps.clock),
-    committer: createEmailCommitter(
-      { db: deps.db, queues: deps.queues, log: deps.log, now: () => deps.clock.now() },
-      { maxBatch: deps.config.EMAIL_COMMIT_MAX_BATCH, concurrency: deps.config.EMAIL_COMMIT_CONCURRENCY },
-    ),
-  };
+export function emailRoutes(deps: ApiDeps, ctx: SendContext = createSendContext(deps)): Router {
   const r = Router();
 
   r.post('/', async (req, res) => {

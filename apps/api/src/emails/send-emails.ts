@@ -1,12 +1,26 @@
 import { badRequest } from '@mailrail/core';
+import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { buildDrafts, type DraftContext } from './build-drafts';
-import type { EmailCommitter } from './email-committer';
+import { createEmailCommitter, type EmailCommitter } from './email-committer';
 import { withIdempotency } from './idempotency';
+import { createTeamDomains } from './team-domains';
 import type { SendEmailPayload } from './schemas';
 
 export interface SendContext extends DraftContext {
   committer: EmailCommitter;
+}
+
+/** One per process: the send route and the dashboard's own mail share its group committer. */
+export function createSendContext(deps: ApiDeps): SendContext {
+  return {
+    deps,
+    domains: createTeamDomains(deps.db, deps.clock),
+    committer: createEmailCommitter(
+      { db: deps.db, queues: deps.queues, log: deps.log, now: () => deps.clock.now() },
+      { maxBatch: deps.config.EMAIL_COMMIT_MAX_BATCH, concurrency: deps.config.EMAIL_COMMIT_CONCURRENCY },
+    ),
+  };
 }
 
 /**

@@ -6,7 +6,8 @@ import { BoundedCache } from './bounded-cache';
 
 export interface AuthContext {
   teamId: number;
-  apiKeyId: number;
+  /** The key of the request; null for a dashboard session (apps/api/src/dashboard). */
+  apiKeyId: number | null;
   permission: Permission;
   /** A key bound to a domain may only act on that domain. */
   domainId: number | null;
@@ -24,6 +25,7 @@ declare global {
 }
 
 interface CachedKey {
+  keyId: number;
   tokenHash: string;
   auth: AuthContext;
   expiresAt: number;
@@ -51,7 +53,7 @@ export function createAuth(deps: ApiDeps, metrics?: Metrics): { middleware: Requ
   // The injected clock, so tests can move time past a cache expiry without sleeping.
   const nowMs = () => deps.clock.now().getTime();
   const unknownKeys = new BoundedCache<true>(UNKNOWN_KEYS_MAX, deps.config.API_KEY_NEGATIVE_CACHE_SECONDS * 1000, nowMs);
-  const failures = createAuthFailureLimit(deps.redis, { prefix: deps.config.REDIS_PREFIX, maxPerMinute: deps.config.AUTH_FAILURES_PER_MINUTE, log: deps.log });
+  const failures = createAuthFailureLimit(deps.redis, { prefix: deps.config.REDIS_PREFIX, max: deps.config.AUTH_FAILURES_PER_MINUTE, log: deps.log });
   const lastUsedWritten = new Map<number, number>();
   const ttlMs = deps.config.API_KEY_CACHE_SECONDS * 1000;
 
@@ -80,6 +82,7 @@ export function createAuth(deps: ApiDeps, metrics?: Metrics): { middleware: Requ
       return null;
     }
     const entry: CachedKey = {
+      keyId: row.id,
       tokenHash: row.tokenHash,
       expiresAt: nowMs() + ttlMs,
       auth: {
@@ -120,7 +123,7 @@ export function createAuth(deps: ApiDeps, metrics?: Metrics): { middleware: Requ
         throw new ApiError('FORBIDDEN', 'This API key has SENDING permission and can only send emails');
       }
       req.auth = key.auth;
-      touchLastUsed(key.auth.apiKeyId);
+      touchLastUsed(key.keyId);
       next();
     } catch (err) {
       if (err instanceof TooManyFailures) res.setHeader('Retry-After', String(err.retryAfter));

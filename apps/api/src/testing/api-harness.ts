@@ -44,13 +44,18 @@ export interface TestApi {
 /**
  * A real API on the test file's own database and Redis prefix, with one team and a FULL key.
  * `shared` puts it on another harness's database and prefix (a worker test driving the real API);
- * that harness owns them, so close() leaves them.
+ * that harness owns them, so close() leaves them. `overrides` replace deps (e.g. a logger whose
+ * lines a test reads).
  */
-export async function startTestApi(env: Record<string, string> = {}, shared?: { databaseUrl: string; redisPrefix: string }): Promise<TestApi> {
+export async function startTestApi(
+  env: Record<string, string> = {},
+  shared?: { databaseUrl: string; redisPrefix: string },
+  overrides: Partial<ApiDeps> = {},
+): Promise<TestApi> {
   const databaseUrl = shared?.databaseUrl ?? (await createTestDatabase());
   const prefix = shared?.redisPrefix ?? testRedisPrefix();
   const config = testConfig(databaseUrl, prefix, env);
-  const deps = createApiDeps(config);
+  const deps = createApiDeps(config, overrides);
   const { app, close } = createApp(deps);
   const contract = await responseContract();
 

@@ -1,0 +1,53 @@
+import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
+import type { Metrics } from '@mailrail/core/metrics/metrics';
+import type { ApiDeps } from '../deps';
+import type { SendContext } from '../emails/send-emails';
+import { notFoundHandler } from '../http/errors';
+import { jsonBody } from '../http/json-body';
+import { createRateLimit } from '../http/rate-limit';
+import { TooManyAttempts } from './auth/login-throttle';
+import { authRoutes } from './auth/routes';
+import { invitationAcceptRoutes } from './invitations/routes';
+import { createDashboardMailer } from './mail/dashboard-mail';
+import { requireSameOrigin } from './session/csrf';
+import { loadSession, requireSession } from './session/middleware';
+import { teamAccess } from './team/team-access';
+import { teamRoutes } from './team/team-routes';
+
+// Sign-in, invitation and account forms are small; the team routes take BODY_LIMIT like /api/v1.
+const SMALL_BODY = '64kb';
+
+const noStore: RequestHandler = (_req, res, next) => {
+  // Answers carry session data and, once, secrets: never cached by the browser or a proxy.
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
+
+const retryAfter: ErrorRequestHandler = (err, _req, res, next) => {
+  if (err instanceof TooManyAttempts) res.setHeader('Retry-After', String(err.retryAfter));
+  next(err);
+};
+
+/**
+ * /api/dashboard (docs/dashboard-api.md). `publicApi` is the router of /api/v1's resources: it is
+ * mounted per team at /teams/:teamId/v1 behind a session and a membership instead of an API key,
+ * so validation, errors and team scoping are the API's own code.
+ */
+export function dashboardRoutes(deps: ApiDeps, opts: { publicApi: Router; send: SendContext; metrics?: Metrics }): Router {
+  const mailer = createDashboardMailer(opts.send);
+  const r = Router();
+  r.use(noStore, requireSameOrigin(deps.config), loadSession(deps));
+
+  const team = Router({ mergeParams: true });
+  team.use('/v1', opts.publicApi);
+  team.use(teamRoutes(deps, { mailer, metrics: opts.metrics }));
+  // Session and membership first, then the team's rate limit, and only then is a body read.
+  r.use('/teams/:teamId', requireSession, teamAccess(deps), createRateLimit(deps), ...jsonBody(deps.config.BODY_LIMIT), team);
+
+  r.use(...jsonBody(SMALL_BODY));
+  r.use('/invitations', invitationAcceptRoutes(deps));
+  r.use(authRoutes(deps, mailer));
+  r.use(notFoundHandler);
+  r.use(retryAfter);
+  return r;
+}

@@ -1,0 +1,55 @@
+import request from 'supertest';
+import type { TeamRole } from '@mailrail/core/db/generated/enums';
+import { hashPassword } from '@mailrail/core/users/passwords';
+import type { TestApi } from '../testing/api-harness';
+
+// Test helpers for the dashboard routes: users with passwords, and a signed-in browser (a
+// supertest agent keeps the session cookie) that sends Origin and X-CSRF-Token like the app does.
+
+export const PASSWORD = 'correct horse battery staple';
+
+let seq = 0;
+
+/** A user with PASSWORD, member of each team given. */
+export async function addUser(api: TestApi, teams: { teamId: number; role: TeamRole }[], email = `user${++seq}-${Date.now()}@example.org`) {
+  const user = await api.deps.db.user.create({ data: { email, passwordHash: await hashPassword(PASSWORD) } });
+  for (const t of teams) await api.deps.db.membership.create({ data: { userId: user.id, teamId: t.teamId, role: t.role } });
+  return { userId: user.id, email };
+}
+
+export interface Browser {
+  agent: ReturnType<typeof request.agent>;
+  origin: string;
+  csrfToken: string;
+  get(path: string): request.Test;
+  post(path: string, body?: object): request.Test;
+  patch(path: string, body?: object): request.Test;
+  put(path: string, body?: object): request.Test;
+  delete(path: string): request.Test;
+}
+
+/** A browser on the dashboard's origin, not signed in yet. */
+export function browser(api: TestApi): Browser {
+  const agent = request.agent(api.app);
+  const origin = api.config.PUBLIC_URL;
+  const b: Browser = {
+    agent,
+    origin,
+    csrfToken: '',
+    get: (path) => agent.get(path),
+    post: (path, body) => agent.post(path).set('Origin', origin).set('X-CSRF-Token', b.csrfToken).send(body ?? {}),
+    patch: (path, body) => agent.patch(path).set('Origin', origin).set('X-CSRF-Token', b.csrfToken).send(body ?? {}),
+    put: (path, body) => agent.put(path).set('Origin', origin).set('X-CSRF-Token', b.csrfToken).send(body ?? {}),
+    delete: (path) => agent.delete(path).set('Origin', origin).set('X-CSRF-Token', b.csrfToken),
+  };
+  return b;
+}
+
+/** Signs in with email and PASSWORD; the browser then carries the cookie and the CSRF token. */
+export async function signIn(api: TestApi, email: string, password = PASSWORD): Promise<Browser> {
+  const b = browser(api);
+  const res = await b.post('/api/dashboard/auth/login', { email, password });
+  if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${JSON.stringify(res.body)}`);
+  b.csrfToken = res.body.csrfToken;
+  return b;
+}
