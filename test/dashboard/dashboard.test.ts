@@ -8,7 +8,9 @@
 // violation, and each is photographed at 1280×800 into docs/dashboard/.
 //
 // The steps share one browser session and build on each other, so they run in order.
+import { mkdirSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -25,7 +27,9 @@ import { chromiumAvailable, expectAccessible, launchChromium, newContext, screen
 
 const ADMIN = { email: 'ada@acme.example', password: 'correct horse battery staple' };
 const MEMBER = { email: 'bob@acme.example', password: 'bob-has-a-long-password' };
-const NEW_DOMAIN = 'mail.acme.example';
+const NEW_DOMAIN = 'news.example.net';
+// The zone the customer publishes in: record names are given relative to it, as DNS providers take them.
+const ZONE = 'example.net';
 
 const run = chromiumAvailable() || !!process.env.CI;
 const describeInBrowser = run ? describe : describe.skip;
@@ -44,6 +48,19 @@ describeInBrowser('the dashboard in a browser', () => {
   let teamId: number;
   let apiKey = '';
 
+  /** A step of the path; when it fails, the page as it was is kept in .cache/dashboard-failures/ for a look. */
+  const step = (name: string, fn: () => Promise<void>, timeoutMs: number) =>
+    test(name, async () => {
+      try {
+        await fn();
+      } catch (err) {
+        const file = path.resolve(__dirname, '../../.cache/dashboard-failures', `${name.replace(/\W+/g, '-').slice(0, 60)}.png`);
+        mkdirSync(path.dirname(file), { recursive: true });
+        await page?.screenshot({ path: file, fullPage: true }).catch(() => undefined);
+        throw err;
+      }
+    }, timeoutMs);
+
   /** One of the team's pages, by its path under /teams/<id>. */
   const open = async (path: string) => {
     await page.goto(`/teams/${teamId}${path}`);
@@ -61,6 +78,7 @@ describeInBrowser('the dashboard in a browser', () => {
       method: 'POST',
       headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
     });
     expect(res.status).toBe(200);
     return ((await res.json()) as { emailId: string }).emailId;
@@ -115,7 +133,7 @@ describeInBrowser('the dashboard in a browser', () => {
     await dns?.close();
   }, 60_000);
 
-  test('signing in: a wrong password is refused in words, the right one opens the team', async () => {
+  step('signing in: a wrong password is refused in words, the right one opens the team', async () => {
     await page.goto('/');
     await page.waitForURL(/\/sign-in/);
     await page.getByLabel('Email').fill(ADMIN.email);
@@ -133,7 +151,7 @@ describeInBrowser('the dashboard in a browser', () => {
     await checkAndShoot(null, 'the empty overview');
   }, 60_000);
 
-  test('the team switcher lists every team of the user and moves between them', async () => {
+  step('the team switcher lists every team of the user and moves between them', async () => {
     await page.getByRole('button', { name: /Switch team/ }).click();
     await page.getByRole('menuitemradio', { name: /Test team/ }).click();
     await page.waitForURL(new RegExp(`/teams/${api.team.teamId}/?$`));
@@ -146,7 +164,7 @@ describeInBrowser('the dashboard in a browser', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).waitFor();
   }, 60_000);
 
-  test('adding a domain, copying its records, publishing them and checking it to verified', async () => {
+  step('adding a domain, copying its records, publishing them and checking it to verified', async () => {
     await open('/domains');
     await page.getByRole('button', { name: 'Add domain' }).first().click();
     const dialog = page.getByRole('dialog');
@@ -164,7 +182,7 @@ describeInBrowser('the dashboard in a browser', () => {
       const row = rows.nth(i);
       const type = (await row.locator('td').first().innerText()).split('\n')[0].trim();
       await row.getByRole('button', { name: /^Copy name/ }).click();
-      const name = await clipboard();
+      const name = `${await clipboard()}.${ZONE}`;
       await row.getByRole('button', { name: /^Copy value/ }).click();
       const value = await clipboard();
       const entry = (zone[name] ??= {});
@@ -195,7 +213,7 @@ describeInBrowser('the dashboard in a browser', () => {
     await page.keyboard.press('Escape');
   }, 120_000);
 
-  test('creating an API key shows it once, with a copy button', async () => {
+  step('creating an API key shows it once, with a copy button', async () => {
     await open('/api-keys');
     await page.getByRole('heading', { name: 'No API keys yet' }).waitFor();
     await checkAndShoot(null, 'the empty API keys page');
@@ -217,7 +235,7 @@ describeInBrowser('the dashboard in a browser', () => {
     await checkAndShoot('api-keys', 'the API keys page');
   }, 60_000);
 
-  test('an email sent through the public API with that key reaches SENT in the log and opens with its parts', async () => {
+  step('an email sent through the public API with that key reaches SENT in the log and opens with its parts', async () => {
     const html = `<h1>Order 1042</h1><p>Thanks for your order, Ada.</p><img src="${pixel.url}" alt="logo" width="1" height="1">`;
     const emailId = await sendWithKey({ from: 'Acme Shop <orders@example.com>', to: 'ada@example.org', subject: 'Order 1042', html, text: 'Thanks for your order, Ada.' });
     for (let i = 1; i <= 3; i++) await sendWithKey({ from: 'orders@example.com', to: `customer${i}@example.org`, subject: `Newsletter ${i}`, text: 'News' });
@@ -249,7 +267,7 @@ describeInBrowser('the dashboard in a browser', () => {
     await waitFor(() => pixel.hits() > 0, { timeoutMs: 10_000 });
   }, 120_000);
 
-  test('a scheduled email is rescheduled, then cancelled after a confirmation', async () => {
+  step('a scheduled email is rescheduled, then cancelled after a confirmation', async () => {
     const at = new Date(Date.now() + 24 * 3600_000);
     const emailId = await sendWithKey({ from: 'orders@example.com', to: 'later@example.org', subject: 'Your reminder', text: 'Later', scheduledAt: at.toISOString() });
 
@@ -272,7 +290,7 @@ describeInBrowser('the dashboard in a browser', () => {
     expect((await worker.email(emailId)).latestStatus).toBe('CANCELLED');
   }, 60_000);
 
-  test('suppressions: add two addresses, search, remove one', async () => {
+  step('suppressions: add two addresses, search, remove one', async () => {
     await open('/suppressions');
     await page.getByRole('heading', { name: 'No suppressed addresses' }).waitFor();
     for (const [email, reason] of [['bounced@example.org', 'HARD_BOUNCE'], ['unhappy@example.org', 'COMPLAINT']]) {
@@ -295,7 +313,7 @@ describeInBrowser('the dashboard in a browser', () => {
     await checkAndShoot('suppressions', 'the suppressions page');
   }, 60_000);
 
-  test('a webhook: created with its secret shown once, its test event delivered and logged', async () => {
+  step('a webhook: created with its secret shown once, its test event delivered and logged', async () => {
     await open('/webhooks');
     await page.getByRole('heading', { name: 'No webhooks yet' }).waitFor();
     await page.getByRole('button', { name: 'Add webhook' }).first().click();
@@ -318,9 +336,9 @@ describeInBrowser('the dashboard in a browser', () => {
     expect(receiver.calls[0].headers['x-usesend-signature']).toMatch(/^v1=/);
 
     await page.getByRole('switch', { name: 'Enabled' }).click();
-    await waitFor(async () => (await api.deps.db.webhook.findFirstOrThrow({ where: { teamId } })).enabled === false, { timeoutMs: 10_000 });
+    await waitFor(async () => (await api.deps.db.webhook.findFirstOrThrow({ where: { teamId } })).status === 'PAUSED', { timeoutMs: 10_000 });
     await page.getByRole('switch', { name: 'Enabled' }).click();
-    await waitFor(async () => (await api.deps.db.webhook.findFirstOrThrow({ where: { teamId } })).enabled, { timeoutMs: 10_000 });
+    await waitFor(async () => (await api.deps.db.webhook.findFirstOrThrow({ where: { teamId } })).status === 'ACTIVE', { timeoutMs: 10_000 });
     await checkAndShoot('webhook', 'a webhook page');
 
     await open('/webhooks');
@@ -328,7 +346,7 @@ describeInBrowser('the dashboard in a browser', () => {
     await checkAndShoot('webhooks', 'the webhooks page');
   }, 90_000);
 
-  test('the overview shows the figures, the chart and the reputation against SES thresholds', async () => {
+  step('the overview shows the figures, the chart and the reputation against SES thresholds', async () => {
     await open('');
     await page.getByRole('heading', { name: 'Reputation' }).waitFor();
     await page.locator('.chart canvas').first().waitFor();
@@ -336,7 +354,7 @@ describeInBrowser('the dashboard in a browser', () => {
     await checkAndShoot('overview', 'the overview');
   }, 60_000);
 
-  test('inviting a member, who signs up from the emailed link and cannot open the keys page', async () => {
+  step('inviting a member, who signs up from the emailed link and cannot open the keys page', async () => {
     await open('/settings');
     await page.getByRole('heading', { name: 'Members' }).waitFor();
     await page.getByRole('button', { name: 'Invite member' }).click();
@@ -394,7 +412,7 @@ describeInBrowser('the dashboard in a browser', () => {
     }
   }, 120_000);
 
-  test('the account page', async () => {
+  step('the account page', async () => {
     await open('/account');
     await page.getByRole('heading', { name: 'Change password' }).waitFor();
     await checkAndShoot(null, 'the account page');

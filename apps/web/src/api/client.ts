@@ -42,11 +42,8 @@ async function errorFrom(res: Response): Promise<ApiError> {
     // not JSON (a proxy's HTML page, an empty body): fall back to the status line
   }
   const err = (body as { error?: { code?: string; message?: string; issues?: ApiError['issues'] } } | null)?.error;
-  if (err?.message) {
-    // A validation error names each field: show them, the server's words.
-    const details = err.issues?.length ? `: ${err.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ')}` : '';
-    return new ApiError(res.status, err.code ?? 'ERROR', `${err.message}${details}`, err.issues ?? []);
-  }
+  // The server words `message` for people (a validation error's names its first problem): shown as is.
+  if (err?.message) return new ApiError(res.status, err.code ?? 'ERROR', err.message, err.issues ?? []);
   return new ApiError(res.status, 'HTTP_ERROR', `The server answered ${res.status} ${res.statusText || ''}`.trim());
 }
 
