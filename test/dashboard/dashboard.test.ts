@@ -94,7 +94,15 @@ describeInBrowser('the dashboard in a browser', () => {
     base = `http://127.0.0.1:${port}`;
     // The worker's team (with its verified domain example.com) is the team the admin signs in to;
     // it also sends the dashboard's own mail (invitations).
-    worker = await startTestWorkerEnv({ DNS_RESOLVER: dns.address, DNS_TIMEOUT_MS: '500', WEBHOOK_ALLOW_PRIVATE: 'true' });
+    // The SES event simulator (docs/events.md) answers every message with SES's events, Delivery
+    // 20 s after Send: long enough to watch an email sit at SENT, short enough for the overview.
+    worker = await startTestWorkerEnv({
+      DNS_RESOLVER: dns.address,
+      DNS_TIMEOUT_MS: '500',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      SES_EVENT_SIMULATOR: 'on',
+      SES_EVENT_SIMULATOR_DELAY_MS: '20000',
+    });
     teamId = worker.teamId;
     await worker.deps.db.team.update({ where: { id: teamId }, data: { name: 'Acme' } });
     api = await startTestApi(
@@ -232,25 +240,28 @@ describeInBrowser('the dashboard in a browser', () => {
     await row.waitFor();
     // The list never shows the key itself again.
     expect(await page.getByText(apiKey).count()).toBe(0);
-    await checkAndShoot('api-keys', 'the API keys page');
+    await checkAndShoot(null, 'the API keys page');
   }, 60_000);
 
   step('an email sent through the public API with that key reaches SENT in the log and opens with its parts', async () => {
     const html = `<h1>Order 1042</h1><p>Thanks for your order, Ada.</p><img src="${pixel.url}" alt="logo" width="1" height="1">`;
     const emailId = await sendWithKey({ from: 'Acme Shop <orders@example.com>', to: 'ada@example.org', subject: 'Order 1042', html, text: 'Thanks for your order, Ada.' });
-    for (let i = 1; i <= 3; i++) await sendWithKey({ from: 'orders@example.com', to: `customer${i}@example.org`, subject: `Newsletter ${i}`, text: 'News' });
+    // A month's worth in miniature for the overview: the SES event simulator delivers these, and
+    // bounces the one to bounce@ (a hard bounce, which also suppresses the address).
+    for (let i = 1; i <= 24; i++) await sendWithKey({ from: 'orders@example.com', to: `customer${i}@example.org`, subject: `Newsletter ${i}`, text: 'News' });
+    await sendWithKey({ from: 'orders@example.com', to: 'bounce@example.org', subject: 'Newsletter to a dead address', text: 'News' });
 
     await open('/emails');
     const row = page.getByRole('row', { name: /Order 1042/ });
     await row.getByText('sent', { exact: true }).waitFor({ timeout: 30_000 });
     // Search by recipient.
-    await page.getByLabel('Recipient or subject').fill('customer2');
+    await page.getByLabel('Recipient or subject').fill('customer17@');
     await page.getByRole('button', { name: 'Apply' }).click();
-    await page.getByRole('row', { name: /Newsletter 2/ }).waitFor();
+    await page.getByRole('row', { name: /Newsletter 17 / }).waitFor();
     await waitFor(async () => (await page.getByRole('row', { name: /Order 1042/ }).count()) === 0, { timeoutMs: 10_000 });
     await page.getByRole('button', { name: 'Clear' }).click();
     await page.getByRole('row', { name: /Order 1042/ }).waitFor();
-    await checkAndShoot('emails', 'the emails page');
+    await checkAndShoot(null, 'the emails page');
 
     await page.getByRole('link', { name: 'Order 1042' }).click();
     await page.waitForURL(new RegExp(`/emails/${emailId}$`));
@@ -292,8 +303,7 @@ describeInBrowser('the dashboard in a browser', () => {
 
   step('suppressions: add two addresses, search, remove one', async () => {
     await open('/suppressions');
-    await page.getByRole('heading', { name: 'No suppressed addresses' }).waitFor();
-    for (const [email, reason] of [['bounced@example.org', 'HARD_BOUNCE'], ['unhappy@example.org', 'COMPLAINT']]) {
+    for (const [email, reason] of [['left-the-company@example.org', 'MANUAL'], ['unhappy@example.org', 'COMPLAINT']]) {
       await page.getByRole('button', { name: 'Add address' }).click();
       const dialog = page.getByRole('dialog');
       await dialog.getByLabel('Email address').fill(email);
@@ -303,14 +313,16 @@ describeInBrowser('the dashboard in a browser', () => {
     }
     await page.getByLabel('Search addresses').fill('unhappy');
     await page.getByRole('button', { name: 'Search' }).click();
-    await waitFor(async () => (await page.getByRole('row', { name: /bounced@example.org/ }).count()) === 0, { timeoutMs: 10_000 });
+    await waitFor(async () => (await page.getByRole('row', { name: /left-the-company/ }).count()) === 0, { timeoutMs: 10_000 });
     await page.getByRole('button', { name: 'Remove unhappy@example.org' }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Remove' }).click();
     await page.getByRole('heading', { name: /No suppressed address matches/ }).waitFor();
     await page.goto(`/teams/${teamId}/suppressions`);
-    await page.getByRole('row', { name: /bounced@example.org/ }).waitFor();
-    expect((await api.deps.db.suppression.findMany({ where: { teamId } })).map((s) => s.email)).toEqual(['bounced@example.org']);
-    await checkAndShoot('suppressions', 'the suppressions page');
+    await page.getByRole('row', { name: /left-the-company@example.org/ }).waitFor();
+    const listed = (await api.deps.db.suppression.findMany({ where: { teamId } })).map((s) => s.email);
+    expect(listed).toContain('left-the-company@example.org');
+    expect(listed).not.toContain('unhappy@example.org');
+    await checkAndShoot(null, 'the suppressions page');
   }, 60_000);
 
   step('a webhook: created with its secret shown once, its test event delivered and logged', async () => {
@@ -346,13 +358,38 @@ describeInBrowser('the dashboard in a browser', () => {
     await checkAndShoot('webhooks', 'the webhooks page');
   }, 90_000);
 
-  step('the overview shows the figures, the chart and the reputation against SES thresholds', async () => {
+  step('once SES has answered: the overview with figures, chart and reputation, the last use of the key, delivered and bounced emails, the automatic suppression', async () => {
+    // The simulated deliveries and the bounce have been counted.
+    await waitFor(
+      async () => {
+        const usage = await api.deps.db.dailyEmailUsage.aggregate({ where: { teamId }, _sum: { delivered: true, hardBounced: true } });
+        return (usage._sum.delivered ?? 0) >= 25 && (usage._sum.hardBounced ?? 0) >= 1;
+      },
+      { timeoutMs: 90_000, what: 'the simulated deliveries and bounce to be counted' },
+    );
     await open('');
     await page.getByRole('heading', { name: 'Reputation' }).waitFor();
     await page.locator('.chart canvas').first().waitFor();
     await page.getByRole('meter', { name: 'Bounce rate' }).waitFor();
     await checkAndShoot('overview', 'the overview');
-  }, 60_000);
+
+    // The key has been used by now: the list says when.
+    await open('/api-keys');
+    const row = page.getByRole('row', { name: /shop/ });
+    await row.waitFor();
+    expect(await row.innerText()).not.toContain('never');
+    await checkAndShoot('api-keys', 'the API keys page');
+
+    // The log and the suppression list now show what SES said: deliveries, and the hard bounce
+    // that put bounce@example.org on the list by itself.
+    await open('/emails');
+    await page.getByRole('row', { name: /Newsletter to a dead address/ }).getByText('bounced', { exact: true }).waitFor();
+    await page.getByRole('row', { name: /Order 1042/ }).getByText('delivered', { exact: true }).waitFor();
+    await checkAndShoot('emails', 'the emails page');
+    await open('/suppressions');
+    await page.getByRole('row', { name: /bounce@example.org/ }).getByText('hard bounce').waitFor();
+    await checkAndShoot('suppressions', 'the suppressions page');
+  }, 120_000);
 
   step('inviting a member, who signs up from the emailed link and cannot open the keys page', async () => {
     await open('/settings');

@@ -89,12 +89,14 @@ function Reputation({ overview }: { overview: Overview }) {
         All time, in percent of delivered mail ({formatNumber(r.delivered)} delivered). SES reviews an account at the first mark and may pause its sending at the second.
       </p>
       <div className="rates">
-        <RateMeter label="Bounce rate" value={r.bounceRate} review={t.bounceRate.review} pause={t.bounceRate.pause} count={`${formatNumber(r.hardBounced)} hard bounces`} />
-        <RateMeter label="Complaint rate" value={r.complaintRate} review={t.complaintRate.review} pause={t.complaintRate.pause} count={`${formatNumber(r.complained)} complaints`} />
+        <RateMeter label="Bounce rate" value={r.bounceRate} review={t.bounceRate.review} pause={t.bounceRate.pause} count={plural(r.hardBounced, 'hard bounce')} />
+        <RateMeter label="Complaint rate" value={r.complaintRate} review={t.complaintRate.review} pause={t.complaintRate.pause} count={plural(r.complained, 'complaint')} />
       </div>
     </section>
   );
 }
+
+const plural = (n: number, word: string) => `${formatNumber(n)} ${word}${n === 1 ? '' : 's'}`;
 
 function RateMeter({ label, value, review, pause, count }: { label: string; value: number; review: number; pause: number; count: string }) {
   const state = value >= pause ? 'bad' : value >= review ? 'warn' : 'good';
