@@ -1,7 +1,9 @@
 // `npm start`: everything on one machine for a first try. Migrates, starts the local SES emulator
 // when no SES endpoint or AWS credentials are configured, seeds a demo team with a verified demo
-// domain, starts the API and the worker, and prints an API key with a ready-to-paste curl.
+// domain and a dashboard admin, starts the API and the worker, and prints the dashboard's sign-in,
+// an API key and a ready-to-paste curl.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import {
   awsCredentialsSource,
@@ -16,12 +18,15 @@ import {
   SIMULATOR_TEST_ADDRESSES,
 } from '../packages/core/src';
 import { ensureDatabase } from '../packages/core/src/db/admin';
+import { hashPassword } from '../packages/core/src/users/passwords';
+import { ensureUserInTeam } from '../packages/core/src/users/users';
 import { migrateDeploy } from '../packages/core/src/db/prisma-cli';
 import { startSesLocal } from './start-ses-local';
 import { ensureWebBuilt } from './web-build';
 
 const DEMO_TEAM = 'Demo team';
 const DEMO_DOMAIN = 'demo.example.com';
+const DEMO_USER = `admin@${DEMO_DOMAIN}`;
 
 async function waitFor(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -44,7 +49,11 @@ async function seedDemo(config: ReturnType<typeof loadConfigOrExit>) {
       (await db.domain.findUnique({ where: { teamId_name: { teamId: team.id, name: DEMO_DOMAIN } } })) ??
       (await createDomain({ db, config, identities: createIdentityPort(config, { db }) }, { teamId: team.id, name: DEMO_DOMAIN, verified: true }));
     const { apiKey } = await createApiKey(db, { teamId: team.id, name: `npm start ${new Date().toISOString()}`, permission: 'FULL' });
-    return { teamId: team.id, domain: domain.name, apiKey };
+    // The dashboard's demo admin gets a fresh password on every start, printed like the key.
+    const password = randomBytes(9).toString('base64url');
+    const { userId } = await ensureUserInTeam(db, { email: DEMO_USER, teamId: team.id, role: 'ADMIN' });
+    await db.user.update({ where: { id: userId }, data: { passwordHash: await hashPassword(password) } });
+    return { teamId: team.id, domain: domain.name, apiKey, user: { email: DEMO_USER, password } };
   } finally {
     await db.$disconnect();
   }
@@ -56,6 +65,8 @@ async function main() {
   const runEmulator = !process.env.SES_ENDPOINT && !awsCredentialsSource(process.env, { file: true });
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (runEmulator) env.SES_ENDPOINT = `http://127.0.0.1:${process.env.SES_LOCAL_PORT || 8005}`;
+  // Links in mail (dashboard invitations, unsubscribe) point at this server when PORT is not 3000.
+  if (!env.PUBLIC_URL && env.PORT) env.PUBLIC_URL = `http://localhost:${env.PORT}`;
   const config = loadConfigOrExit(env);
   const children: ChildProcess[] = [];
 
@@ -76,6 +87,11 @@ async function main() {
   ensureWebBuilt(console.log);
 
   const seeded = await seedDemo(config);
+  // Invitations and password resets leave as the demo team's mail (shown by the SES emulator).
+  if (!env.DASHBOARD_MAIL_FROM && !env.DASHBOARD_MAIL_TEAM_ID) {
+    env.DASHBOARD_MAIL_FROM = `mailrail <dashboard@${seeded.domain}>`;
+    env.DASHBOARD_MAIL_TEAM_ID = String(seeded.teamId);
+  }
   // `node --import tsx` (not the tsx CLI) so that our SIGTERM reaches each process itself.
   for (const app of ['api', 'worker']) {
     children.push(spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, `../apps/${app}/src/main.ts`)], { cwd: path.join(__dirname, '..'), env, stdio: ['ignore', 'inherit', 'inherit'] }));
@@ -99,7 +115,7 @@ async function main() {
     '',
     '──────────────────────────────────────────────────────────────────────────────',
     ` mailrail is running at ${base}`,
-    ` dashboard: ${base}/`,
+    ` dashboard: ${base}/  sign in as ${seeded.user.email} with password ${seeded.user.password}`,
     ` demo team ${seeded.teamId}, verified demo domain ${seeded.domain}`,
     ` API key: ${seeded.apiKey}`,
     '',

@@ -81,10 +81,9 @@ const RULES: Record<string, Rule> = {
 
 /** The routes the team router really has, read from express's own route table. */
 function declaredRoutes(): string[] {
-  const router = teamRoutes(api.deps, { mailer: null }) as Router & { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
-  return router.stack.flatMap((layer) =>
-    layer.route ? Object.keys(layer.route.methods).filter((m) => m !== '_all').map((m) => `${m.toUpperCase()} ${layer.route!.path}`) : [],
-  );
+  const router: Router = teamRoutes(api.deps, { mailer: null });
+  const { stack } = router as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
+  return stack.flatMap(({ route }) => (route ? Object.keys(route.methods).filter((m) => m !== '_all').map((m) => `${m.toUpperCase()} ${route.path}`) : []));
 }
 
 function fill(route: string, teamId: number, ids: TeamIds): { method: 'get' | 'post' | 'patch' | 'delete'; path: string } {

@@ -21,6 +21,8 @@ export interface Browser {
   agent: ReturnType<typeof request.agent>;
   origin: string;
   csrfToken: string;
+  /** The session cookie's token once signed in (tests look for it where it must not be). */
+  sessionToken: string;
   get(path: string): request.Test;
   post(path: string, body?: object): request.Test;
   patch(path: string, body?: object): request.Test;
@@ -36,6 +38,7 @@ export function browser(api: TestApi): Browser {
     agent,
     origin,
     csrfToken: '',
+    sessionToken: '',
     get: (path) => agent.get(path),
     post: (path, body) => agent.post(path).set('Origin', origin).set('X-CSRF-Token', b.csrfToken).send(body ?? {}),
     patch: (path, body) => agent.patch(path).set('Origin', origin).set('X-CSRF-Token', b.csrfToken).send(body ?? {}),
@@ -51,5 +54,12 @@ export async function signIn(api: TestApi, email: string, password = PASSWORD): 
   const res = await b.post('/api/dashboard/auth/login', { email, password });
   if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${JSON.stringify(res.body)}`);
   b.csrfToken = res.body.csrfToken;
+  b.sessionToken = sessionTokenOf(res);
   return b;
+}
+
+/** The session token a sign-in answer's Set-Cookie carries ('' when none). */
+export function sessionTokenOf(res: request.Response): string {
+  const cookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('mailrail_session='));
+  return cookie ? cookie.slice('mailrail_session='.length).split(';')[0] : '';
 }

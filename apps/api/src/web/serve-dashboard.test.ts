@@ -1,0 +1,68 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { startTestApi, type TestApi } from '../testing/api-harness';
+
+// The built dashboard app at `/`: the shell for client routes, long-lived caching for hashed
+// assets only, and never in the way of the server's own routes.
+
+let api: TestApi;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'mailrail-web-'));
+  mkdirSync(path.join(dir, 'assets'));
+  writeFileSync(path.join(dir, 'index.html'), '<!doctype html><div id="root"></div><script src="/assets/index-3f2a1b9c.js"></script>');
+  writeFileSync(path.join(dir, 'assets', 'index-3f2a1b9c.js'), 'console.log("app")');
+  writeFileSync(path.join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+  api = await startTestApi({ DASHBOARD_WEB_DIR: dir });
+});
+afterAll(async () => {
+  await api.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it('answers the app shell at / and on client routes, revalidated every time', async () => {
+  for (const p of ['/', '/emails', '/domains/12', '/reset-password', '/sign-in/link']) {
+    const res = await request(api.app).get(p).expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.headers['cache-control']).toBe('no-cache');
+    expect(res.text).toContain('<div id="root">');
+  }
+});
+
+it('serves hashed assets for a year, other files revalidated, and a missing asset is a 404', async () => {
+  const js = await request(api.app).get('/assets/index-3f2a1b9c.js').expect(200);
+  expect(js.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+  expect(js.headers['content-type']).toMatch(/javascript/);
+  const icon = await request(api.app).get('/favicon.svg').expect(200);
+  expect(icon.headers['cache-control']).toBe('no-cache');
+  const missing = await request(api.app).get('/assets/index-00000000.js').expect(404);
+  expect(missing.body.error.code).toBe('NOT_FOUND');
+  await request(api.app).get('/assets/../../etc/passwd').expect(404);
+});
+
+it('never shadows or swallows a server route', async () => {
+  await request(api.app).get('/health').expect(200).expect('Content-Type', /json/);
+  await request(api.app).get('/api/v1/doc').expect(200).expect('Content-Type', /json/);
+  await request(api.app).get('/metrics').expect((res) => expect(res.text).not.toContain('id="root"'));
+  await request(api.app).get('/api/v1/emails').expect(401);
+  for (const p of ['/api/nope', '/api/dashboard/nope', '/api', '/admin/queues/x', '/unsubscribe/nope']) {
+    const res = await request(api.app).get(p);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('NOT_FOUND');
+  }
+  await request(api.app).post('/emails').expect(404);
+});
+
+it('without a build, / says how to build it', async () => {
+  const bare = await startTestApi({ DASHBOARD_WEB_DIR: path.join(dir, 'nothing-here') });
+  try {
+    const res = await request(bare.app).get('/').expect(200);
+    expect(res.text).toMatch(/not built yet.*npm run build/s);
+    await request(bare.app).get('/api/v1/doc').expect(200);
+  } finally {
+    await bare.close();
+  }
+});

@@ -1,0 +1,114 @@
+// Dashboard mail through mailrail's own pipeline: an invitation and a password reset leave as
+// emails of DASHBOARD_MAIL_TEAM_ID, the worker sends them to SES (a fake SES endpoint on loopback,
+// through the real AWS SDK), and the links they carry work exactly once.
+import request from 'supertest';
+import { simpleParser } from 'mailparser';
+import { createTeam, insertDomain, type Config } from '@mailrail/core';
+import { createTestDatabase, dropDatabase } from '@mailrail/core/testing/databases';
+import { startFakeSes, type FakeSes } from '@mailrail/core/testing/fake-ses';
+import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/core/testing/redis';
+import { testConfig } from '@mailrail/core/testing/config';
+import { waitFor } from '@mailrail/core/testing/wait-for';
+import { hashPassword } from '@mailrail/core/users/passwords';
+import { createApp } from '../../apps/api/src/app';
+import { closeApiDeps, createApiDeps, type ApiDeps } from '../../apps/api/src/deps';
+import { closeWorkerDeps, createWorkerDeps, type WorkerDeps } from '../../apps/worker/src/deps';
+import { startWorker, type RunningWorker } from '../../apps/worker/src/worker';
+
+const ORIGIN = 'http://dashboard.test';
+let databaseUrl: string;
+let prefix: string;
+let config: Config;
+let ses: FakeSes;
+let api: ApiDeps;
+let app: ReturnType<typeof createApp>;
+let worker: WorkerDeps;
+let running: RunningWorker;
+let teamId: number;
+
+beforeAll(async () => {
+  ses = await startFakeSes();
+  databaseUrl = await createTestDatabase();
+  prefix = testRedisPrefix();
+  // The operators' team (id 1, created first below) sends dashboard mail from its verified domain.
+  config = testConfig(databaseUrl, prefix, {
+    SES_ENDPOINT: ses.url,
+    SES_RATE_LIMIT: '100',
+    PUBLIC_URL: ORIGIN,
+    DASHBOARD_MAIL_FROM: 'mailrail <dashboard@ops.example.com>',
+    DASHBOARD_MAIL_TEAM_ID: '1',
+  });
+  api = createApiDeps(config);
+  const ops = await createTeam(api.db, 'Operators');
+  expect(ops.id).toBe(1);
+  await insertDomain(api.db, config.SECRET, { teamId: ops.id, name: 'ops.example.com', region: config.AWS_REGION, dkimSelector: config.DKIM_SELECTOR, verified: true });
+  teamId = (await createTeam(api.db, 'Customers')).id;
+  app = createApp(api);
+  worker = createWorkerDeps(config);
+  running = await startWorker(worker);
+});
+
+afterAll(async () => {
+  await running.close();
+  app.close();
+  await deleteRedisPrefix(api.redis, prefix).catch(() => undefined);
+  await closeWorkerDeps(worker);
+  await closeApiDeps(api);
+  await ses.close();
+  await dropDatabase(databaseUrl);
+});
+
+/** The link of the one message SES got for `to`, read from the MIME as a mail client would. */
+async function linkSentTo(to: string, page: string): Promise<string> {
+  const [message] = await waitFor(() => ses.messagesTo(to).length > 0 && ses.messagesTo(to), { timeoutMs: 20_000, what: `mail to ${to}` });
+  expect(ses.messagesTo(to)).toHaveLength(1);
+  const parsed = await simpleParser(message.raw);
+  expect(parsed.from?.value).toEqual([{ name: 'mailrail', address: 'dashboard@ops.example.com' }]);
+  const m = new RegExp(`${ORIGIN}/${page}#token=([\\w-]{43})`).exec(parsed.text ?? '');
+  if (!m) throw new Error(`no ${page} link in: ${parsed.text}`);
+  expect(parsed.html).toContain(m[0]);
+  return m[1];
+}
+
+async function signIn(email: string, password: string) {
+  const agent = request.agent(app.app);
+  const res = await agent.post('/api/dashboard/auth/login').set('Origin', ORIGIN).send({ email, password });
+  return { agent, res };
+}
+
+it('an invitation reaches SES and its link creates the account once', async () => {
+  const admin = await api.db.user.create({ data: { email: 'admin@customers.test', passwordHash: await hashPassword('admin password 1') } });
+  await api.db.membership.create({ data: { userId: admin.id, teamId, role: 'ADMIN' } });
+  const { agent, res } = await signIn('admin@customers.test', 'admin password 1');
+  expect(res.status).toBe(200);
+  const invited = await agent.post(`/api/dashboard/teams/${teamId}/invitations`).set('Origin', ORIGIN).set('X-CSRF-Token', res.body.csrfToken).send({ email: 'new.colleague@example.org' });
+  expect(invited.status).toBe(200);
+
+  const token = await linkSentTo('new.colleague@example.org', 'invitations/accept');
+  const accept = () => request(app.app).post('/api/dashboard/invitations/accept').set('Origin', ORIGIN).send({ token, password: 'colleague password' });
+  const first = await accept();
+  expect(first.status).toBe(200);
+  expect(first.body).toMatchObject({ signedIn: true, teams: [{ id: teamId, name: 'Customers', role: 'MEMBER' }] });
+  expect((await accept()).status).toBe(400);
+  expect((await signIn('new.colleague@example.org', 'colleague password')).res.status).toBe(200);
+  // The message is an ordinary email of the operators' team, sent by the worker.
+  expect(await api.db.email.count({ where: { teamId: 1, to: { has: 'new.colleague@example.org' }, latestStatus: 'SENT' } })).toBe(1);
+});
+
+it('a password reset reaches SES for a known address only, and its link works once', async () => {
+  await api.db.user.create({ data: { email: 'forgetful@example.org', passwordHash: await hashPassword('old password 123') } });
+  for (const email of ['forgetful@example.org', 'stranger@example.org']) {
+    const res = await request(app.app).post('/api/dashboard/auth/password-reset/request').set('Origin', ORIGIN).send({ email });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true });
+  }
+  const token = await linkSentTo('forgetful@example.org', 'reset-password');
+  const confirm = () => request(app.app).post('/api/dashboard/auth/password-reset/confirm').set('Origin', ORIGIN).send({ token, password: 'new password 456' });
+  expect((await confirm()).status).toBe(200);
+  expect((await confirm()).status).toBe(400);
+  expect((await signIn('forgetful@example.org', 'old password 123')).res.status).toBe(401);
+  expect((await signIn('forgetful@example.org', 'new password 456')).res.status).toBe(200);
+  // Nothing was sent to the address without an account.
+  expect(ses.messagesTo('stranger@example.org')).toHaveLength(0);
+  expect(await api.db.email.count({ where: { to: { has: 'stranger@example.org' } } })).toBe(0);
+});
