@@ -62,7 +62,13 @@ export function webBuildIsFresh(distDir = webDistDir): boolean {
 export function buildWeb(): void {
   const tmp = path.join(webDir, `.dist-${process.pid}-${Date.now()}`);
   const vite = path.join(root, 'node_modules/vite/bin/vite.js');
-  const run = spawnSync(process.execPath, [vite, 'build', '--outDir', tmp, '--emptyOutDir', '--logLevel', 'warn'], { cwd: webDir, stdio: 'inherit' });
+  // NODE_ENV=production whatever the caller runs under (jest sets `test`, which would make Vite
+  // bundle React's development build: three times the size).
+  const run = spawnSync(process.execPath, [vite, 'build', '--outDir', tmp, '--emptyOutDir', '--logLevel', 'warn'], {
+    cwd: webDir,
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   if (run.status !== 0) {
     rmSync(tmp, { recursive: true, force: true });
     throw new Error(`vite build of apps/web failed (exit ${run.status ?? run.signal})`);

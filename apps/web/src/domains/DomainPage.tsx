@@ -10,7 +10,7 @@ import { formatDateTime, formatRelative } from '../ui/format';
 import { LabelledSwitch } from '../ui/LabelledSwitch';
 import { Loading } from '../ui/Loading';
 import { PageHeader } from '../ui/PageHeader';
-import { StatusBadge } from '../ui/StatusBadge';
+import { DomainStatusBadge } from '../ui/StatusBadge';
 import { useToast } from '../ui/toast';
 import { DnsRecordsTable } from './DnsRecordsTable';
 
@@ -48,7 +48,7 @@ export default function DomainPage() {
             title={d.name}
             description={
               <>
-                <StatusBadge status={d.status} /> in {d.region}
+                <DomainStatusBadge status={d.status} /> in {d.region}
               </>
             }
             actions={

@@ -12,7 +12,7 @@ import { FormDialog } from '../ui/FormDialog';
 import { formatRelative } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import { PageHeader } from '../ui/PageHeader';
-import { StatusBadge } from '../ui/StatusBadge';
+import { DomainStatusBadge } from '../ui/StatusBadge';
 
 export default function DomainsPage() {
   const { base } = useTeam();
@@ -48,7 +48,7 @@ export default function DomainsPage() {
                     <Link to={`${base}/domains/${d.id}`}>{d.name}</Link>
                   </td>
                   <td>
-                    <StatusBadge status={d.status} />
+                    <DomainStatusBadge status={d.status} />
                   </td>
                   <td>{d.region}</td>
                   <td>{formatRelative(d.lastCheckedTime)}</td>

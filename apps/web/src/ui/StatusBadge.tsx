@@ -31,6 +31,11 @@ const TONE: Record<string, 'good' | 'bad' | 'warn' | 'info' | 'neutral'> = {
 };
 
 /** A status word from the server, coloured by what it means; the word itself carries the meaning. */
-export function StatusBadge({ status }: { status: string }) {
-  return <span className={`badge badge-${TONE[status] ?? 'neutral'}`}>{status.replaceAll('_', ' ').toLowerCase()}</span>;
+export function StatusBadge({ status, label }: { status: string; label?: string }) {
+  return <span className={`badge badge-${TONE[status] ?? 'neutral'}`}>{label ?? status.replaceAll('_', ' ').toLowerCase()}</span>;
+}
+
+/** A domain's status as a person says it: SUCCESS means the domain is verified. */
+export function DomainStatusBadge({ status }: { status: string }) {
+  return <StatusBadge status={status} label={status === 'SUCCESS' ? 'verified' : undefined} />;
 }
