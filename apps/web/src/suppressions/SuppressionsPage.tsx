@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { SuppressionReason } from '@mailrail/core/db/generated/enums';
 import { api } from '../api/client';
 import type { Paged, Suppression } from '../api/types';
@@ -80,7 +80,7 @@ export default function SuppressionsPage() {
                   <td>
                     <StatusBadge status={s.reason} />
                   </td>
-                  <td className="truncate">{s.source ?? '—'}</td>
+                  <td>{s.source ? <Link to={`${base}/emails/${encodeURIComponent(s.source)}`}>the email that caused it</Link> : 'added manually'}</td>
                   <td>{formatDateTime(s.createdAt)}</td>
                   <td className="row-actions">
                     <ConfirmDialog
