@@ -334,7 +334,7 @@ describeInBrowser('the dashboard in a browser', () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('Endpoint URL').fill(receiver.url);
     await dialog.getByLabel('Description (optional)').fill('CRM sync');
-    await dialog.getByLabel('email.delivered').check();
+    await dialog.getByLabel('email.complained').check();
     await dialog.getByLabel('email.bounced').check();
     await checkAndShoot(null, 'the add-webhook dialog');
     await dialog.getByRole('button', { name: 'Create webhook' }).click();
@@ -438,6 +438,11 @@ describeInBrowser('the dashboard in a browser', () => {
       const status = await bob.evaluate(async (path) => (await fetch(path)).status, `/api/dashboard/teams/${teamId}/api-keys`);
       expect(status).toBe(403);
 
+      // Another team's pages show nothing of it: Bob is not a member of the harness's team.
+      await bob.goto(`/teams/${api.team.teamId}/emails`);
+      await bob.getByRole('heading', { name: 'Team not found' }).waitFor();
+      expect(await bob.getByRole('table').count()).toBe(0);
+
       // Settings are read-only for a MEMBER.
       await bob.goto(`/teams/${teamId}/settings`);
       await bob.getByText(/only admins change these settings/).waitFor();
@@ -456,10 +461,21 @@ describeInBrowser('the dashboard in a browser', () => {
     }
   }, 120_000);
 
-  step('the account page', async () => {
+  step('the account page; a session that ends while a page is open leads to sign-in and back', async () => {
     await open('/account');
     await page.getByRole('heading', { name: 'Change password' }).waitFor();
     await checkAndShoot(null, 'the account page');
+
+    // The session ends on the server (expired, or signed out elsewhere); the app still shows a page.
+    const ada = await api.deps.db.user.findUniqueOrThrow({ where: { email: ADMIN.email } });
+    await api.deps.db.session.deleteMany({ where: { userId: ada.id } });
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Emails' }).click();
+    await page.waitForURL(/\/sign-in\?next=/);
+    await page.getByLabel('Email').fill(ADMIN.email);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(new RegExp(`/teams/${teamId}/emails$`));
+    await page.getByRole('heading', { name: 'Emails' }).waitFor();
   }, 120_000);
 });
 

@@ -49,6 +49,7 @@ function ApiKeys() {
     <>
       <PageHeader title="API keys" description="Keys for the HTTP API and SMTP. A key is shown once, when it is created." actions={<CreateKey domains={domains.data ?? []} />} />
       <ErrorNotice error={keys.error} />
+      <ErrorNotice error={domains.error} prefix="The domains could not be loaded" />
       {keys.isPending && <Loading />}
       {keys.data?.data.length === 0 && (
         <EmptyState title="No API keys yet">

@@ -104,6 +104,7 @@ export default function EmailsPage() {
         </div>
       </form>
       <ErrorNotice error={log.error} />
+      <ErrorNotice error={domains.error} prefix="The domains could not be loaded" />
       {log.isPending && <Loading />}
       {log.data && log.data.data.length === 0 && !cursor && (
         filtered ? (

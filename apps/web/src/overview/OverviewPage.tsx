@@ -29,6 +29,7 @@ export default function OverviewPage() {
     <>
       <PageHeader title="Overview" description={`${team.name}: what was sent today and over the last 30 days (UTC days).`} />
       <ErrorNotice error={overview.error} />
+      <ErrorNotice error={domains.error} prefix="The domains could not be loaded" />
       {overview.isPending && <Loading />}
       {overview.data && (
         <>

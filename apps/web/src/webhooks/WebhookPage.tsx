@@ -46,6 +46,7 @@ export default function WebhookPage() {
         <Link to={`${base}/webhooks`}>← Webhooks</Link>
       </p>
       <ErrorNotice error={hook.error} />
+      <ErrorNotice error={domains.error} prefix="The domains could not be loaded" />
       {hook.isPending && <Loading />}
       {w && (
         <>

@@ -24,6 +24,7 @@ export default function WebhooksPage() {
     <>
       <PageHeader title="Webhooks" description="mailrail posts email and domain events to your endpoints, signed with a secret." actions={<CreateWebhook domains={domains.data ?? []} />} />
       <ErrorNotice error={hooks.error} />
+      <ErrorNotice error={domains.error} prefix="The domains could not be loaded" />
       {hooks.isPending && <Loading />}
       {hooks.data?.data.length === 0 && (
         <EmptyState title="No webhooks yet">
