@@ -87,6 +87,14 @@ describe('configuration', () => {
     expect(loadConfig({ SES_NOTIFICATION_RETENTION_DAYS: '2', SNS_MAX_MESSAGE_AGE_SECONDS: '86400' }).SNS_MAX_MESSAGE_AGE_SECONDS).toBe(86400);
   });
 
+  it('takes dashboard mail settings both or neither', () => {
+    expect(loadConfig({}).DASHBOARD_MAIL_FROM).toBeUndefined();
+    expect(() => loadConfig({ DASHBOARD_MAIL_FROM: 'dashboard@example.com' })).toThrow(/DASHBOARD_MAIL_FROM and DASHBOARD_MAIL_TEAM_ID/);
+    expect(() => loadConfig({ DASHBOARD_MAIL_TEAM_ID: '3' })).toThrow(/DASHBOARD_MAIL_FROM and DASHBOARD_MAIL_TEAM_ID/);
+    expect(loadConfig({ DASHBOARD_MAIL_FROM: 'dashboard@example.com', DASHBOARD_MAIL_TEAM_ID: '3' }).DASHBOARD_MAIL_TEAM_ID).toBe(3);
+    expect(loadConfig({ DASHBOARD_MAIL_FROM: '', DASHBOARD_MAIL_TEAM_ID: '' }).DASHBOARD_MAIL_TEAM_ID).toBeUndefined();
+  });
+
   it('an empty SES_ENDPOINT means AWS itself', () => {
     expect(loadConfig({ SES_ENDPOINT: '' }).SES_ENDPOINT).toBeUndefined();
     expect(loadConfig({ SES_ENDPOINT: 'http://127.0.0.1:8005' }).SES_ENDPOINT).toBe('http://127.0.0.1:8005');

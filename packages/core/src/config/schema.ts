@@ -121,7 +121,7 @@ export const configSchema = z.object({
   DASHBOARD_LOGIN_FAILURES_PER_ACCOUNT: int(10).describe('Failed dashboard sign-ins per email address per 15 minutes, whether or not the account exists; beyond it that address gets 429 (0 = off)'),
   DASHBOARD_LINK_MINUTES: z.coerce.number().int().min(5).max(10_080).default(60).describe('Validity of one-time sign-in links (admin CLI) and password-reset links'),
   DASHBOARD_INVITATION_DAYS: z.coerce.number().int().min(1).max(90).default(7).describe('Validity of team invitation links'),
-  DASHBOARD_MAIL_FROM: z.string().max(320).optional().or(z.literal('').transform(() => undefined)).describe('Sender of dashboard mail (invitations, password resets), e.g. "mailrail <dashboard@example.com>"; its domain must be a verified domain of DASHBOARD_MAIL_TEAM_ID. Unset: no such mail (invitations answer 503)'),
+  DASHBOARD_MAIL_FROM: z.string().min(1).max(320).optional().or(z.literal('').transform(() => undefined)).describe('Sender of dashboard mail (invitations, password resets), e.g. "mailrail <dashboard@example.com>"; its domain must be a verified domain of DASHBOARD_MAIL_TEAM_ID. Unset: no such mail (invitations answer 503)'),
   DASHBOARD_MAIL_TEAM_ID: z.coerce.number().int().min(1).optional().or(z.literal('').transform(() => undefined)).describe('Team whose domain sends dashboard mail through the normal pipeline (its log, limits and suppressions apply)'),
   DASHBOARD_WEB_DIR: z.string().max(1000).default('apps/web/dist').describe('Directory of the built dashboard app served at / (relative to the working directory)'),
 });

@@ -5,6 +5,7 @@ import { queueNames, type QueueFactory, type SendEmailJob, type SendLane } from 
 import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '../db/sql/email-outbox';
 import { prismaExecutor, type SqlExecutor } from '../db/sql/executor';
 import { emailSearchTextSql } from '../db/sql/email-search';
+import { bareAddress } from './address';
 
 /** An email ready to be stored: recipients normalised, template already rendered. */
 export interface EmailDraft {
@@ -61,7 +62,7 @@ export function prepareEmails(drafts: EmailDraft[], now: Date): PreparedEmail[] 
 const EMAIL_COLUMNS = [
   'id', 'teamId', 'domainId', 'apiKeyId', 'from', 'to', 'replyTo', 'cc', 'bcc', 'subject', 'html', 'text',
   'headers', 'attachments', 'templateId', 'inReplyToId', 'scheduledAt', 'latestStatus', 'campaignId',
-  'contactId', 'isMarketing', 'unsubUrl', 'createdAt', 'updatedAt',
+  'contactId', 'isMarketing', 'unsubUrl', 'createdAt', 'updatedAt', 'toAddresses',
 ].map((c) => `"${c}"`).join(', ');
 
 const INSERT_EMAILS_SQL = `
@@ -106,6 +107,8 @@ export async function insertEmailRows(sql: SqlExecutor, items: PreparedEmail[], 
     unsubUrl: d.unsubUrl ?? null,
     createdAt: at,
     updatedAt: at,
+    // The dashboard's exact recipient search (GIN over the array).
+    toAddresses: d.to.map((a) => bareAddress(a).toLowerCase()),
   }));
   const events = items.map(({ draft: d, created }) => ({
     emailId: created.id,

@@ -30,6 +30,7 @@ beforeAll(async () => {
         to: [`Reader${i}@Example.org`],
         subject: i === 7 ? 'Invoice 100%_done' : `Order ${i}`,
         searchText: (i === 7 ? 'invoice 100%_done' : `order ${i}`) + `\nreader${i}@example.org`,
+        toAddresses: [`reader${i}@example.org`],
         latestStatus: statuses[i % 3],
         createdAt,
       },
@@ -81,6 +82,7 @@ it('filters by status, domain, date range and search, alone and together', async
   const end = new Date(T0 + 9 * 60_000);
   expect(await all({ startDate: start.toISOString(), endDate: end.toISOString(), limit: 5 })).toEqual(expectIds((e) => e.createdAt >= start && e.createdAt < end));
   expect(await all({ search: 'READER1', limit: 5 })).toEqual(expectIds((e) => /reader1/i.test(e.to[0])));
+  expect(await all({ search: 'reader12@example.org' })).toEqual(['email012']);
   expect(await all({ search: 'order 2', status: 'QUEUED' })).toEqual(expectIds((e) => e.subject.startsWith('Order 2') && e.latestStatus === 'QUEUED'));
   // LIKE's wildcards are plain characters in a search.
   expect(await all({ search: '100%_d' })).toEqual(['email007']);
@@ -115,5 +117,8 @@ it('finds emails sent through the API by subject and by recipient (the insert wr
     .expect(200);
   expect(await all({ search: 'grace@hopper' })).toEqual([sent.body.emailId]);
   expect(await all({ search: 'QUARTERLY rep' })).toEqual([sent.body.emailId]);
+  // A whole address is an exact recipient match, whatever the display name and case.
+  expect(await all({ search: ' GRACE@hopper.dev ' })).toEqual([sent.body.emailId]);
+  expect(await all({ search: 'race@hopper.dev' })).toEqual([]);
   expect(await all({ search: 'cc@example.org' })).toEqual([]); // recipients are the `to` addresses
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { badRequest } from '@mailrail/core/errors/api-error';
 import { EmailStatus } from '@mailrail/core/db/generated/enums';
 import { prismaExecutor } from '@mailrail/core/db/sql/executor';
+import { isEmailAddress } from '@mailrail/core/emails/address';
 import type { ApiDeps } from '../../deps';
 import type { AuthContext } from '../../http/auth';
 import { MAX_QUERY_VALUE_LENGTH } from '../../http/limits';
@@ -89,7 +90,12 @@ export async function emailLogPage(deps: Pick<ApiDeps, 'db'>, auth: AuthContext,
   const domains = auth.domainId !== null ? [auth.domainId] : q.domainId;
   if (q.startDate) common.push(`"createdAt" >= ${p(q.startDate)}`);
   if (q.endDate) common.push(`"createdAt" < ${p(q.endDate)}`);
-  if (q.search) common.push(`"searchText" LIKE ${p(`%${likeEscape(q.search)}%`)}`);
+  if (q.search) {
+    // A whole address: the emails sent to it (exact, through the array index). Anything else: a
+    // substring of the subject or of a recipient (trigram index).
+    if (isEmailAddress(q.search)) common.push(`"toAddresses" @> ARRAY[${p(q.search)}]::text[]`);
+    else common.push(`"searchText" LIKE ${p(`%${likeEscape(q.search)}%`)}`);
+  }
   if (q.cursor) {
     const c = decodeCursor(q.cursor);
     common.push(`("createdAt", id) < (${p(c.createdAt)}, ${p(c.id)})`);

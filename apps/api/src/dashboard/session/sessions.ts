@@ -1,4 +1,5 @@
 import { hashSecretToken, looksLikeSecretToken, newSecretToken } from '@mailrail/core/users/link-tokens';
+import { prismaExecutor } from '@mailrail/core/db/sql/executor';
 import type { ApiDeps } from '../../deps';
 
 // Server-side sessions in PostgreSQL (only the token's SHA-256 is stored). No cache: signing out
@@ -29,24 +30,30 @@ export async function createSession(deps: SessionDeps, userId: number): Promise<
   const expiresAt = new Date(Math.min(now.getTime() + idleMs(deps), absoluteExpiresAt.getTime()));
   // Housekeeping: the user's ended sessions go when a new one starts.
   await deps.db.session.deleteMany({ where: { userId, OR: [{ expiresAt: { lte: now } }, { absoluteExpiresAt: { lte: now } }] } });
-  const row = await deps.db.session.create({
+  const session = await deps.db.session.create({
     data: { tokenHash: hashSecretToken(token), userId, csrfToken: newSecretToken(), createdAt: now, lastSeenAt: now, expiresAt, absoluteExpiresAt },
+    select: { id: true, userId: true, csrfToken: true, expiresAt: true, absoluteExpiresAt: true },
   });
-  return { token, session: row };
+  return { token, session };
 }
 
 /** The live session of a cookie token, its idle expiry pushed forward; null when unknown or expired. */
 export async function findLiveSession(deps: SessionDeps, token: string): Promise<DashboardSession | null> {
   if (!looksLikeSecretToken(token)) return null;
   const now = deps.clock.now();
-  const row = await deps.db.session.findUnique({ where: { tokenHash: hashSecretToken(token) } });
+  // Every dashboard request runs this: one plain statement, not a compiled Prisma query.
+  const [row] = await prismaExecutor(deps.db).query<DashboardSession & { lastSeenAt: Date }>(
+    `SELECT id, "userId", "csrfToken", "expiresAt", "absoluteExpiresAt", "lastSeenAt" FROM "Session" WHERE "tokenHash" = $1`,
+    [hashSecretToken(token)],
+  );
   if (!row || row.expiresAt <= now || row.absoluteExpiresAt <= now) return null;
-  if (now.getTime() - row.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
+  const { lastSeenAt, ...session } = row;
+  if (now.getTime() - lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
     const expiresAt = new Date(Math.min(now.getTime() + idleMs(deps), row.absoluteExpiresAt.getTime()));
     await deps.db.session.updateMany({ where: { id: row.id }, data: { lastSeenAt: now, expiresAt } });
-    return { ...row, expiresAt };
+    return { ...session, expiresAt };
   }
-  return row;
+  return session;
 }
 
 export async function endSession(deps: SessionDeps, sessionId: number): Promise<void> {

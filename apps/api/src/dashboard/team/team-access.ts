@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { ApiError, notFound } from '@mailrail/core/errors/api-error';
 import type { TeamRole } from '@mailrail/core/db/generated/enums';
+import { prismaExecutor } from '@mailrail/core/db/sql/executor';
 import type { ApiDeps } from '../../deps';
 import { sessionOf } from '../session/middleware';
 
@@ -30,13 +31,14 @@ export function teamAccess(deps: ApiDeps): RequestHandler {
       const raw = req.params.teamId;
       const teamId = typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : 0;
       if (teamId < 1 || teamId > MAX_INT4) throw teamNotFound();
-      const membership = await deps.db.membership.findUnique({
-        where: { userId_teamId: { userId: session.userId, teamId } },
-        select: { role: true, team: { select: { apiRateLimit: true } } },
-      });
+      // One statement on every team request (Prisma would read the membership and the team apart).
+      const [membership] = await prismaExecutor(deps.db).query<{ role: TeamRole; apiRateLimit: number | null }>(
+        `SELECT m.role, t."apiRateLimit" FROM "Membership" m JOIN "Team" t ON t.id = m."teamId" WHERE m."userId" = $1 AND m."teamId" = $2`,
+        [session.userId, teamId],
+      );
       if (!membership) throw teamNotFound();
       req.member = { userId: session.userId, teamId, role: membership.role };
-      req.auth = { teamId, apiKeyId: null, permission: 'FULL', domainId: null, rateLimit: membership.team.apiRateLimit ?? deps.config.API_RATE_LIMIT };
+      req.auth = { teamId, apiKeyId: null, permission: 'FULL', domainId: null, rateLimit: membership.apiRateLimit ?? deps.config.API_RATE_LIMIT };
       next();
     } catch (err) {
       next(err);
