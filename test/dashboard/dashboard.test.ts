@@ -246,11 +246,18 @@ describeInBrowser('the dashboard in a browser', () => {
   }, 120_000);
 
   step('an email sent through the public API with that key reaches SENT in the log and opens with its parts', async () => {
+    // A month's worth in miniature, enough for two pages of the log: the SES event simulator
+    // delivers these, and bounces the one to bounce@ (a hard bounce, which also suppresses it).
+    const newsletters = Array.from({ length: 54 }, (_, i) => ({ from: 'orders@example.com', to: `customer${i + 1}@example.org`, subject: `Newsletter ${i + 1}`, text: 'News' }));
+    const batch = await fetch(`${base}/api/v1/emails/batch`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(newsletters),
+      signal: AbortSignal.timeout(15_000),
+    });
+    expect(batch.status).toBe(200);
     const html = `<h1>Order 1042</h1><p>Thanks for your order, Ada.</p><img src="${pixel.url}" alt="logo" width="1" height="1">`;
     const emailId = await sendWithKey({ from: 'Acme Shop <orders@example.com>', to: 'ada@example.org', subject: 'Order 1042', html, text: 'Thanks for your order, Ada.' });
-    // A month's worth in miniature for the overview: the SES event simulator delivers these, and
-    // bounces the one to bounce@ (a hard bounce, which also suppresses the address).
-    for (let i = 1; i <= 24; i++) await sendWithKey({ from: 'orders@example.com', to: `customer${i}@example.org`, subject: `Newsletter ${i}`, text: 'News' });
     await sendWithKey({ from: 'orders@example.com', to: 'bounce@example.org', subject: 'Newsletter to a dead address', text: 'News' });
 
     await open('/emails');
@@ -264,6 +271,14 @@ describeInBrowser('the dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Clear' }).click();
     await page.getByRole('row', { name: /Order 1042/ }).waitFor();
     await checkAndShoot(null, 'the emails page');
+    // 56 emails, 50 a page: the 6 oldest (newsletters of the batch) are on the second page, and Previous comes back.
+    await page.getByRole('navigation', { name: 'Email pages' }).getByRole('button', { name: 'Next' }).click();
+    await page.getByText('Page 2').waitFor();
+    const rows = page.locator('table.list tbody tr');
+    await waitFor(async () => (await rows.count()) === 6, { timeoutMs: 10_000, what: 'the second page of 6 emails' });
+    expect(await rows.filter({ hasText: /Newsletter \d/ }).count()).toBe(6);
+    await page.getByRole('navigation', { name: 'Email pages' }).getByRole('button', { name: 'Previous' }).click();
+    await page.getByRole('row', { name: /Order 1042/ }).waitFor();
 
     await page.getByRole('link', { name: 'Order 1042' }).click();
     await page.waitForURL(new RegExp(`/emails/${emailId}$`));
@@ -365,7 +380,7 @@ describeInBrowser('the dashboard in a browser', () => {
     await waitFor(
       async () => {
         const usage = await api.deps.db.dailyEmailUsage.aggregate({ where: { teamId }, _sum: { delivered: true, hardBounced: true } });
-        return (usage._sum.delivered ?? 0) >= 25 && (usage._sum.hardBounced ?? 0) >= 1;
+        return (usage._sum.delivered ?? 0) >= 55 && (usage._sum.hardBounced ?? 0) >= 1;
       },
       { timeoutMs: 90_000, what: 'the simulated deliveries and bounce to be counted' },
     );
