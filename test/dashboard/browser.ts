@@ -51,7 +51,8 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
 /** The page at 1280×800 as docs/dashboard/<name>.png (overwritten every run). */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  // The top of the page, with no blinking caret or half-finished transition.
+  // The top of the page, with no blinking caret, half-finished transition or passing toast.
+  await page.locator('.toast').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
   await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), animations: 'disabled', caret: 'hide' });
 }
