@@ -34,6 +34,9 @@ COPY packages/core/package.json packages/core/package.json
 # postinstall generates the Prisma client for development; dist/ has it compiled in, and loads its
 # WebAssembly query compiler from @prisma/client/runtime at run time).
 RUN npm install --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force
+# ...but @node-rs/argon2 (dashboard passwords) ships its native binary as an optional dependency
+# per platform: take the one the build stage installed for this very base image.
+COPY --from=build /app/node_modules/@node-rs node_modules/@node-rs
 COPY --from=build /app/dist dist
 # The dashboard's static build, served by the API at `/`.
 COPY --from=build /app/apps/web/dist apps/web/dist

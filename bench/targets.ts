@@ -79,4 +79,18 @@ export const figures: FigureSpec[] = [
     cause: 'V8 grows the heap lazily and tsx start-up garbage is still there; a heap cap (NODE_OPTIONS="--max-old-space-size=160 --max-semi-space-size=4") gives about 270 MB at 12 % slower sending but is not the default, since sends with large attachments need more heap',
     evidence: [{ key: 'workerIdleRssMb', label: 'worker RSS idle', unit: 'MB' }],
   },
+  {
+    bench: 'dashboard', key: 'pageDefaultP99Ms', label: 'dashboard email log, page 1 of 1,000,000 emails, server time (`bench/dashboard/email-log.ts`)', unit: 'ms', better: 'lower', target: 100, stat: 'p99',
+    cause: 'waiting for a core on a busy machine: compare the floors of the same run',
+    evidence: [
+      { key: 'healthFloorP99Ms', label: 'GET /health p99', unit: 'ms' },
+      { key: 'sessionFloorP99Ms', label: 'session floor p99', unit: 'ms' },
+    ],
+  },
+  {
+    bench: 'dashboard', key: 'worstP50Ms', label: 'dashboard email log, slowest filter or search, server time', unit: 'ms', better: 'lower', target: 100, stat: 'p50',
+    cause: 'a search fragment made only of trigrams most emails share reads their whole posting lists in the trigram index (docs/dashboard.md)',
+    evidence: [{ key: 'searchAddressPartQueryP50Ms', label: 'address-fragment query alone p50', unit: 'ms' }],
+  },
+  { bench: 'dashboard', key: 'worstP99Ms', label: 'dashboard email log, slowest filter or search, server time', unit: 'ms', better: 'lower', stat: 'p99' },
 ];

@@ -145,7 +145,9 @@ describe('request errors', () => {
 
   it('answers unknown routes with a JSON 404, inside and outside the API', async () => {
     expectError(await request(api.app).get('/api/v1/nope').set(api.team.auth), 404, 'NOT_FOUND');
-    expectError(await request(api.app).get('/nope'), 404, 'NOT_FOUND');
+    expectError(await request(api.app).get('/api/nope'), 404, 'NOT_FOUND');
+    // Other GETs are the dashboard app's client routes (web/serve-dashboard.ts); other methods are not.
+    expectError(await request(api.app).post('/nope'), 404, 'NOT_FOUND');
   });
 
   it('validates query parameters with the field named', async () => {

@@ -38,7 +38,9 @@ function expressRoutes(app: Express): string[] {
     }
   };
   walk((app as unknown as { router: { stack: Layer[] } }).router.stack, '');
-  return [...new Set(out)].filter((r) => !UNDOCUMENTED_PATHS.some((p) => p.test(r.split(' ')[1])));
+  // The dashboard's routes are documented in docs/dashboard-api.md; its /teams/{teamId}/v1 mounts
+  // the very routers documented here (response-contract.ts holds their answers to this document).
+  return [...new Set(out)].filter((r) => !UNDOCUMENTED_PATHS.some((p) => p.test(r.split(' ')[1])) && !r.split(' ')[1].startsWith('/api/dashboard/'));
 }
 
 describe('OpenAPI document', () => {
