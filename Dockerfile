@@ -46,6 +46,8 @@ RUN npm install --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund
 # per platform: take the one the build stage installed for this very base image.
 COPY --from=build /app/node_modules/@node-rs node_modules/@node-rs
 COPY --from=build /app/dist dist
+# The dashboard's static build, served by the API at `/`.
+COPY --from=build /app/apps/web/dist apps/web/dist
 USER node
 EXPOSE 3000 2587 2465
 # node itself is PID 1 (not npm), so SIGTERM reaches the process and shutdown is graceful.

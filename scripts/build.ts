@@ -8,6 +8,7 @@
 import { build, type Plugin } from 'esbuild';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { buildWeb } from './web-build';
 
 const root = path.resolve(__dirname, '..');
 export const distDir = path.join(root, 'dist');
@@ -66,6 +67,12 @@ if (require.main === module) {
   const started = performance.now();
   buildAll()
     .then(() => console.log(`built ${Object.keys(entries).map((e) => `dist/${e}.js`).join(', ')} in ${Math.round(performance.now() - started)} ms`))
+    // The dashboard (apps/web/dist, served by the API at `/`): `npm run build:web`, scripts/web-build.ts.
+    .then(() => {
+      const web = performance.now();
+      buildWeb();
+      console.log(`built apps/web/dist in ${Math.round(performance.now() - web)} ms`);
+    })
     .catch((err) => {
       console.error(err instanceof Error ? err.message : err);
       process.exit(1);

@@ -12,14 +12,14 @@ import { check } from 'recheck';
 
 const root = path.resolve(__dirname, '..');
 const DIRS = ['apps', 'packages', 'scripts'];
-const SKIP = /node_modules|[/\\](?:dist|generated|testing)[/\\]|\.test\.ts$/;
+const SKIP = /node_modules|[/\\](?:dist|\.dist-[^/\\]*|generated|testing)[/\\]|\.test\.ts$/;
 
 function* tsFiles(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {
     const full = path.join(dir, name);
     if (SKIP.test(full)) continue;
     if (statSync(full).isDirectory()) yield* tsFiles(full);
-    else if (full.endsWith('.ts')) yield full;
+    else if (full.endsWith('.ts') || full.endsWith('.tsx')) yield full;
   }
 }
 
@@ -31,7 +31,7 @@ interface Found {
 
 function regexesIn(file: string): Found[] {
   const text = readFileSync(file, 'utf8');
-  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true, file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
   const lines = text.split('\n');
   const out: Found[] = [];
   const visit = (node: ts.Node) => {

@@ -21,6 +21,7 @@ import { certificateFingerprint, generateDevCertificate } from '@mailrail/platfo
 import { hashPassword } from '@mailrail/domain/users/passwords';
 import { ensureUserInTeam } from '@mailrail/domain/users/users';
 import { startSesLocal } from './start-ses-local';
+import { ensureWebBuilt } from './web-build';
 
 const DEMO_TEAM = 'Demo team';
 const DEMO_DOMAIN = 'demo.example.com';
@@ -114,6 +115,9 @@ async function main() {
     sesViewer = `http://127.0.0.1:${port}/`;
     await waitFor(`${sesViewer}store`, 15_000);
   }
+
+  // The dashboard the API serves at `/`: built on the first start and after its sources change.
+  ensureWebBuilt(console.log);
 
   const seeded = await seedDemo(config);
   const smtpTls = await smtpCertificate(env);

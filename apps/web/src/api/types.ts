@@ -1,0 +1,166 @@
+// The answers of the routes the dashboard calls (docs/dashboard-api.md; the /v1 ones are the public
+// API's, documented at /api/v1/doc). Only what the pages read is typed here.
+import type { ApiPermission, DomainStatus, EmailStatus, SuppressionReason, WebhookDeliveryStatus, WebhookStatus } from '@mailrail/platform/db/generated/enums';
+
+export type Role = 'ADMIN' | 'MEMBER';
+
+export interface Session {
+  user: { id: number; email: string; hasPassword: boolean };
+  teams: { id: number; name: string; role: Role }[];
+  csrfToken: string;
+  expiresAt: string;
+}
+
+export interface EmailLogItem {
+  id: string;
+  from: string;
+  to: string[];
+  subject: string;
+  latestStatus: EmailStatus;
+  domainId: number | null;
+  scheduledAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface EmailLogPage {
+  data: EmailLogItem[];
+  nextCursor: string | null;
+}
+
+export interface EmailEvent {
+  emailId: string;
+  status: EmailStatus;
+  createdAt: string;
+  data: unknown;
+}
+
+export interface EmailDetail extends EmailLogItem {
+  html: string | null;
+  text: string | null;
+  replyTo: string[];
+  cc: string[];
+  bcc: string[];
+  emailEvents: EmailEvent[];
+}
+
+export interface DnsRecord {
+  type: 'MX' | 'TXT';
+  name: string;
+  value: string;
+  valueChunks?: string[];
+  ttl: string;
+  priority?: string;
+  status: DomainStatus;
+  recommended?: boolean;
+}
+
+export interface Domain {
+  id: number;
+  name: string;
+  status: DomainStatus;
+  region: string;
+  clickTracking: boolean;
+  openTracking: boolean;
+  isVerifying: boolean;
+  errorMessage: string | null;
+  verificationError: string | null;
+  lastCheckedTime: string | null;
+  createdAt: string;
+  dnsRecords: DnsRecord[];
+}
+
+export interface ApiKey {
+  id: number;
+  name: string;
+  permission: ApiPermission;
+  domainId: number | null;
+  partialToken: string;
+  lastUsed: string | null;
+  createdAt: string;
+}
+
+export interface Suppression {
+  id: string;
+  email: string;
+  reason: SuppressionReason;
+  source: string | null;
+  createdAt: string;
+}
+
+export interface Webhook {
+  id: string;
+  url: string;
+  description: string | null;
+  events: string[];
+  domainIds: number[];
+  status: WebhookStatus;
+  enabled: boolean;
+  consecutiveFailures: number;
+  lastSuccessAt: string | null;
+  lastFailureAt: string | null;
+  createdAt: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  status: WebhookDeliveryStatus;
+  attempt: number;
+  responseStatus: number | null;
+  durationMs: number | null;
+  responseText: string | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Counts {
+  sent: number;
+  delivered: number;
+  bounced: number;
+  complained: number;
+  opened: number;
+  clicked: number;
+}
+
+export interface Overview {
+  today: Counts;
+  last30Days: Counts;
+  series: (Counts & { date: string })[];
+  reputation: { delivered: number; hardBounced: number; complained: number; bounceRate: number; complaintRate: number };
+  thresholds: { bounceRate: { review: number; pause: number }; complaintRate: { review: number; pause: number } };
+}
+
+export interface Member {
+  userId: number;
+  email: string;
+  role: Role;
+  joinedAt: string;
+}
+
+export interface Invitation {
+  id: number;
+  email: string;
+  role: Role;
+  invitedBy: string | null;
+  createdAt: string;
+  expiresAt: string;
+  expired: boolean;
+}
+
+export interface TeamSettings {
+  id: number;
+  name: string;
+  apiRateLimit: number | null;
+  effectiveRateLimit: number;
+  defaultRateLimit: number;
+  role: Role;
+}
+
+export interface Paged<T> {
+  data: T[];
+  count: number;
+}

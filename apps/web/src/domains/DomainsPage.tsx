@@ -1,0 +1,117 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { api } from '../api/client';
+import type { Domain } from '../api/types';
+import { teamKey, useTeamQuery } from '../api/team-query';
+import { useTeam } from '../session/session';
+import { EmptyState } from '../ui/EmptyState';
+import { ErrorNotice } from '../ui/ErrorNotice';
+import { Field } from '../ui/Field';
+import { FormDialog } from '../ui/FormDialog';
+import { formatRelative } from '../ui/format';
+import { Loading } from '../ui/Loading';
+import { PageHeader } from '../ui/PageHeader';
+import { DomainStatusBadge } from '../ui/StatusBadge';
+
+export default function DomainsPage() {
+  const { base } = useTeam();
+  const domains = useTeamQuery<Domain[]>(['domains'], '/v1/domains');
+  return (
+    <>
+      <PageHeader title="Domains" description="Domains you send from. Each needs its DNS records published before SES accepts mail from it." actions={<AddDomain />} />
+      <ErrorNotice error={domains.error} />
+      {domains.isPending && <Loading />}
+      {domains.data?.length === 0 && (
+        <EmptyState title="No domains yet">
+          <p>Add the domain you want to send from (for example mail.yourcompany.com). You will get the DNS records to publish, each with a copy button.</p>
+          <AddDomain />
+        </EmptyState>
+      )}
+      {!!domains.data?.length && (
+        <div className="table-wrap card">
+          <table className="list">
+            <caption className="visually-hidden">Domains</caption>
+            <thead>
+              <tr>
+                <th scope="col">Domain</th>
+                <th scope="col">Status</th>
+                <th scope="col">Region</th>
+                <th scope="col">Last checked</th>
+                <th scope="col">Tracking</th>
+              </tr>
+            </thead>
+            <tbody>
+              {domains.data.map((d) => (
+                <tr key={d.id}>
+                  <td>
+                    <Link to={`${base}/domains/${d.id}`}>{d.name}</Link>
+                  </td>
+                  <td>
+                    <DomainStatusBadge status={d.status} />
+                  </td>
+                  <td>{d.region}</td>
+                  <td>{formatRelative(d.lastCheckedTime)}</td>
+                  <td>{[d.openTracking && 'opens', d.clickTracking && 'clicks'].filter(Boolean).join(', ') || 'off'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
+
+function AddDomain() {
+  const { team, base } = useTeam();
+  const qc = useQueryClient();
+  const navigate = useNavigate();
+  const [open, setOpen] = useState(false);
+  const [name, setName] = useState('');
+  const [region, setRegion] = useState('');
+  const add = useMutation({
+    mutationFn: () => api.post<Domain>(`${base}/v1/domains`, region.trim() ? { name: name.trim(), region: region.trim() } : { name: name.trim() }),
+    onSuccess: async (d) => {
+      await qc.invalidateQueries({ queryKey: teamKey(team.id) });
+      setOpen(false);
+      setName('');
+      navigate(`${base}/domains/${d.id}`);
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    add.mutate();
+  };
+  return (
+    <FormDialog
+      open={open}
+      onOpenChange={(o) => {
+        setOpen(o);
+        if (!o) add.reset();
+      }}
+      trigger={
+        <button type="button" className="btn btn-primary">
+          Add domain
+        </button>
+      }
+      title="Add a domain"
+      description="A domain or subdomain you control; mailrail gives you the DNS records to publish."
+    >
+      <form className="stack" onSubmit={submit}>
+        <Field label="Domain name">
+          <input value={name} onChange={(e) => setName(e.target.value)} required placeholder="mail.example.com" autoComplete="off" />
+        </Field>
+        <Field label="SES region (optional)" hint="Leave empty for the server's default region.">
+          <input value={region} onChange={(e) => setRegion(e.target.value)} placeholder="us-east-1" autoComplete="off" />
+        </Field>
+        <ErrorNotice error={add.error} />
+        <div className="dialog-actions">
+          <button type="submit" className="btn btn-primary" disabled={add.isPending}>
+            {add.isPending ? 'Adding…' : 'Add domain'}
+          </button>
+        </div>
+      </form>
+    </FormDialog>
+  );
+}

@@ -1,0 +1,139 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { api } from '../api/client';
+import type { Domain, Paged, Webhook } from '../api/types';
+import { teamKey, useTeamQuery } from '../api/team-query';
+import { useTeam } from '../session/session';
+import { EmptyState } from '../ui/EmptyState';
+import { ErrorNotice } from '../ui/ErrorNotice';
+import { Field } from '../ui/Field';
+import { FormDialog } from '../ui/FormDialog';
+import { formatRelative } from '../ui/format';
+import { Loading } from '../ui/Loading';
+import { PageHeader } from '../ui/PageHeader';
+import { StatusBadge } from '../ui/StatusBadge';
+import { EventAndDomainFilters } from './EventAndDomainFilters';
+import { SecretOnce } from './SecretOnce';
+
+export default function WebhooksPage() {
+  const { base } = useTeam();
+  const hooks = useTeamQuery<Paged<Webhook>>(['webhooks'], '/v1/webhooks');
+  const domains = useTeamQuery<Domain[]>(['domains'], '/v1/domains');
+  return (
+    <>
+      <PageHeader title="Webhooks" description="mailrail posts email and domain events to your endpoints, signed with a secret." actions={<CreateWebhook domains={domains.data ?? []} />} />
+      <ErrorNotice error={hooks.error} />
+      <ErrorNotice error={domains.error} prefix="The domains could not be loaded" />
+      {hooks.isPending && <Loading />}
+      {hooks.data?.data.length === 0 && (
+        <EmptyState title="No webhooks yet">
+          <p>Add an endpoint to hear about deliveries, bounces, complaints, opens and clicks as they happen.</p>
+          <CreateWebhook domains={domains.data ?? []} />
+        </EmptyState>
+      )}
+      {!!hooks.data?.data.length && (
+        <div className="table-wrap card">
+          <table className="list">
+            <caption className="visually-hidden">Webhook endpoints</caption>
+            <thead>
+              <tr>
+                <th scope="col">Endpoint</th>
+                <th scope="col">Status</th>
+                <th scope="col">Events</th>
+                <th scope="col">Last success</th>
+                <th scope="col">Last failure</th>
+              </tr>
+            </thead>
+            <tbody>
+              {hooks.data.data.map((w) => (
+                <tr key={w.id}>
+                  <td className="truncate">
+                    <Link to={`${base}/webhooks/${w.id}`}>{w.url}</Link>
+                    {w.description && <div className="muted small">{w.description}</div>}
+                  </td>
+                  <td>
+                    <StatusBadge status={w.enabled ? w.status : 'PAUSED'} />
+                  </td>
+                  <td>{w.events.length ? `${w.events.length} selected` : 'all'}</td>
+                  <td>{formatRelative(w.lastSuccessAt)}</td>
+                  <td>{formatRelative(w.lastFailureAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
+
+function CreateWebhook({ domains }: { domains: Domain[] }) {
+  const { team, base } = useTeam();
+  const qc = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const [url, setUrl] = useState('');
+  const [description, setDescription] = useState('');
+  const [events, setEvents] = useState<string[]>([]);
+  const [domainIds, setDomainIds] = useState<number[]>([]);
+  const create = useMutation({
+    mutationFn: () => api.post<Webhook & { secret: string }>(`${base}/v1/webhooks`, { url: url.trim(), description: description.trim() || null, events, domainIds }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: teamKey(team.id, 'webhooks') }),
+  });
+  const close = (o: boolean) => {
+    setOpen(o);
+    if (!o) {
+      create.reset();
+      setUrl('');
+      setDescription('');
+      setEvents([]);
+      setDomainIds([]);
+    }
+  };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate();
+  };
+  return (
+    <FormDialog
+      open={open}
+      onOpenChange={close}
+      trigger={
+        <button type="button" className="btn btn-primary">
+          Add webhook
+        </button>
+      }
+      title={create.data ? 'Webhook created' : 'Add a webhook'}
+    >
+      {create.data ? (
+        <div className="stack">
+          <SecretOnce secret={create.data.secret} />
+          <div className="dialog-actions">
+            <Link className="btn" to={`${base}/webhooks/${create.data.id}`} onClick={() => close(false)}>
+              Open the webhook
+            </Link>
+            <button type="button" className="btn btn-primary" onClick={() => close(false)}>
+              Done
+            </button>
+          </div>
+        </div>
+      ) : (
+        <form className="stack" onSubmit={submit}>
+          <Field label="Endpoint URL">
+            <input type="url" value={url} onChange={(e) => setUrl(e.target.value)} required placeholder="https://example.com/hooks/mailrail" autoComplete="off" />
+          </Field>
+          <Field label="Description (optional)">
+            <input value={description} onChange={(e) => setDescription(e.target.value)} autoComplete="off" />
+          </Field>
+          <EventAndDomainFilters events={events} onEvents={setEvents} domainIds={domainIds} onDomainIds={setDomainIds} domains={domains} />
+          <ErrorNotice error={create.error} />
+          <div className="dialog-actions">
+            <button type="submit" className="btn btn-primary" disabled={create.isPending}>
+              {create.isPending ? 'Creating…' : 'Create webhook'}
+            </button>
+          </div>
+        </form>
+      )}
+    </FormDialog>
+  );
+}

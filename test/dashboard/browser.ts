@@ -1,0 +1,58 @@
+// Browser-test kit for the dashboard: Debian's chromium driven by playwright-core (never a
+// downloaded browser), axe-core checks, and 1280×800 screenshots for docs/dashboard/.
+import AxeBuilder from '@axe-core/playwright';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = path.resolve(__dirname, '../../docs/dashboard');
+export const VIEWPORT = { width: 1280, height: 800 };
+
+/**
+ * Without chromium the browser tests are skipped with a message on a developer's machine, and
+ * fail in CI (`.ci/run` installs it with apt).
+ */
+export function chromiumAvailable(): boolean {
+  if (existsSync(CHROMIUM_PATH)) return true;
+  if (process.env.CI) return false;
+  console.warn(`Dashboard browser tests skipped: no chromium at ${CHROMIUM_PATH}. Install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH).`);
+  return false;
+}
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`no chromium at ${CHROMIUM_PATH}: .ci/run installs it with \`apt-get install -y chromium\``);
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    // Root needs --no-sandbox; the rest keeps chromium from reaching out to the network.
+    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A fresh browser profile (its own cookies) at 1280×800, clipboard readable for the copy checks. */
+export async function newContext(browser: Browser, baseURL: string): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL, viewport: VIEWPORT, timezoneId: 'UTC', locale: 'en-GB', colorScheme: 'light' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
+  return context;
+}
+
+/**
+ * axe-core on the page as it is now: no serious or critical violation. The frame showing an
+ * email's own HTML (sandboxed, scripts off) is left out: its content is the sender's, not the
+ * dashboard's, and axe cannot run in a frame without scripts (it waits for it forever).
+ */
+export async function expectAccessible(page: Page, what: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).exclude('iframe[sandbox]').analyze();
+  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const report = bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n    ${v.nodes.slice(0, 5).map((n) => n.target.join(' ')).join('\n    ')}`);
+  if (bad.length) throw new Error(`axe found ${bad.length} serious accessibility problem(s) on ${what}:\n  ${report.join('\n  ')}`);
+}
+
+/** The page at 1280×800 as docs/dashboard/<name>.png (overwritten every run). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  // The top of the page, with no blinking caret, half-finished transition or passing toast.
+  await page.locator('.toast').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
+  await page.evaluate('window.scrollTo(0, 0)');
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), animations: 'disabled', caret: 'hide' });
+}
