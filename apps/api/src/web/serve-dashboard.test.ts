@@ -15,6 +15,7 @@ beforeAll(async () => {
   mkdirSync(path.join(dir, 'assets'));
   writeFileSync(path.join(dir, 'index.html'), '<!doctype html><div id="root"></div><script src="/assets/index-3f2a1b9c.js"></script>');
   writeFileSync(path.join(dir, 'assets', 'index-3f2a1b9c.js'), 'console.log("app")');
+  writeFileSync(path.join(dir, 'assets', 'vendor-9e8d7c6b.js'), `export const big = ${JSON.stringify('x'.repeat(20_000))};`);
   writeFileSync(path.join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   api = await startTestApi({ DASHBOARD_WEB_DIR: dir });
 });
@@ -41,6 +42,15 @@ it('serves hashed assets for a year, other files revalidated, and a missing asse
   const missing = await request(api.app).get('/assets/index-00000000.js').expect(404);
   expect(missing.body.error.code).toBe('NOT_FOUND');
   await request(api.app).get('/assets/../../etc/passwd').expect(404);
+});
+
+it('compresses the app for browsers that accept gzip, and only for them', async () => {
+  const gzipped = await request(api.app).get('/assets/vendor-9e8d7c6b.js').set('Accept-Encoding', 'gzip').expect(200);
+  expect(gzipped.headers['content-encoding']).toBe('gzip');
+  expect(gzipped.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+  const plain = await request(api.app).get('/assets/vendor-9e8d7c6b.js').set('Accept-Encoding', 'identity').expect(200);
+  expect(plain.headers['content-encoding']).toBeUndefined();
+  expect(plain.text.length).toBeGreaterThan(20_000);
 });
 
 it('never shadows or swallows a server route', async () => {
