@@ -17,7 +17,11 @@ export const benches = {
   analytics: { script: 'bench/events/analytics-time-series.ts', quickEnv: { BENCH_TEAMS: '10', BENCH_SECONDS: '3' } },
   ingest: { script: 'bench/events/ingest.ts', env: { BENCH_EVENTS: '20000' }, quickEnv: { BENCH_EVENTS: '3000' } },
   campaigns: { script: 'bench/campaigns/run.ts', args: ['100000', '2000'], quickArgs: ['10000', '2000'] },
-  dashboard: { script: 'bench/dashboard/email-log.ts', args: ['--emails', '1000000', '--requests', '100'], quickArgs: ['--emails', '50000', '--requests', '20'] },
+  dashboard: {
+    script: 'bench/dashboard/email-log.ts',
+    args: ['--emails', '1000000', '--requests', '100'],
+    quickArgs: ['--emails', '50000', '--requests', '20'],
+  },
 } satisfies Record<string, Bench>;
 
 export type BenchName = keyof typeof benches;

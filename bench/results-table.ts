@@ -22,8 +22,7 @@ export interface RunContext {
   machine: string;
 }
 
-const number = (v: number) =>
-  v.toLocaleString('en-US', { maximumFractionDigits: Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2 });
+const number = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits: Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2 });
 
 export function formatValue(v: number, unit: Unit): string {
   switch (unit) {
@@ -58,7 +57,8 @@ function figure(outcome: Outcome, key: string): number | undefined {
 function row(spec: FigureSpec, outcome: Outcome): Row {
   const target = spec.target === undefined ? '—' : `${spec.better === 'higher' ? '≥' : '≤'} ${formatValue(spec.target, spec.unit)}`;
   const value = figure(outcome, spec.key);
-  if (value === undefined) return { spec, outcome, target, measured: outcome.result ? 'not measured' : 'error', ratio: '—', status: 'error' };
+  if (value === undefined)
+    return { spec, outcome, target, measured: outcome.result ? 'not measured' : 'error', ratio: '—', status: 'error' };
   const measured = `${formatValue(value, spec.unit)}${spec.stat ? ` (${spec.stat})` : ''}`;
   if (spec.target === undefined) return { spec, outcome, target, measured, ratio: '—', status: 'measured' };
   const ratio = spec.better === 'higher' ? value / spec.target : spec.target / value;
@@ -85,7 +85,9 @@ function heading(ctx: RunContext, outcomes: Outcome[]): string {
     '',
     `Machine: ${ctx.machine}. Load average (1 min) ${ctx.loadBefore.toFixed(2)} before, ${ctx.loadAfter.toFixed(2)} after. ` +
       `Took ${Math.floor(took / 60)} min ${took % 60} s.` +
-      (ctx.quick ? ' **Quick mode**: reduced sizes and durations, to check the wiring; the figures are not comparable with the targets.' : ''),
+      (ctx.quick
+        ? ' **Quick mode**: reduced sizes and durations, to check the wiring; the figures are not comparable with the targets.'
+        : ''),
   ].join('\n');
 }
 
@@ -97,14 +99,23 @@ export function renderReport(ctx: RunContext, outcomes: Outcome[]): string {
     '|---|---|---|---|---|',
     ...rows.map((r) => `| ${r.spec.label} | ${r.target} | ${r.measured} | ${r.ratio} | ${r.status} |`),
   ];
-  const notes = rows.filter((r) => r.status === 'missed').map((r) => `- ${r.spec.label}: ${r.spec.cause ?? 'no cause analysed yet'}${evidence(r)}`);
+  const notes = rows
+    .filter((r) => r.status === 'missed')
+    .map((r) => `- ${r.spec.label}: ${r.spec.cause ?? 'no cause analysed yet'}${evidence(r)}`);
   const failures = outcomes.filter((o) => o.error).map((o) => `- ${o.name}: ${o.error}`);
   return [
     heading(ctx, outcomes),
     '',
     ...table,
-    ...(notes.length ? ['', 'Missed: the cause found when the figure last fell short (analysed in bench/RESULTS.md), with this run\'s figures that bear on it:', '', ...notes] : []),
-    ...(failures.length ? ['', 'Scripts that failed (their output is in the run\'s log):', '', ...failures] : []),
+    ...(notes.length
+      ? [
+          '',
+          "Missed: the cause found when the figure last fell short (analysed in bench/RESULTS.md), with this run's figures that bear on it:",
+          '',
+          ...notes,
+        ]
+      : []),
+    ...(failures.length ? ['', "Scripts that failed (their output is in the run's log):", '', ...failures] : []),
     '',
   ].join('\n');
 }

@@ -16,7 +16,10 @@ const root = path.resolve(__dirname, '..');
 function parseArgs(argv: string[]) {
   const flags = argv.filter((a) => a.startsWith('--'));
   const names = argv.filter((a) => !a.startsWith('--'));
-  const unknown = [...flags.filter((f) => f !== '--quick' && f !== '--record'), ...names.filter((n) => !benchNames.includes(n as BenchName))];
+  const unknown = [
+    ...flags.filter((f) => f !== '--quick' && f !== '--record'),
+    ...names.filter((n) => !benchNames.includes(n as BenchName)),
+  ];
   if (unknown.length) {
     console.error(`unknown argument(s): ${unknown.join(' ')}\nusage: npm run bench -- [--quick] [--record] [${benchNames.join('|')} ...]`);
     process.exit(2);
@@ -38,7 +41,11 @@ async function runBench(name: BenchName, quick: boolean): Promise<Outcome> {
   console.log(`\n=== ${name}: ${shown}\n`);
   clearResult(name);
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: 'inherit' });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: 'inherit',
+  });
   const exit = await new Promise<string | null>((resolve) => {
     child.on('error', (err) => resolve(err.message));
     child.on('exit', (code, signal) => resolve(code === 0 ? null : signal ? `killed by ${signal}` : `exit code ${code}`));

@@ -29,7 +29,12 @@ const nodeModulesExternal: Plugin = {
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, async (args) => {
       if (args.pluginData === 'resolving') return undefined;
-      const resolved = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'resolving' });
+      const resolved = await b.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        importer: args.importer,
+        pluginData: 'resolving',
+      });
       if (resolved.errors.length) return { errors: resolved.errors };
       if (resolved.external || resolved.path.split(path.sep).includes('node_modules')) return { path: args.path, external: true };
       return resolved;
@@ -66,7 +71,13 @@ export async function buildAll(outDir = distDir): Promise<void> {
 if (require.main === module) {
   const started = performance.now();
   buildAll()
-    .then(() => console.log(`built ${Object.keys(entries).map((e) => `dist/${e}.js`).join(', ')} in ${Math.round(performance.now() - started)} ms`))
+    .then(() =>
+      console.log(
+        `built ${Object.keys(entries)
+          .map((e) => `dist/${e}.js`)
+          .join(', ')} in ${Math.round(performance.now() - started)} ms`,
+      ),
+    )
     // The dashboard (apps/web/dist, served by the API at `/`): `npm run build:web`, scripts/web-build.ts.
     .then(() => {
       const web = performance.now();

@@ -53,14 +53,17 @@ async function main() {
   const found = DIRS.flatMap((d) => [...tsFiles(path.join(root, d))].flatMap(regexesIn));
   const bad: string[] = [];
   let next = 0;
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    while (next < found.length) {
-      const f = found[next++];
-      const r = await check(f.source, f.flags, { timeout: 10_000 });
-      if (r.status === 'vulnerable') bad.push(`${f.where} /${f.source}/${f.flags}: ${r.complexity.summary}, attack ${JSON.stringify(r.attack.pattern)}`);
-      else if (r.status === 'unknown') bad.push(`${f.where} /${f.source}/${f.flags}: not decided (${r.error.kind})`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < found.length) {
+        const f = found[next++];
+        const r = await check(f.source, f.flags, { timeout: 10_000 });
+        if (r.status === 'vulnerable')
+          bad.push(`${f.where} /${f.source}/${f.flags}: ${r.complexity.summary}, attack ${JSON.stringify(r.attack.pattern)}`);
+        else if (r.status === 'unknown') bad.push(`${f.where} /${f.source}/${f.flags}: not decided (${r.error.kind})`);
+      }
+    }),
+  );
   console.log(`recheck: ${found.length} regexes, ${bad.length} flagged`);
   for (const b of bad.sort()) console.log(`  ${b}`);
   process.exit(bad.length ? 1 : 0);

@@ -18,6 +18,9 @@ const resolves = (id) => {
 if (!resolves('tsx/package.json') || !resolves('prisma/package.json')) {
   console.log('postinstall: no dev dependencies (production install), Prisma client generation skipped');
 } else {
-  const res = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/prisma.ts'), 'generate'], { cwd: root, stdio: 'inherit' });
+  const res = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/prisma.ts'), 'generate'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   process.exit(res.status ?? 1);
 }

@@ -59,7 +59,8 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
  * it keeps working across restarts. Returns where it is and its fingerprint, for the banner.
  */
 async function smtpCertificate(env: NodeJS.ProcessEnv): Promise<{ file: string; fingerprint256: string; selfSigned: boolean }> {
-  if (env.SMTP_TLS_CERT) return { file: env.SMTP_TLS_CERT, fingerprint256: certificateFingerprint(readFileSync(env.SMTP_TLS_CERT, 'utf8')), selfSigned: false };
+  if (env.SMTP_TLS_CERT)
+    return { file: env.SMTP_TLS_CERT, fingerprint256: certificateFingerprint(readFileSync(env.SMTP_TLS_CERT, 'utf8')), selfSigned: false };
   const dir = path.join(__dirname, '../.cache/smtp-dev-tls');
   const cert = path.join(dir, 'cert.pem');
   const key = path.join(dir, 'key.pem');
@@ -80,7 +81,10 @@ async function seedDemo(config: ReturnType<typeof loadConfigOrExit>) {
     const team = (await db.team.findFirst({ where: { name: DEMO_TEAM }, orderBy: { id: 'asc' } })) ?? (await createTeam(db, DEMO_TEAM));
     const domain =
       (await db.domain.findUnique({ where: { teamId_name: { teamId: team.id, name: DEMO_DOMAIN } } })) ??
-      (await createDomain({ db, config, identities: createIdentityPort(config, { db }) }, { teamId: team.id, name: DEMO_DOMAIN, verified: true }));
+      (await createDomain(
+        { db, config, identities: createIdentityPort(config, { db }) },
+        { teamId: team.id, name: DEMO_DOMAIN, verified: true },
+      ));
     const { apiKey } = await createApiKey(db, { teamId: team.id, name: `npm start ${new Date().toISOString()}`, permission: 'FULL' });
     // The dashboard's demo admin gets a fresh password on every start, printed like the key.
     const password = randomBytes(9).toString('base64url');
@@ -129,7 +133,13 @@ async function main() {
   // `node --import tsx` (not the tsx CLI) so that our SIGTERM reaches each process itself.
   const relay = !!(config.SMTP_PORT || config.SMTPS_PORT);
   for (const app of ['api', 'worker', ...(relay ? ['smtp'] : [])]) {
-    children.push(spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, `../apps/${app}/src/main.ts`)], { cwd: path.join(__dirname, '..'), env, stdio: ['ignore', 'inherit', 'inherit'] }));
+    children.push(
+      spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, `../apps/${app}/src/main.ts`)], {
+        cwd: path.join(__dirname, '..'),
+        env,
+        stdio: ['ignore', 'inherit', 'inherit'],
+      }),
+    );
   }
 
   let stopping = false;
@@ -170,8 +180,15 @@ async function main() {
 }
 
 /** How an SMTP client connects to the relay (docs/smtp.md). */
-function smtpLines(config: ReturnType<typeof loadConfigOrExit>, seeded: { domain: string; apiKey: string }, tls: { file: string; fingerprint256: string; selfSigned: boolean }): string[] {
-  const ports = [config.SMTP_PORT ? `${config.SMTP_PORT} (STARTTLS)` : '', config.SMTPS_PORT ? `${config.SMTPS_PORT} (implicit TLS)` : ''].filter(Boolean);
+function smtpLines(
+  config: ReturnType<typeof loadConfigOrExit>,
+  seeded: { domain: string; apiKey: string },
+  tls: { file: string; fingerprint256: string; selfSigned: boolean },
+): string[] {
+  const ports = [
+    config.SMTP_PORT ? `${config.SMTP_PORT} (STARTTLS)` : '',
+    config.SMTPS_PORT ? `${config.SMTPS_PORT} (implicit TLS)` : '',
+  ].filter(Boolean);
   if (!ports.length) return [];
   const swaks = config.SMTP_PORT
     ? `swaks --server localhost:${config.SMTP_PORT} --tls`

@@ -55,7 +55,9 @@ if (require.main === module) {
   const { signIn, overview } = firstLoadJs();
   const kb = (b: number) => `${(b / 1024).toFixed(1)} KB`;
   console.log(`sign-in page first load: ${kb(signIn.gzipBytes)} gzip JavaScript in ${signIn.files.length} files`);
-  console.log(`signed-in first load (/ → Overview with its chart): ${kb(overview.gzipBytes)} gzip JavaScript in ${overview.files.length} files`);
+  console.log(
+    `signed-in first load (/ → Overview with its chart): ${kb(overview.gzipBytes)} gzip JavaScript in ${overview.files.length} files`,
+  );
   console.log(`budget: ${kb(FIRST_LOAD_BUDGET_BYTES)}`);
   if (overview.gzipBytes > FIRST_LOAD_BUDGET_BYTES) process.exit(1);
 }

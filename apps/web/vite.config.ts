@@ -31,7 +31,9 @@ function recordInputs(): Plugin {
 export default defineConfig({
   plugins: [react(), recordInputs()],
   // Wire vocabularies (email statuses, webhook event types…) come from their one definition in the shared packages.
-  resolve: { alias: { '@mailrail/platform': path.join(root, 'packages/platform/src'), '@mailrail/domain': path.join(root, 'packages/domain/src') } },
+  resolve: {
+    alias: { '@mailrail/platform': path.join(root, 'packages/platform/src'), '@mailrail/domain': path.join(root, 'packages/domain/src') },
+  },
   server: {
     proxy: { '/api': { target: apiTarget, changeOrigin: false } },
   },

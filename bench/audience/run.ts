@@ -33,8 +33,13 @@ const quantiles = (ms: number[]) => {
   const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
   return { min: s[0], p50: q(0.5), p95: q(0.95), max: s[s.length - 1] };
 };
-const stats = ({ min, p50, p95, max }: ReturnType<typeof quantiles>) => `min ${fmt(min)}, p50 ${fmt(p50)}, p95 ${fmt(p95)}, max ${fmt(max)}`;
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const stats = ({ min, p50, p95, max }: ReturnType<typeof quantiles>) =>
+  `min ${fmt(min)}, p50 ${fmt(p50)}, p95 ${fmt(p95)}, max ${fmt(max)}`;
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 function procCpuMs(pid: number): number {
   try {
@@ -66,7 +71,9 @@ async function main() {
 
     /** CPU ms so far of this process and of the database's PostgreSQL backends. */
     const cpuNow = async () => {
-      const { rows } = await monitor.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+      const { rows } = await monitor.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
       const { user, system } = process.cpuUsage();
       return { node: (user + system) / 1000, pg: rows.reduce((sum, r) => sum + procCpuMs(r.pid), 0) };
     };
@@ -102,11 +109,16 @@ async function main() {
       for (let i = 0; i < n; i++) wall.push((await request(i)).ms);
       const after = await cpuNow();
       const q = quantiles(wall);
-      return { ...q, line: `wall ms ${stats(q)} | CPU ms per request: node ${fmt((after.node - before.node) / n)}, postgres ${fmt((after.pg - before.pg) / n)}` };
+      return {
+        ...q,
+        line: `wall ms ${stats(q)} | CPU ms per request: node ${fmt((after.node - before.node) / n)}, postgres ${fmt((after.pg - before.pg) / n)}`,
+      };
     };
     const newBook = async () => JSON.parse((await call('POST', '/api/v1/contactBooks', { name: 'bench' })).text).id as string;
 
-    console.log(`machine: nproc=${os.cpus().length}, memory=${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.cpus()[0].model}, node ${process.version}`);
+    console.log(
+      `machine: nproc=${os.cpus().length}, memory=${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.cpus()[0].model}, node ${process.version}`,
+    );
     console.log(`load average at start: ${load()}`);
 
     // ------------------------------------------------------------ bulk create, 10,000 per request

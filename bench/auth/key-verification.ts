@@ -25,7 +25,9 @@ async function measure(label: string, n: number, call: () => Promise<void>) {
   }
   times.sort((a, b) => a - b);
   const mean = times.reduce((a, b) => a + b, 0) / n;
-  console.log(`| ${label} | ${n} | ${(mean * 1000).toFixed(1)} µs | ${(percentile(times, 50) * 1000).toFixed(1)} µs | ${(percentile(times, 99) * 1000).toFixed(1)} µs |`);
+  console.log(
+    `| ${label} | ${n} | ${(mean * 1000).toFixed(1)} µs | ${(percentile(times, 50) * 1000).toFixed(1)} µs | ${(percentile(times, 99) * 1000).toFixed(1)} µs |`,
+  );
   return { meanMs: mean, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99) };
 }
 
@@ -35,7 +37,9 @@ async function main() {
   const figures: Record<string, number> = {};
   try {
     for (const cacheSeconds of ['10', '0']) {
-      const deps = createApiDeps(loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent', API_KEY_CACHE_SECONDS: cacheSeconds, REDIS_PREFIX: 'bench_auth' }));
+      const deps = createApiDeps(
+        loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent', API_KEY_CACHE_SECONDS: cacheSeconds, REDIS_PREFIX: 'bench_auth' }),
+      );
       const team = await createTeam(deps.db, 'bench');
       const { apiKey } = await createApiKey(deps.db, { teamId: team.id });
       const auth = createAuth(deps);
@@ -43,11 +47,17 @@ async function main() {
       const call = () =>
         new Promise<void>((resolve, reject) => auth.middleware(req, {} as Response, (err?: unknown) => (err ? reject(err) : resolve())));
       if (cacheSeconds === '10') {
-        console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0].model}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}\n`);
+        console.log(
+          `machine: ${os.cpus().length} cores (${os.cpus()[0].model}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}\n`,
+        );
         console.log('| key verification | calls | mean | p50 | p99 |\n|---|---|---|---|---|');
       }
       const cached = cacheSeconds === '10';
-      const { meanMs, p99Ms } = await measure(cached ? 'cached (steady state)' : 'uncached (database lookup)', cached ? 100_000 : 5_000, call);
+      const { meanMs, p99Ms } = await measure(
+        cached ? 'cached (steady state)' : 'uncached (database lookup)',
+        cached ? 100_000 : 5_000,
+        call,
+      );
       Object.assign(figures, cached ? { cachedMeanMs: meanMs, cachedP99Ms: p99Ms } : { uncachedMeanMs: meanMs, uncachedP99Ms: p99Ms });
       auth.close();
       await closeApiDeps(deps);

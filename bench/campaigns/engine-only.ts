@@ -21,10 +21,22 @@ async function main() {
   await prepareTemplateDatabase();
   const databaseUrl = await createTestDatabase();
   const prefix = testRedisPrefix();
-  const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', CAMPAIGN_CHUNK_SIZE: CHUNK });
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    REDIS_PREFIX: prefix,
+    LOG_LEVEL: 'warn',
+    CAMPAIGN_CHUNK_SIZE: CHUNK,
+  });
   const deps = createWorkerDeps(config);
   const team = await createTeam(deps.db, 'Bench');
-  const domain = await insertDomain(deps.db, config.SECRET, { teamId: team.id, name: 'bench.example.com', region: 'us-east-1', dkimSelector: 'usesend', verified: true });
+  const domain = await insertDomain(deps.db, config.SECRET, {
+    teamId: team.id,
+    name: 'bench.example.com',
+    region: 'us-east-1',
+    dkimSelector: 'usesend',
+    verified: true,
+  });
   const book = await seedContactBook(deps.db, team.id, { subscribed: N }, { domain: 'people.example.net' });
   await deps.db.$executeRawUnsafe('VACUUM ANALYZE "Contact"');
   const id = await insertScheduledCampaign(deps.db, {

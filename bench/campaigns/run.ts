@@ -43,7 +43,13 @@ async function main() {
     return undefined;
   });
   const team = await createTeam(db, 'Bench');
-  const domain = await insertDomain(db, config.SECRET, { teamId: team.id, name: 'bench.example.com', region: 'us-east-1', dkimSelector: 'usesend', verified: true });
+  const domain = await insertDomain(db, config.SECRET, {
+    teamId: team.id,
+    name: 'bench.example.com',
+    region: 'us-east-1',
+    dkimSelector: 'usesend',
+    verified: true,
+  });
   const seed0 = performance.now();
   const book = await seedContactBook(db, team.id, { subscribed: N }, { domain: 'people.example.net', variables: ['Company'] });
   await db.$executeRawUnsafe('VACUUM ANALYZE "Contact"');
@@ -53,7 +59,15 @@ async function main() {
   const workerNodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const worker = spawn(process.execPath, [...workerNodeArgs, '--import', 'tsx', path.join(root, 'apps/worker/src/main.ts')], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix, SES_ENDPOINT: ses.url, LOG_LEVEL: 'warn', SES_RATE_LIMIT: String(RATE * 2), SES_MARKETING_SHARE: '0.5' },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      REDIS_PREFIX: prefix,
+      SES_ENDPOINT: ses.url,
+      LOG_LEVEL: 'warn',
+      SES_RATE_LIMIT: String(RATE * 2),
+      SES_MARKETING_SHARE: '0.5',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   await sleep(4000); // worker start-up (tsx compile) is not campaign time
@@ -111,7 +125,10 @@ async function main() {
         sesMessagesPerSecond: Math.round(N / (marks.sesAll / 1000)),
         workerRssMb: { idle: Math.round(idleRss), peak: Math.round(peakRss) },
         fakeSesMessages: ses.messages.length,
-        machine: `${os.cpus().length} x ${os.cpus()[0].model}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+        machine: `${os.cpus().length} x ${os.cpus()[0].model}, load ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}`,
       },
       null,
       2,

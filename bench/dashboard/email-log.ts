@@ -38,7 +38,11 @@ const q = (ms: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor(p * s.length))];
 };
 const fmt = (n: number) => n.toFixed(2);
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 /**
  * A team's emails: 3 domains, statuses as a sending team sees them (mostly delivered, a few
@@ -97,7 +101,9 @@ async function main() {
     for (const name of ['a.bench.test', 'b.bench.test', 'c.bench.test']) {
       domainIds.push((await deps.db.domain.create({ data: { teamId: team.id, name, publicKey: 'p', status: 'SUCCESS' } })).id);
     }
-    const otherDomain = (await deps.db.domain.create({ data: { teamId: other.id, name: 'n.bench.test', publicKey: 'p', status: 'SUCCESS' } })).id;
+    const otherDomain = (
+      await deps.db.domain.create({ data: { teamId: other.id, name: 'n.bench.test', publicKey: 'p', status: 'SUCCESS' } })
+    ).id;
 
     const t0 = performance.now();
     const indexes = await deps.db.$queryRawUnsafe<{ indexname: string; indexdef: string }[]>(
@@ -108,7 +114,9 @@ async function main() {
     await seed(deps, other.id, [otherDomain, otherDomain, otherDomain], OTHER_TEAM_EMAILS, 'b');
     for (const i of indexes) await deps.db.$executeRawUnsafe(i.indexdef);
     await deps.db.$executeRawUnsafe('VACUUM ANALYZE "Email"');
-    console.log(`seeded ${EMAILS} + ${OTHER_TEAM_EMAILS} emails and rebuilt ${indexes.length} indexes in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    console.log(
+      `seeded ${EMAILS} + ${OTHER_TEAM_EMAILS} emails and rebuilt ${indexes.length} indexes in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+    );
 
     if (ONLY_SEED) return;
     const user = await deps.db.user.create({ data: { email: 'bench@example.org', passwordHash: await hashPassword('bench password') } });
@@ -124,7 +132,12 @@ async function main() {
         req.on('error', reject);
         req.end(body);
       });
-    const login = await call('POST', '/api/dashboard/auth/login', { Origin: config.PUBLIC_URL, 'Content-Type': 'application/json' }, JSON.stringify({ email: 'bench@example.org', password: 'bench password' }));
+    const login = await call(
+      'POST',
+      '/api/dashboard/auth/login',
+      { Origin: config.PUBLIC_URL, 'Content-Type': 'application/json' },
+      JSON.stringify({ email: 'bench@example.org', password: 'bench password' }),
+    );
     if (login.status !== 200) throw new Error(`login: ${login.status} ${login.text}`);
     const cookie = String(login.headers['set-cookie']).split(';')[0];
 
@@ -148,13 +161,20 @@ async function main() {
     console.log(`floor GET /health (express + loopback): p50 ${fmt(health.p50)} ms, p99 ${fmt(health.p99)} ms`);
     const session = await measure('/api/dashboard/session', { Cookie: cookie });
     console.log(`floor GET /api/dashboard/session (session lookup + one query): p50 ${fmt(session.p50)} ms, p99 ${fmt(session.p99)} ms`);
-    Object.assign(figures, { healthFloorP50Ms: health.p50, healthFloorP99Ms: health.p99, sessionFloorP50Ms: session.p50, sessionFloorP99Ms: session.p99 });
+    Object.assign(figures, {
+      healthFloorP50Ms: health.p50,
+      healthFloorP99Ms: health.p99,
+      sessionFloorP50Ms: session.p50,
+      sessionFloorP99Ms: session.p99,
+    });
 
     const log = `/api/dashboard/teams/${team.id}/email-log`;
     const firstPage = JSON.parse((await call('GET', `${log}?limit=50`, { Cookie: cookie })).text) as { nextCursor: string };
     // A cursor 200 pages (10,000 emails) down.
     let deep = firstPage.nextCursor;
-    for (let i = 0; i < 199; i++) deep = (JSON.parse((await call('GET', `${log}?limit=50&cursor=${deep}`, { Cookie: cookie })).text) as { nextCursor: string }).nextCursor;
+    for (let i = 0; i < 199; i++)
+      deep = (JSON.parse((await call('GET', `${log}?limit=50&cursor=${deep}`, { Cookie: cookie })).text) as { nextCursor: string })
+        .nextCursor;
     // Values that exist in the seed: the recipient and the order number of one email.
     const g = Math.floor(EMAILS * 0.37);
     const recipient = `customer${(g * 7919) % 200000}@example${g % 50}.com`;
@@ -188,7 +208,9 @@ async function main() {
         await emailLogPage(deps, auth, parsed);
         sqlMs.push(performance.now() - t);
       }
-      console.log(`${label.padEnd(44)} ${String(rows).padStart(3)} rows: server p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, max ${fmt(r.max)} ms | query alone p50 ${fmt(q(sqlMs, 0.5))} ms`);
+      console.log(
+        `${label.padEnd(44)} ${String(rows).padStart(3)} rows: server p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, max ${fmt(r.max)} ms | query alone p50 ${fmt(q(sqlMs, 0.5))} ms`,
+      );
       Object.assign(figures, { [`${key}P50Ms`]: r.p50, [`${key}P99Ms`]: r.p99, [`${key}QueryP50Ms`]: q(sqlMs, 0.5) });
       worst.p50 = Math.max(worst.p50, r.p50);
       worst.p99 = Math.max(worst.p99, r.p99);

@@ -66,7 +66,12 @@ async function waitForHttp(url: string, child: ChildProcess) {
 }
 
 function start(cmd: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(cmd[0], cmd.slice(1), { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+  const child = spawn(cmd[0], cmd.slice(1), {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+    detached: true,
+  });
   return child;
 }
 
@@ -123,11 +128,30 @@ async function main() {
   const db = createDb(dbUrl, 2);
   const team = await createTeam(db, 'Bench');
   const { apiKey } = await createApiKey(db, { teamId: team.id, permission: 'SENDING' });
-  await insertDomain(db, 'dev-secret-change-me-dev-secret-change-me', { teamId: team.id, name: 'bench.example.com', region: 'us-east-1', dkimSelector: 'usesend', verified: true });
+  await insertDomain(db, 'dev-secret-change-me-dev-secret-change-me', {
+    teamId: team.id,
+    name: 'bench.example.com',
+    region: 'us-east-1',
+    dkimSelector: 'usesend',
+    verified: true,
+  });
 
-  const email = { to: 'someone@dest.example.org', from: 'Bench <hello@bench.example.com>', subject: 'Hello', html: '<p>Hello there</p>', text: 'Hello there' };
+  const email = {
+    to: 'someone@dest.example.org',
+    from: 'Bench <hello@bench.example.com>',
+    subject: 'Hello',
+    html: '<p>Hello there</p>',
+    text: 'Hello there',
+  };
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` };
-  const env = { DATABASE_URL: dbUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', API_RATE_LIMIT: '0', NODE_ENV: 'production', SECRET: 'bench-secret-bench-secret-bench-secret-0123' };
+  const env = {
+    DATABASE_URL: dbUrl,
+    REDIS_PREFIX: prefix,
+    LOG_LEVEL: 'warn',
+    API_RATE_LIMIT: '0',
+    NODE_ENV: 'production',
+    SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+  };
   const results: Record<string, Figures> = {};
   const loadBefore = os.loadavg()[0];
 
@@ -135,8 +159,16 @@ async function main() {
   // alternate floor, API, floor, API... so load from elsewhere on the machine hits both alike.
   // --profile writes a V8 CPU profile of the API to bench/out/profile.
   const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, 'bench/out/profile')}`] : [];
-  const api = start([process.execPath, ...profile, '--import', 'tsx', 'apps/api/src/main.ts'], { ...env, ...apiEnv, PORT: String(API_PORT) });
-  const floor = start([process.execPath, '--import', 'tsx', 'bench/emails/floor.ts'], { ...env, PORT: String(FLOOR_PORT), FLOOR_TEAM_ID: String(team.id) });
+  const api = start([process.execPath, ...profile, '--import', 'tsx', 'apps/api/src/main.ts'], {
+    ...env,
+    ...apiEnv,
+    PORT: String(API_PORT),
+  });
+  const floor = start([process.execPath, '--import', 'tsx', 'bench/emails/floor.ts'], {
+    ...env,
+    PORT: String(FLOOR_PORT),
+    FLOOR_TEAM_ID: String(team.id),
+  });
   const floorRuns: Figures[] = [];
   const apiRuns: Figures[] = [];
   try {
@@ -154,7 +186,12 @@ async function main() {
       apiRuns.push(await cannon({ ...single, connections: CONNECTIONS }, api));
     }
     results.singleAtTargetRate = await cannon({ ...single, connections: CONNECTIONS, overallRate: TARGET_RATE }, api);
-    const batch = { url: `http://127.0.0.1:${API_PORT}/api/v1/emails/batch`, method: 'POST' as const, headers, body: JSON.stringify(Array.from({ length: 100 }, () => email)) };
+    const batch = {
+      url: `http://127.0.0.1:${API_PORT}/api/v1/emails/batch`,
+      method: 'POST' as const,
+      headers,
+      body: JSON.stringify(Array.from({ length: 100 }, () => email)),
+    };
     await cannon({ ...batch, connections: BATCH_CONNECTIONS, duration: 3 }, api, 100);
     results.batch = await cannon({ ...batch, connections: BATCH_CONNECTIONS }, api, 100);
   } finally {
@@ -176,8 +213,25 @@ async function main() {
   await dropDatabase(dbUrl);
 
   const loadAverage = { before: Number(loadBefore.toFixed(2)), after: Number(os.loadavg()[0].toFixed(2)) };
-  const machine = { nproc: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGB: Math.round(os.totalmem() / 2 ** 30), node: process.version };
-  const out = { at: new Date().toISOString(), machine, loadAverage, apiEnv, durationSeconds: DURATION, connections: CONNECTIONS, targetRate: TARGET_RATE, results, rounds: { api: apiRuns, floor: floorRuns, ratios: ratios.map((r) => Number(r.toFixed(2))) }, ratioToFloor: Number(ratio.toFixed(2)), rowsWritten: rows };
+  const machine = {
+    nproc: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    memoryGB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+  };
+  const out = {
+    at: new Date().toISOString(),
+    machine,
+    loadAverage,
+    apiEnv,
+    durationSeconds: DURATION,
+    connections: CONNECTIONS,
+    targetRate: TARGET_RATE,
+    results,
+    rounds: { api: apiRuns, floor: floorRuns, ratios: ratios.map((r) => Number(r.toFixed(2))) },
+    ratioToFloor: Number(ratio.toFixed(2)),
+    rowsWritten: rows,
+  };
   writeResult(
     'emails',
     {
@@ -194,7 +248,9 @@ async function main() {
     out,
   );
   const line = (name: string, f: Figures | undefined) =>
-    !f ? `| ${name} | not run |` : `| ${name} | ${f.requestsPerSec} | ${f.emailsPerSec} | ${f.p50} | ${f.p99} | ${f.serverCpuMicrosPerRequest} | ${f.non2xx} | ${f.errors} |`;
+    !f
+      ? `| ${name} | not run |`
+      : `| ${name} | ${f.requestsPerSec} | ${f.emailsPerSec} | ${f.p50} | ${f.p99} | ${f.serverCpuMicrosPerRequest} | ${f.non2xx} | ${f.errors} |`;
   console.log(
     [
       `machine: ${machine.nproc} cores (${machine.cpu}), ${machine.memoryGB} GB, node ${machine.node}; ${DURATION} s per run, ${CONNECTIONS} connections; load average ${loadAverage.before} -> ${loadAverage.after}; API env ${JSON.stringify(apiEnv)}`,

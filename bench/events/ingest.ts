@@ -30,9 +30,19 @@ async function main() {
   const certFile = path.join(os.tmpdir(), `bench-sns-${process.pid}.pem`);
   const signer = await createTestSnsSigner();
   writeFileSync(certFile, signer.certPem);
-  const server = spawnTs('bench/events/ingest-server.ts', {
-    DATABASE_URL: url, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'silent', REDIS_PREFIX: PREFIX, BENCH_CERT_FILE: certFile, SNS_TOPIC_ARNS: TEST_TOPIC_ARN,
-  }, process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean));
+  const server = spawnTs(
+    'bench/events/ingest-server.ts',
+    {
+      DATABASE_URL: url,
+      PORT: String(PORT),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      REDIS_PREFIX: PREFIX,
+      BENCH_CERT_FILE: certFile,
+      SNS_TOPIC_ARNS: TEST_TOPIC_ARN,
+    },
+    process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean),
+  );
   try {
     // One email per event, so the processing phase has real work (status, event row, counters).
     const team = await db.team.create({ data: { name: 'bench' } });
@@ -46,14 +56,19 @@ async function main() {
 
     let t = performance.now();
     const bodies = ids.map((id) => JSON.stringify(signer.notification(sesEventMessage('Delivery', { sesMessageId: `ses-${id}` }))));
-    console.log(`signed ${EVENTS} SNS messages in ${((performance.now() - t) / 1000).toFixed(1)} s (client-side preparation, not measured)`);
+    console.log(
+      `signed ${EVENTS} SNS messages in ${((performance.now() - t) / 1000).toFixed(1)} s (client-side preparation, not measured)`,
+    );
     await waitForUrl(`http://127.0.0.1:${PORT}/health`);
 
     const queue = createQueueFactory(redis, PREFIX).get(queueNames.sesEvents);
     const cpu = async () => ((await (await fetch(`http://127.0.0.1:${PORT}/cpu`)).json()) as { cpuMs: number }).cpuMs;
     // Warm-up (JIT, connections, certificate cache) with messages that are not part of the run.
     for (let i = 0; i < 200; i++) {
-      await fetch(`http://127.0.0.1:${PORT}/api/ses/notifications`, { method: 'POST', body: JSON.stringify(signer.notification(sesEventMessage('Send', { sesMessageId: 'warm-up' }))) });
+      await fetch(`http://127.0.0.1:${PORT}/api/ses/notifications`, {
+        method: 'POST',
+        body: JSON.stringify(signer.notification(sesEventMessage('Send', { sesMessageId: 'warm-up' }))),
+      });
     }
     await queue.drain(true); // the warm-up jobs are not part of the run
     const cpuBefore = await cpu();
@@ -86,7 +101,12 @@ async function main() {
     );
     await stop(server);
     // Written now so that a run without processing has its file; processing adds its rate below.
-    const figures = { acceptedPerSec: accepted / intakeSeconds, refused: result.non2xx, serverCpuMsPerEvent: serverCpuMs / accepted, eventsPerCpuSecond: (accepted / serverCpuMs) * 1000 };
+    const figures = {
+      acceptedPerSec: accepted / intakeSeconds,
+      refused: result.non2xx,
+      serverCpuMsPerEvent: serverCpuMs / accepted,
+      eventsPerCpuSecond: (accepted / serverCpuMs) * 1000,
+    };
     const details = { events: EVENTS, connections: CONNECTIONS, path: process.env.BENCH_PATH ?? '/api/ses/notifications' };
     writeResult(RESULT_NAME, figures, details);
 
@@ -95,13 +115,19 @@ async function main() {
     const workerRedis = createRedis('redis://127.0.0.1:6379', { forWorker: true });
     t = performance.now();
     const worker = registerSesEventProcessing({ connection: workerRedis, prefix: PREFIX, db, concurrency: 20 });
-    while ((await queue.getJobCountByTypes('waiting', 'active', 'delayed', 'prioritized')) > 0) await new Promise((r) => setTimeout(r, 100));
+    while ((await queue.getJobCountByTypes('waiting', 'active', 'delayed', 'prioritized')) > 0)
+      await new Promise((r) => setTimeout(r, 100));
     const took = (performance.now() - t) / 1000;
     await worker.close();
     workerRedis.disconnect();
     const delivered = await db.email.count({ where: { teamId: team.id, latestStatus: 'DELIVERED' } });
-    const [{ counted }] = await db.$queryRawUnsafe<{ counted: bigint }[]>(`SELECT COALESCE(sum(delivered), 0) AS counted FROM "DailyEmailUsage" WHERE "teamId" = $1`, team.id);
-    console.log(`| processing (worker, concurrency 20, one process) | ${delivered} emails DELIVERED, counter ${counted} | ${took.toFixed(1)} s | ${(delivered / took).toFixed(0)} events/s | |`);
+    const [{ counted }] = await db.$queryRawUnsafe<{ counted: bigint }[]>(
+      `SELECT COALESCE(sum(delivered), 0) AS counted FROM "DailyEmailUsage" WHERE "teamId" = $1`,
+      team.id,
+    );
+    console.log(
+      `| processing (worker, concurrency 20, one process) | ${delivered} emails DELIVERED, counter ${counted} | ${took.toFixed(1)} s | ${(delivered / took).toFixed(0)} events/s | |`,
+    );
     writeResult(RESULT_NAME, { ...figures, processedPerSec: delivered / took }, details);
     await queue.close();
   } finally {

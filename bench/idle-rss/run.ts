@@ -21,7 +21,6 @@ const SETTLE_S = Number(process.argv[3] ?? 20);
 const SAMPLES = 5; // one a second after settling
 const root = path.resolve(__dirname, '../..');
 
-
 function procStatusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
@@ -47,9 +46,18 @@ async function measure(app: App, mode: Mode, databaseUrl: string, prefix: string
   const child = spawn(process.execPath, nodeArgs(app, mode), {
     cwd: root,
     env: {
-      ...process.env, NODE_OPTIONS: '', DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', SECRET: 'x'.repeat(40),
-      PORT: String(port), HOST: '127.0.0.1', WORKER_METRICS_PORT: String(port),
-      SES_ENDPOINT: 'http://127.0.0.1:9', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y', // never called: nothing is queued
+      ...process.env,
+      NODE_OPTIONS: '',
+      DATABASE_URL: databaseUrl,
+      REDIS_PREFIX: prefix,
+      LOG_LEVEL: 'warn',
+      SECRET: 'x'.repeat(40),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      WORKER_METRICS_PORT: String(port),
+      SES_ENDPOINT: 'http://127.0.0.1:9',
+      AWS_ACCESS_KEY_ID: 'x',
+      AWS_SECRET_ACCESS_KEY: 'y', // never called: nothing is queued
     },
     stdio: ['ignore', 'ignore', 'ignore'],
   });
@@ -90,7 +98,9 @@ async function main() {
       const order = round % 2 ? variants : [...variants].reverse();
       for (const { app, mode } of order) {
         const r = await measure(app, mode, databaseUrl, prefix);
-        console.error(`round ${round} ${app} ${mode}: ready ${r.readyMs.toFixed(0)} ms, RSS at ready ${r.rssAtReady.toFixed(0)} MB, idle ${r.idleRss.toFixed(0)} MB, peak ${r.peakRss.toFixed(0)} MB`);
+        console.error(
+          `round ${round} ${app} ${mode}: ready ${r.readyMs.toFixed(0)} ms, RSS at ready ${r.rssAtReady.toFixed(0)} MB, idle ${r.idleRss.toFixed(0)} MB, peak ${r.peakRss.toFixed(0)} MB`,
+        );
         results.set(`${app} ${mode}`, [...(results.get(`${app} ${mode}`) ?? []), r]);
       }
     }
@@ -117,20 +127,28 @@ async function main() {
   writeResult('idle-rss', figures, { rounds: ROUNDS, settleSeconds: SETTLE_S, perRound: Object.fromEntries(results) });
 
   const cpus = os.cpus();
-  console.log(`Machine: ${cpus.length} cores (${cpus[0]?.model.trim()}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`);
+  console.log(
+    `Machine: ${cpus.length} cores (${cpus[0]?.model.trim()}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`,
+  );
   console.log(`Command: npx tsx bench/idle-rss/run.ts ${ROUNDS} ${SETTLE_S}`);
-  console.log(`Load average (1/5/15 min): ${loadBefore.map((l) => l.toFixed(2)).join(' / ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(' / ')} after`);
+  console.log(
+    `Load average (1/5/15 min): ${loadBefore.map((l) => l.toFixed(2)).join(' / ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(' / ')} after`,
+  );
   console.log('');
   console.log(`| process | run as | start to ready | RSS at ready | idle RSS (${SETTLE_S} s after ready) | peak RSS (VmHWM) |`);
   console.log('|---|---|---|---|---|---|');
   for (const r of rows) {
     const how = r.mode === 'tsx' ? `\`node --import tsx apps/${r.app}/src/main.ts\`` : `\`node dist/${r.app}/main.js\``;
-    console.log(`| ${r.app} | ${how} | ${(r.readyMs / 1000).toFixed(2)} s | ${r.rssAtReady.toFixed(0)} MB | ${r.idleRss.toFixed(0)} MB | ${r.peakRss.toFixed(0)} MB |`);
+    console.log(
+      `| ${r.app} | ${how} | ${(r.readyMs / 1000).toFixed(2)} s | ${r.rssAtReady.toFixed(0)} MB | ${r.idleRss.toFixed(0)} MB | ${r.peakRss.toFixed(0)} MB |`,
+    );
   }
   for (const app of ['api', 'worker'] as const) {
     const tsx = rows.find((r) => r.app === app && r.mode === 'tsx')!;
     const compiled = rows.find((r) => r.app === app && r.mode === 'compiled')!;
-    console.log(`\n${app}: compiled / tsx idle RSS ${(compiled.idleRss / tsx.idleRss).toFixed(2)}, start to ready ${(compiled.readyMs / tsx.readyMs).toFixed(2)}`);
+    console.log(
+      `\n${app}: compiled / tsx idle RSS ${(compiled.idleRss / tsx.idleRss).toFixed(2)}, start to ready ${(compiled.readyMs / tsx.readyMs).toFixed(2)}`,
+    );
   }
 }
 

@@ -55,7 +55,12 @@ function cpuSeconds(pid: number | undefined): number {
 // BENCH_PROFILE=<dir> writes a V8 CPU profile of each server process there.
 function start(script: string, env: Record<string, string>): ChildProcess {
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
-  return spawn(process.execPath, [...profile, '--import', 'tsx', script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  return spawn(process.execPath, [...profile, '--import', 'tsx', script], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+    detached: true,
+  });
 }
 
 async function stop(child: ChildProcess) {
@@ -89,7 +94,15 @@ interface SmtpRound {
 }
 
 /** One connection per client, opened and authenticated once, then messages one after another until `until`. */
-async function smtpRound(port: number, ca: string, apiKey: string, template: string, seconds: number, server: ChildProcess, seq: { n: number }): Promise<SmtpRound> {
+async function smtpRound(
+  port: number,
+  ca: string,
+  apiKey: string,
+  template: string,
+  seconds: number,
+  server: ChildProcess,
+  seq: { n: number },
+): Promise<SmtpRound> {
   const connections = await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
       const c = new SMTPConnection({ host: '127.0.0.1', port, requireTLS: true, tls: { ca: [ca] } });
@@ -114,7 +127,9 @@ async function smtpRound(port: number, ca: string, apiKey: string, template: str
         let dataEnd = 0;
         message.on('end', () => (dataEnd = performance.now()));
         const ok = await new Promise<boolean>((resolve) =>
-          c.send({ from: `hello@${DOMAIN}`, to: [`to${id}@dest.example.org`] }, message, (err, info) => resolve(!err && /^250 2\.0\.0 OK /.test(info.response ?? ''))),
+          c.send({ from: `hello@${DOMAIN}`, to: [`to${id}@dest.example.org`] }, message, (err, info) =>
+            resolve(!err && /^250 2\.0\.0 OK /.test(info.response ?? '')),
+          ),
         );
         if (ok) latencies.push(performance.now() - dataEnd);
         else errors++;
@@ -176,10 +191,26 @@ async function main() {
   const api = start('apps/api/src/main.ts', { ...env, PORT: String(apiPort) });
   const relay = start('apps/smtp/src/main.ts', {
     ...env,
-    SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtpPort), SMTPS_PORT: '0', SMTP_METRICS_PORT: '0',
-    SMTP_TLS_CERT: path.join(dir, 'cert.pem'), SMTP_TLS_KEY: path.join(dir, 'key.pem'), SMTP_SERVER_NAME: 'localhost',
+    SMTP_HOST: '127.0.0.1',
+    SMTP_PORT: String(smtpPort),
+    SMTPS_PORT: '0',
+    SMTP_METRICS_PORT: '0',
+    SMTP_TLS_CERT: path.join(dir, 'cert.pem'),
+    SMTP_TLS_KEY: path.join(dir, 'key.pem'),
+    SMTP_SERVER_NAME: 'localhost',
   });
-  const template = (await new MailComposer({ from: `Bench <hello@${DOMAIN}>`, to: 'someone@dest.example.org', subject: 'Hello', html, text, messageId: '<MESSAGEID@bench.example.com>' }).compile().build()).toString();
+  const template = (
+    await new MailComposer({
+      from: `Bench <hello@${DOMAIN}>`,
+      to: 'someone@dest.example.org',
+      subject: 'Hello',
+      html,
+      text,
+      messageId: '<MESSAGEID@bench.example.com>',
+    })
+      .compile()
+      .build()
+  ).toString();
 
   const loadBefore = os.loadavg()[0];
   const smtpRuns: SmtpRound[] = [];
@@ -187,13 +218,17 @@ async function main() {
   const seq = { n: 0 };
   try {
     await waitUntil(async () => (await fetch(`http://127.0.0.1:${apiPort}/health`)).ok, api, 'the API');
-    await waitUntil(async () => {
-      const c = new SMTPConnection({ host: '127.0.0.1', port: smtpPort, requireTLS: true, tls: { ca: [certificate.cert] } });
-      return new Promise<boolean>((resolve) => {
-        c.once('error', () => resolve(false));
-        c.connect(() => (c.quit(), resolve(true)));
-      });
-    }, relay, 'the SMTP relay');
+    await waitUntil(
+      async () => {
+        const c = new SMTPConnection({ host: '127.0.0.1', port: smtpPort, requireTLS: true, tls: { ca: [certificate.cert] } });
+        return new Promise<boolean>((resolve) => {
+          c.once('error', () => resolve(false));
+          c.connect(() => (c.quit(), resolve(true)));
+        });
+      },
+      relay,
+      'the SMTP relay',
+    );
     // Warm-up (JIT, pools, caches), then rounds alternating SMTP and HTTP so other load hits both alike.
     await smtpRound(smtpPort, certificate.cert, apiKey, template, 3, relay, seq);
     await httpRound(`http://127.0.0.1:${apiPort}/api/v1/emails`, apiKey, 3, api);
@@ -219,7 +254,12 @@ async function main() {
   // Rounds alternate, so a round's ratio compares the two under the same load from elsewhere.
   const ratios = smtpRuns.map((s, i) => s.messagesPerSec / httpRuns[i].requestsPerSec);
   const ratio = Number(median(ratios, (r) => r).toFixed(2));
-  const machine = { nproc: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGB: Math.round(os.totalmem() / 2 ** 30), node: process.version };
+  const machine = {
+    nproc: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    memoryGB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+  };
   const loadAverage = { before: Number(loadBefore.toFixed(2)), after: Number(os.loadavg()[0].toFixed(2)) };
   writeResult(
     'smtp',
@@ -233,7 +273,15 @@ async function main() {
       httpServerCpuMs: http.serverCpuMsPerRequest,
       smtpVsHttp: ratio,
     },
-    { at: new Date().toISOString(), machine, loadAverage, durationSeconds: DURATION, connections: CONNECTIONS, rounds: { smtp: smtpRuns, http: httpRuns }, rowsWritten: rows },
+    {
+      at: new Date().toISOString(),
+      machine,
+      loadAverage,
+      durationSeconds: DURATION,
+      connections: CONNECTIONS,
+      rounds: { smtp: smtpRuns, http: httpRuns },
+      rowsWritten: rows,
+    },
   );
   console.log(
     [

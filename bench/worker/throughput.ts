@@ -29,7 +29,6 @@ const C = Number(process.argv[3] ?? 16);
 const ROUNDS = Number(process.argv[4] ?? 3);
 const root = path.resolve(__dirname, '../..');
 
-
 /** CPU seconds (user + system) a process has used so far. */
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -47,8 +46,18 @@ const text = 'Hello, this is the plain text part of a typical transactional emai
 async function bareSdkLoop(endpoint: string, count = N): Promise<{ rate: number; cpuMsPerEmail: number; sesCpuMsPerEmail: number }> {
   const client = createSesClient({ SES_ENDPOINT: endpoint }, 'us-east-1', { timeoutMs: 10_000, maxSockets: C });
   const raw = await buildRawMessage({
-    id: 'bench', from: 'Bench <bench@bench.example.com>', to: ['to@example.net'], cc: [], replyTo: [],
-    subject: 'Benchmark', html, text, headers: null, attachments: null, unsubUrl: null, inReplyToSesId: null,
+    id: 'bench',
+    from: 'Bench <bench@bench.example.com>',
+    to: ['to@example.net'],
+    cc: [],
+    replyTo: [],
+    subject: 'Benchmark',
+    html,
+    text,
+    headers: null,
+    attachments: null,
+    unsubUrl: null,
+    inReplyToSesId: null,
   });
   await client.send(new SendEmailCommand({ Content: { Raw: { Data: raw } }, Destination: { ToAddresses: ['warm@example.net'] } }));
   let next = 0;
@@ -61,10 +70,22 @@ async function bareSdkLoop(endpoint: string, count = N): Promise<{ rate: number;
         next++;
         // Each message is built like the worker builds it, so the loop pays for MIME too.
         const body = await buildRawMessage({
-          id: `bench${next}`, from: 'Bench <bench@bench.example.com>', to: [`to${next}@example.net`], cc: [], replyTo: [],
-          subject: 'Benchmark', html, text, headers: null, attachments: null, unsubUrl: null, inReplyToSesId: null,
+          id: `bench${next}`,
+          from: 'Bench <bench@bench.example.com>',
+          to: [`to${next}@example.net`],
+          cc: [],
+          replyTo: [],
+          subject: 'Benchmark',
+          html,
+          text,
+          headers: null,
+          attachments: null,
+          unsubUrl: null,
+          inReplyToSesId: null,
         });
-        await client.send(new SendEmailCommand({ Content: { Raw: { Data: body } }, Destination: { ToAddresses: [`to${next}@example.net`] } }));
+        await client.send(
+          new SendEmailCommand({ Content: { Raw: { Data: body } }, Destination: { ToAddresses: [`to${next}@example.net`] } }),
+        );
       }
     }),
   );
@@ -85,7 +106,11 @@ async function main() {
   const sesPort = await freePort();
   const endpoint = `http://127.0.0.1:${sesPort}`;
   const children: ChildProcess[] = [];
-  const ses = spawn(process.execPath, [path.join(root, 'node_modules/aws-ses-v2-local/dist/cli.js'), '--port', String(sesPort), '--host', '127.0.0.1'], { stdio: 'ignore' });
+  const ses = spawn(
+    process.execPath,
+    [path.join(root, 'node_modules/aws-ses-v2-local/dist/cli.js'), '--port', String(sesPort), '--host', '127.0.0.1'],
+    { stdio: 'ignore' },
+  );
   children.push(ses);
   sesPid = ses.pid!;
   const config = loadConfig({ DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix, SES_ENDPOINT: endpoint, LOG_LEVEL: 'silent' });
@@ -107,7 +132,13 @@ async function main() {
     await clear();
 
     const team = await createTeam(db, 'Bench');
-    const domain = await insertDomain(db, config.SECRET, { teamId: team.id, name: 'bench.example.com', region: 'us-east-1', dkimSelector: 'usesend', verified: true });
+    const domain = await insertDomain(db, config.SECRET, {
+      teamId: team.id,
+      name: 'bench.example.com',
+      region: 'us-east-1',
+      dkimSelector: 'usesend',
+      verified: true,
+    });
     const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
     const workerConcurrency = Number(process.env.BENCH_WORKER_CONCURRENCY ?? C);
 
@@ -115,15 +146,27 @@ async function main() {
     const workerRound = async (round: number) => {
       const subject = `Benchmark round ${round}`;
       const drafts: EmailDraft[] = Array.from({ length: N }, (_, i) => ({
-        teamId: team.id, domainId: domain.id, region: 'us-east-1', from: 'Bench <bench@bench.example.com>',
-        to: [`to${i}@example.net`], subject, html, text,
+        teamId: team.id,
+        domainId: domain.id,
+        region: 'us-east-1',
+        from: 'Bench <bench@bench.example.com>',
+        to: [`to${i}@example.net`],
+        subject,
+        html,
+        text,
       }));
       for (let i = 0; i < N; i += 1000) await insertAndEnqueueEmails({ db, queues }, drafts.slice(i, i + 1000));
       const worker = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(root, 'apps/worker/src/main.ts')], {
         cwd: root,
         env: {
-          ...process.env, DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix, SES_ENDPOINT: endpoint, LOG_LEVEL: 'warn',
-          SES_RATE_LIMIT: '1000000', SEND_CONCURRENCY: String(workerConcurrency), DATABASE_POOL_SIZE: String(workerConcurrency + 4),
+          ...process.env,
+          DATABASE_URL: databaseUrl,
+          REDIS_PREFIX: prefix,
+          SES_ENDPOINT: endpoint,
+          LOG_LEVEL: 'warn',
+          SES_RATE_LIMIT: '1000000',
+          SEND_CONCURRENCY: String(workerConcurrency),
+          DATABASE_POOL_SIZE: String(workerConcurrency + 4),
         },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
@@ -171,14 +214,20 @@ async function main() {
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const events = await db.emailEvent.count({ where: { status: 'SENT' } });
 
-    console.log(`Machine: ${os.cpus().length} cores (${os.cpus()[0].model}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`);
-    console.log(`Command: npx tsx bench/worker/throughput.ts ${N} ${C} ${ROUNDS}${process.env.BENCH_WORKER_CONCURRENCY ? ` (BENCH_WORKER_CONCURRENCY=${workerConcurrency})` : ''}`);
+    console.log(
+      `Machine: ${os.cpus().length} cores (${os.cpus()[0].model}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
+    );
+    console.log(
+      `Command: npx tsx bench/worker/throughput.ts ${N} ${C} ${ROUNDS}${process.env.BENCH_WORKER_CONCURRENCY ? ` (BENCH_WORKER_CONCURRENCY=${workerConcurrency})` : ''}`,
+    );
     console.log(`Load average at start (1 min): ${load.toFixed(2)}`);
     console.log('');
     console.log('| round | bare SDK loop before | worker | bare SDK loop after | worker / mean of loops |');
     console.log('|---|---|---|---|---|');
     workers.forEach((w, i) =>
-      console.log(`| ${i + 1} | ${loops[i].rate.toFixed(0)}/s | ${w.rate.toFixed(0)}/s | ${loops[i + 1].rate.toFixed(0)}/s | ${ratios[i].toFixed(2)} |`),
+      console.log(
+        `| ${i + 1} | ${loops[i].rate.toFixed(0)}/s | ${w.rate.toFixed(0)}/s | ${loops[i + 1].rate.toFixed(0)}/s | ${ratios[i].toFixed(2)} |`,
+      ),
     );
     console.log('');
     console.log('| measure | value |');
@@ -186,9 +235,15 @@ async function main() {
     console.log(`| emails per round / rounds | ${N} / ${ROUNDS} |`);
     console.log(`| SES calls in flight (SDK loop callers; SEND_CONCURRENCY) | ${C}; ${workerConcurrency} |`);
     console.log(`| worker / ceiling, median of rounds | ${median(ratios).toFixed(2)} |`);
-    console.log(`| worker RSS idle / peak | ${workers[0].idleRss.toFixed(0)} MB / ${Math.max(...workers.map((w) => w.peakRss)).toFixed(0)} MB |`);
-    console.log(`| CPU per email: bare loop process / worker process | ${mean(loops.map((l) => l.cpuMsPerEmail)).toFixed(2)} ms / ${mean(workers.map((w) => w.cpuMsPerEmail)).toFixed(2)} ms |`);
-    console.log(`| CPU per email in the emulator: bare loop / worker | ${mean(loops.map((l) => l.sesCpuMsPerEmail)).toFixed(2)} ms / ${mean(workers.map((w) => w.sesCpuMsPerEmail)).toFixed(2)} ms |`);
+    console.log(
+      `| worker RSS idle / peak | ${workers[0].idleRss.toFixed(0)} MB / ${Math.max(...workers.map((w) => w.peakRss)).toFixed(0)} MB |`,
+    );
+    console.log(
+      `| CPU per email: bare loop process / worker process | ${mean(loops.map((l) => l.cpuMsPerEmail)).toFixed(2)} ms / ${mean(workers.map((w) => w.cpuMsPerEmail)).toFixed(2)} ms |`,
+    );
+    console.log(
+      `| CPU per email in the emulator: bare loop / worker | ${mean(loops.map((l) => l.sesCpuMsPerEmail)).toFixed(2)} ms / ${mean(workers.map((w) => w.sesCpuMsPerEmail)).toFixed(2)} ms |`,
+    );
     console.log(`| SENT events / messages in the SES store | ${events} / ${workers.reduce((a, w) => a + w.stored, 0)} |`);
     writeResult(
       'worker',
@@ -199,7 +254,14 @@ async function main() {
         workerCpuMsPerEmail: mean(workers.map((w) => w.cpuMsPerEmail)),
         loopCpuMsPerEmail: mean(loops.map((l) => l.cpuMsPerEmail)),
       },
-      { emailsPerRound: N, concurrency: C, workerConcurrency, rounds: ROUNDS, loopRates: loops.map((l) => l.rate), workerRates: workers.map((w) => w.rate) },
+      {
+        emailsPerRound: N,
+        concurrency: C,
+        workerConcurrency,
+        rounds: ROUNDS,
+        loopRates: loops.map((l) => l.rate),
+        workerRates: workers.map((w) => w.rate),
+      },
     );
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');

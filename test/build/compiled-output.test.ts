@@ -132,7 +132,11 @@ it('compiled worker starts, serves /metrics and stops on SIGTERM', async () => {
 it('compiled SMTP relay greets over implicit TLS (its development certificate made by selfsigned), serves /metrics and stops on SIGTERM', async () => {
   const [smtpsPort, metricsPort] = [await freePort(), await freePort()];
   const smtp = startCompiled('smtp/main', {
-    SMTP_HOST: '127.0.0.1', SMTP_PORT: '0', SMTPS_PORT: String(smtpsPort), SMTP_METRICS_PORT: String(metricsPort), REDIS_PREFIX: testRedisPrefix(),
+    SMTP_HOST: '127.0.0.1',
+    SMTP_PORT: '0',
+    SMTPS_PORT: String(smtpsPort),
+    SMTP_METRICS_PORT: String(metricsPort),
+    REDIS_PREFIX: testRedisPrefix(),
   });
   try {
     await waitForOk(`http://127.0.0.1:${metricsPort}/metrics`);

@@ -16,16 +16,28 @@ export const VIEWPORT = { width: 1280, height: 800 };
 export function chromiumAvailable(): boolean {
   if (existsSync(CHROMIUM_PATH)) return true;
   if (process.env.CI) return false;
-  console.warn(`Dashboard browser tests skipped: no chromium at ${CHROMIUM_PATH}. Install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH).`);
+  console.warn(
+    `Dashboard browser tests skipped: no chromium at ${CHROMIUM_PATH}. Install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH).`,
+  );
   return false;
 }
 
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`no chromium at ${CHROMIUM_PATH}: .ci/run installs it with \`apt-get install -y chromium\``);
+  if (!existsSync(CHROMIUM_PATH))
+    throw new Error(`no chromium at ${CHROMIUM_PATH}: .ci/run installs it with \`apt-get install -y chromium\``);
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     // Root needs --no-sandbox; the rest keeps chromium from reaching out to the network.
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--headless',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -44,7 +56,13 @@ export async function newContext(browser: Browser, baseURL: string): Promise<Bro
 export async function expectAccessible(page: Page, what: string): Promise<void> {
   const results = await new AxeBuilder({ page }).exclude('iframe[sandbox]').analyze();
   const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  const report = bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n    ${v.nodes.slice(0, 5).map((n) => n.target.join(' ')).join('\n    ')}`);
+  const report = bad.map(
+    (v) =>
+      `${v.impact} ${v.id}: ${v.help}\n    ${v.nodes
+        .slice(0, 5)
+        .map((n) => n.target.join(' '))
+        .join('\n    ')}`,
+  );
   if (bad.length) throw new Error(`axe found ${bad.length} serious accessibility problem(s) on ${what}:\n  ${report.join('\n  ')}`);
 }
 
@@ -52,7 +70,11 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   // The top of the page, with no blinking caret, half-finished transition or passing toast.
-  await page.locator('.toast').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
+  await page
+    .locator('.toast')
+    .first()
+    .waitFor({ state: 'detached', timeout: 10_000 })
+    .catch(() => undefined);
   await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), animations: 'disabled', caret: 'hide' });
 }

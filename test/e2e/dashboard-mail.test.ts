@@ -43,7 +43,13 @@ beforeAll(async () => {
   api = createApiDeps(config);
   const ops = await createTeam(api.db, 'Operators');
   expect(ops.id).toBe(1);
-  await insertDomain(api.db, config.SECRET, { teamId: ops.id, name: 'ops.example.com', region: config.AWS_REGION, dkimSelector: config.DKIM_SELECTOR, verified: true });
+  await insertDomain(api.db, config.SECRET, {
+    teamId: ops.id,
+    name: 'ops.example.com',
+    region: config.AWS_REGION,
+    dkimSelector: config.DKIM_SELECTOR,
+    verified: true,
+  });
   teamId = (await createTeam(api.db, 'Customers')).id;
   app = createApp(api);
   worker = createWorkerDeps(config);
@@ -83,11 +89,16 @@ it('an invitation reaches SES and its link creates the account once', async () =
   await api.db.membership.create({ data: { userId: admin.id, teamId, role: 'ADMIN' } });
   const { agent, res } = await signIn('admin@customers.test', 'admin password 1');
   expect(res.status).toBe(200);
-  const invited = await agent.post(`/api/dashboard/teams/${teamId}/invitations`).set('Origin', ORIGIN).set('X-CSRF-Token', res.body.csrfToken).send({ email: 'new.colleague@example.org' });
+  const invited = await agent
+    .post(`/api/dashboard/teams/${teamId}/invitations`)
+    .set('Origin', ORIGIN)
+    .set('X-CSRF-Token', res.body.csrfToken)
+    .send({ email: 'new.colleague@example.org' });
   expect(invited.status).toBe(200);
 
   const token = await linkSentTo('new.colleague@example.org', 'invitations/accept');
-  const accept = () => request(app.app).post('/api/dashboard/invitations/accept').set('Origin', ORIGIN).send({ token, password: 'colleague password' });
+  const accept = () =>
+    request(app.app).post('/api/dashboard/invitations/accept').set('Origin', ORIGIN).send({ token, password: 'colleague password' });
   const first = await accept();
   expect(first.status).toBe(200);
   expect(first.body).toMatchObject({ signedIn: true, teams: [{ id: teamId, name: 'Customers', role: 'MEMBER' }] });
@@ -105,7 +116,8 @@ it('a password reset reaches SES for a known address only, and its link works on
     expect(res.body).toEqual({ success: true });
   }
   const token = await linkSentTo('forgetful@example.org', 'reset-password');
-  const confirm = () => request(app.app).post('/api/dashboard/auth/password-reset/confirm').set('Origin', ORIGIN).send({ token, password: 'new password 456' });
+  const confirm = () =>
+    request(app.app).post('/api/dashboard/auth/password-reset/confirm').set('Origin', ORIGIN).send({ token, password: 'new password 456' });
   expect((await confirm()).status).toBe(200);
   expect((await confirm()).status).toBe(400);
   expect((await signIn('forgetful@example.org', 'old password 123')).res.status).toBe(401);

@@ -19,7 +19,12 @@ import { waitFor as waitUntil } from '@mailrail/testing/wait-for';
 import { startReceiver, type Receiver } from '@mailrail/testing/webhook-receiver';
 import { createApp } from '../../apps/api/src/app';
 import { closeApiDeps, createApiDeps, type ApiDeps } from '../../apps/api/src/deps';
-import { createTestSnsSigner, sesEventMessage, TEST_TOPIC_ARN, type TestSnsSigner } from '../../apps/api/src/ses-notifications/testing/sns-signer';
+import {
+  createTestSnsSigner,
+  sesEventMessage,
+  TEST_TOPIC_ARN,
+  type TestSnsSigner,
+} from '../../apps/api/src/ses-notifications/testing/sns-signer';
 import { closeWorkerDeps, createWorkerDeps, type WorkerDeps } from '../../apps/worker/src/deps';
 import { startWorker, type RunningWorker } from '../../apps/worker/src/worker';
 
@@ -69,7 +74,13 @@ beforeAll(async () => {
   receiver = await startReceiver();
 
   const team = await createTeam(api.db, 'E2E');
-  await insertDomain(api.db, config.SECRET, { teamId: team.id, name: DOMAIN, region: config.AWS_REGION, dkimSelector: config.DKIM_SELECTOR, verified: true });
+  await insertDomain(api.db, config.SECRET, {
+    teamId: team.id,
+    name: DOMAIN,
+    region: config.AWS_REGION,
+    dkimSelector: config.DKIM_SELECTOR,
+    verified: true,
+  });
   auth = { Authorization: `Bearer ${(await createApiKey(api.db, { teamId: team.id })).apiKey}` };
 });
 
@@ -85,7 +96,10 @@ afterAll(async () => {
 });
 
 it('sends through SES, follows the delivery event, counts it and tells the webhook', async () => {
-  const hook = await request(app.app).post('/api/v1/webhooks').set(auth).send({ url: receiver.url, events: ['email.delivered'] });
+  const hook = await request(app.app)
+    .post('/api/v1/webhooks')
+    .set(auth)
+    .send({ url: receiver.url, events: ['email.delivered'] });
   expect(hook.status).toBe(200);
   const secret: string = hook.body.secret;
 
@@ -137,11 +151,16 @@ it('double opt-in: the confirmation email reaches SES, its link shows a page, an
     .set(auth)
     .send({ name: 'Newsletter', doubleOptInEnabled: true, doubleOptInFrom: `news@${DOMAIN}` });
   expect(book.status).toBe(200);
-  const created = await request(app.app).post(`/api/v1/contactBooks/${book.body.id}/contacts`).set(auth).send({ email: 'reader@example.org', firstName: 'Ada' });
+  const created = await request(app.app)
+    .post(`/api/v1/contactBooks/${book.body.id}/contacts`)
+    .set(auth)
+    .send({ email: 'reader@example.org', firstName: 'Ada' });
   expect(created.status).toBe(200);
 
   const message = await waitFor(async () => ses.messagesTo('reader@example.org')[0]);
-  const link = /http:\/\/mailrail\.test(\/subscribe\/confirm\?[^"\s<]+)/.exec(message.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '='))?.[1].replace(/&amp;/g, '&');
+  const link = /http:\/\/mailrail\.test(\/subscribe\/confirm\?[^"\s<]+)/
+    .exec(message.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '='))?.[1]
+    .replace(/&amp;/g, '&');
   expect(link).toBeDefined();
 
   const page = await request(app.app).get(link!);
@@ -173,15 +192,27 @@ it('an unchanged usesend-js client works against mailrail', async () => {
     expect(batch.error).toBeNull();
     expect(batch.data).toHaveLength(2);
 
-    const scheduled = await client.emails.send({ from: `hello@${DOMAIN}`, to: 'later@example.org', subject: 'Later', text: 'x', scheduledAt: new Date(Date.now() + 3_600_000).toISOString() });
-    expect((await client.emails.update(scheduled.data!.emailId!, { scheduledAt: new Date(Date.now() + 7_200_000).toISOString() })).error).toBeNull();
+    const scheduled = await client.emails.send({
+      from: `hello@${DOMAIN}`,
+      to: 'later@example.org',
+      subject: 'Later',
+      text: 'x',
+      scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    expect(
+      (await client.emails.update(scheduled.data!.emailId!, { scheduledAt: new Date(Date.now() + 7_200_000).toISOString() })).error,
+    ).toBeNull();
     expect((await client.emails.cancel(scheduled.data!.emailId!)).error).toBeNull();
 
     const book = await client.contactBooks.create({ name: 'SDK book' });
     expect(book.error).toBeNull();
     const contact = await client.contacts.create(book.data!.id, { email: 'Reader@Example.org', firstName: 'Ada' });
     expect(contact.data?.contactId).toBeDefined();
-    expect((await client.contacts.get(book.data!.id, contact.data!.contactId!)).data).toMatchObject({ email: 'reader@example.org', firstName: 'Ada', subscribed: true });
+    expect((await client.contacts.get(book.data!.id, contact.data!.contactId!)).data).toMatchObject({
+      email: 'reader@example.org',
+      firstName: 'Ada',
+      subscribed: true,
+    });
     expect((await client.contactBooks.list()).data?.some((b: { id: string }) => b.id === book.data!.id)).toBe(true);
 
     const domains = await client.domains.list();
@@ -209,22 +240,54 @@ it('writes email.queued, email.cancelled, email.suppressed and email.failed webh
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
       .map((e) => e.type);
 
-  const queued = (await request(app.app).post('/api/v1/emails').set(auth).send({ from: `a@${DOMAIN}`, to: 'q@example.org', subject: 'q', text: 'q' })).body.emailId;
+  const queued = (
+    await request(app.app)
+      .post('/api/v1/emails')
+      .set(auth)
+      .send({ from: `a@${DOMAIN}`, to: 'q@example.org', subject: 'q', text: 'q' })
+  ).body.emailId;
   const later = new Date(Date.now() + 3_600_000).toISOString();
-  const cancelled = (await request(app.app).post('/api/v1/emails').set(auth).send({ from: `a@${DOMAIN}`, to: 'c@example.org', subject: 'c', text: 'c', scheduledAt: later })).body.emailId;
+  const cancelled = (
+    await request(app.app)
+      .post('/api/v1/emails')
+      .set(auth)
+      .send({ from: `a@${DOMAIN}`, to: 'c@example.org', subject: 'c', text: 'c', scheduledAt: later })
+  ).body.emailId;
   expect((await request(app.app).post(`/api/v1/emails/${cancelled}/cancel`).set(auth)).status).toBe(200);
   await request(app.app).post('/api/v1/suppressions').set(auth).send({ email: 'gone@example.org' });
-  const suppressed = (await request(app.app).post('/api/v1/emails').set(auth).send({ from: `a@${DOMAIN}`, to: 'gone@example.org', subject: 's', text: 's' })).body.emailId;
-  ses.setRule((req) => (req.destination.to.includes('reject@example.org') ? { kind: 'reject', message: 'Email address is not verified.' } : undefined));
-  const failed = (await request(app.app).post('/api/v1/emails').set(auth).send({ from: `a@${DOMAIN}`, to: 'reject@example.org', subject: 'f', text: 'f' })).body.emailId;
+  const suppressed = (
+    await request(app.app)
+      .post('/api/v1/emails')
+      .set(auth)
+      .send({ from: `a@${DOMAIN}`, to: 'gone@example.org', subject: 's', text: 's' })
+  ).body.emailId;
+  ses.setRule((req) =>
+    req.destination.to.includes('reject@example.org') ? { kind: 'reject', message: 'Email address is not verified.' } : undefined,
+  );
+  const failed = (
+    await request(app.app)
+      .post('/api/v1/emails')
+      .set(auth)
+      .send({ from: `a@${DOMAIN}`, to: 'reject@example.org', subject: 'f', text: 'f' })
+  ).body.emailId;
 
   // Both of the failed email's events, not just the last: their deliveries race each other.
   await waitFor(async () => typesFor(failed).includes('email.queued') && typesFor(failed).includes('email.failed'));
-  await waitFor(async () => typesFor(queued).includes('email.queued') && typesFor(cancelled).includes('email.cancelled') && typesFor(suppressed).includes('email.suppressed'));
+  await waitFor(
+    async () =>
+      typesFor(queued).includes('email.queued') &&
+      typesFor(cancelled).includes('email.cancelled') &&
+      typesFor(suppressed).includes('email.suppressed'),
+  );
   ses.setRule(null);
   // A scheduled email reports nothing until something happens to it; each event arrives once.
   expect(typesFor(cancelled)).toEqual(['email.cancelled']);
   expect(typesFor(suppressed)).toEqual(['email.suppressed']);
   expect(typesFor(failed)).toEqual(['email.queued', 'email.failed']);
-  expect(JSON.parse(receiver.calls.find((r) => JSON.parse(r.body).type === 'email.failed')!.body).data).toMatchObject({ id: failed, status: 'FAILED', to: ['reject@example.org'], subject: 'f' });
+  expect(JSON.parse(receiver.calls.find((r) => JSON.parse(r.body).type === 'email.failed')!.body).data).toMatchObject({
+    id: failed,
+    status: 'FAILED',
+    to: ['reject@example.org'],
+    subject: 'f',
+  });
 });

@@ -35,8 +35,7 @@ async function cancel(id: string) {
   return request(api.app).post(`/api/v1/emails/${id}/cancel`).set(auth);
 }
 
-const sentAt = (address: string) =>
-  env.waitFor(async () => env.ses.messagesTo(address)[0]?.at, 20_000);
+const sentAt = (address: string) => env.waitFor(async () => env.ses.messagesTo(address)[0]?.at, 20_000);
 
 it('sends a scheduled email at its time (within a second)', async () => {
   const at = new Date(Date.now() + 2500);
@@ -113,11 +112,16 @@ it('still sends every email when Redis loses its jobs (sweeper)', async () => {
   }
   for (const address of ['lost0@example.net', 'lost1@example.net', 'crashed@example.net']) await sentAt(address);
   const ids = [...scheduled, ...queued];
-  await env.waitFor(async () => (await env.deps.db.email.count({ where: { id: { in: ids }, latestStatus: 'SENT' } })) === 8).catch(async (err) => {
-    // Say which rows are behind, to tell a slow machine from a lost email.
-    const rows = await env.deps.db.email.findMany({ where: { id: { in: ids } }, select: { to: true, latestStatus: true, sendLeaseUntil: true } });
-    throw new Error(`${(err as Error).message}: ${JSON.stringify(rows)}`);
-  });
+  await env
+    .waitFor(async () => (await env.deps.db.email.count({ where: { id: { in: ids }, latestStatus: 'SENT' } })) === 8)
+    .catch(async (err) => {
+      // Say which rows are behind, to tell a slow machine from a lost email.
+      const rows = await env.deps.db.email.findMany({
+        where: { id: { in: ids } },
+        select: { to: true, latestStatus: true, sendLeaseUntil: true },
+      });
+      throw new Error(`${(err as Error).message}: ${JSON.stringify(rows)}`);
+    });
   // Once a sweep that saw every row SENT has run and the queue is idle, nothing more can be sent.
   await env.sweptSince(Date.now());
   await env.waitFor(() => queueIsIdle(sendQueue()));

@@ -48,13 +48,18 @@ let secret: string;
 const DOMAIN = 'sim.example.com';
 const SIM = 'simulator.amazonses.com';
 
-const waitFor = <T>(probe: () => Promise<T | null | undefined | false>, what?: string, timeoutMs = 20_000) => waitUntil(probe, { timeoutMs, what });
+const waitFor = <T>(probe: () => Promise<T | null | undefined | false>, what?: string, timeoutMs = 20_000) =>
+  waitUntil(probe, { timeoutMs, what });
 
 /** Webhook events of one email, each verified with the signing secret, in event order. */
 function webhookEventsOf(emailId: string): WebhookEvent[] {
   return received
     .map((r) => {
-      const signed = verifyWebhookSignature(secret, { signature: r.headers['x-usesend-signature'] as string, timestamp: r.headers['x-usesend-timestamp'] as string }, r.body);
+      const signed = verifyWebhookSignature(
+        secret,
+        { signature: r.headers['x-usesend-signature'] as string, timestamp: r.headers['x-usesend-timestamp'] as string },
+        r.body,
+      );
       if (!signed) throw new Error(`unsigned webhook call: ${r.body}`);
       return new Webhooks(secret).constructEvent(r.body, { headers: r.headers as Record<string, string> }) as unknown as WebhookEvent;
     })
@@ -63,7 +68,16 @@ function webhookEventsOf(emailId: string): WebhookEvent[] {
 }
 
 const send = async (to: string | string[], extra: object = {}) => {
-  const res = await request(app.app).post('/api/v1/emails').set(auth).send({ from: `Shop <orders@${DOMAIN}>`, to, subject: 'Simulated', html: '<p>Hi <a href="https://shop.example.com/offer">offer</a></p>', ...extra });
+  const res = await request(app.app)
+    .post('/api/v1/emails')
+    .set(auth)
+    .send({
+      from: `Shop <orders@${DOMAIN}>`,
+      to,
+      subject: 'Simulated',
+      html: '<p>Hi <a href="https://shop.example.com/offer">offer</a></p>',
+      ...extra,
+    });
   expect(res.status).toBe(200);
   return res.body.emailId as string;
 };
@@ -100,12 +114,29 @@ beforeAll(async () => {
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
 
   const team = await createTeam(api.db, 'Simulator');
-  await insertDomain(api.db, config.SECRET, { teamId: team.id, name: DOMAIN, region: config.AWS_REGION, dkimSelector: config.DKIM_SELECTOR, verified: true });
+  await insertDomain(api.db, config.SECRET, {
+    teamId: team.id,
+    name: DOMAIN,
+    region: config.AWS_REGION,
+    dkimSelector: config.DKIM_SELECTOR,
+    verified: true,
+  });
   auth = { Authorization: `Bearer ${(await createApiKey(api.db, { teamId: team.id })).apiKey}` };
   const hook = await request(app.app)
     .post('/api/v1/webhooks')
     .set(auth)
-    .send({ url: receiverUrl, events: ['email.sent', 'email.delivered', 'email.bounced', 'email.complained', 'email.delivery_delayed', 'email.opened', 'email.clicked'] });
+    .send({
+      url: receiverUrl,
+      events: [
+        'email.sent',
+        'email.delivered',
+        'email.bounced',
+        'email.complained',
+        'email.delivery_delayed',
+        'email.opened',
+        'email.clicked',
+      ],
+    });
   expect(hook.status).toBe(200);
   secret = hook.body.secret;
 });
@@ -125,7 +156,9 @@ it('each test address yields its status, events, suppression, contact state, cou
   const book = await request(app.app).post('/api/v1/contactBooks').set(auth).send({ name: 'Testers' });
   const contacts: Record<string, string> = {};
   for (const email of ['plain@example.org', 'bounce@example.com', `complaint@${SIM}`]) {
-    contacts[email] = (await request(app.app).post(`/api/v1/contactBooks/${book.body.id}/contacts`).set(auth).send({ email })).body.contactId;
+    contacts[email] = (
+      await request(app.app).post(`/api/v1/contactBooks/${book.body.id}/contacts`).set(auth).send({ email })
+    ).body.contactId;
   }
 
   const ids = {
@@ -156,7 +189,12 @@ it('each test address yields its status, events, suppression, contact state, cou
     await waitFor(async () => webhookEventsOf(id).length >= expected[name].webhooks.length, `webhooks of ${name}`);
     const email = await api.db.email.findUniqueOrThrow({ where: { id } });
     expect({ name, status: email.latestStatus }).toEqual({ name, status: expected[name].status });
-    expect({ name, webhooks: webhookEventsOf(id).map((e) => e.type).sort() }).toEqual({ name, webhooks: [...expected[name].webhooks].sort() });
+    expect({
+      name,
+      webhooks: webhookEventsOf(id)
+        .map((e) => e.type)
+        .sort(),
+    }).toEqual({ name, webhooks: [...expected[name].webhooks].sort() });
     const got = await request(app.app).get(`/api/v1/emails/${id}`).set(auth);
     const statuses = [...new Set(got.body.emailEvents.map((e: { status: string }) => e.status))].sort();
     expect({ name, statuses }).toEqual({ name, statuses: ['QUEUED', ...expected[name].webhooks.map(asStatus)].sort() });
@@ -179,7 +217,9 @@ it('each test address yields its status, events, suppression, contact state, cou
   expect(await contact(`complaint@${SIM}`)).toMatchObject({ subscribed: false, unsubscribeReason: 'COMPLAINED' });
 
   // The delay does not resolve by itself; the holiday mailbox answered the sender.
-  expect(ses.messages.filter((m) => m.raw.includes('Subject: Out of office: Simulated')).map((m) => m.destination.to)).toEqual([[`Shop <orders@${DOMAIN}>`]]);
+  expect(ses.messages.filter((m) => m.raw.includes('Subject: Out of office: Simulated')).map((m) => m.destination.to)).toEqual([
+    [`Shop <orders@${DOMAIN}>`],
+  ]);
 
   // Analytics moved, once per email: 8 sent; 5 delivered (plain, success, complaint, ooto and the
   // mixed one's other recipient); 3 bounced; 1 complaint.
@@ -197,7 +237,14 @@ it('a campaign to a book with one bounce@ and one complaint@ contact ends with t
   const created = await request(app.app)
     .post('/api/v1/campaigns')
     .set(auth)
-    .send({ name: 'Sim', from: `news@${DOMAIN}`, subject: 'News', html: '<p>News <a href="{{usesend_unsubscribe_url}}">unsubscribe</a></p>', contactBookId: book.body.id, sendNow: true });
+    .send({
+      name: 'Sim',
+      from: `news@${DOMAIN}`,
+      subject: 'News',
+      html: '<p>News <a href="{{usesend_unsubscribe_url}}">unsubscribe</a></p>',
+      contactBookId: book.body.id,
+      sendNow: true,
+    });
   expect(created.status).toBe(200);
   const id: string = created.body.id;
 
@@ -205,8 +252,21 @@ it('a campaign to a book with one bounce@ and one complaint@ contact ends with t
     const c = await api.db.campaign.findUniqueOrThrow({ where: { id } });
     return c.status === 'SENT' && c.complained === 1 && c.bounced === 1 && c;
   }, 'campaign counters');
-  expect(campaign).toMatchObject({ total: 2, sent: 2, delivered: 1, bounced: 1, hardBounced: 1, complained: 1, unsubscribed: 2, opened: 0, clicked: 0 });
-  const suppressed = await api.db.suppression.findMany({ where: { email: { in: ['bounce+campaign@example.org', 'complaint+campaign@example.org'] } }, orderBy: { email: 'asc' } });
+  expect(campaign).toMatchObject({
+    total: 2,
+    sent: 2,
+    delivered: 1,
+    bounced: 1,
+    hardBounced: 1,
+    complained: 1,
+    unsubscribed: 2,
+    opened: 0,
+    clicked: 0,
+  });
+  const suppressed = await api.db.suppression.findMany({
+    where: { email: { in: ['bounce+campaign@example.org', 'complaint+campaign@example.org'] } },
+    orderBy: { email: 'asc' },
+  });
   expect(suppressed.map((s) => s.reason)).toEqual(['HARD_BOUNCE', 'COMPLAINT']);
   const contacts = await api.db.contact.findMany({ where: { contactBookId: book.body.id }, orderBy: { email: 'asc' } });
   expect(contacts.map((c) => [c.email, c.subscribed, c.unsubscribeReason])).toEqual([
@@ -243,7 +303,9 @@ describe('npm run cli -- simulate open|click', () => {
     expect((await api.db.email.findUniqueOrThrow({ where: { id } })).latestStatus).toBe('CLICKED');
     expect(webhookEventsOf(id).map((e) => e.type)).toEqual(['email.sent', 'email.delivered', 'email.opened', 'email.clicked']);
     // The click follows the email's first link.
-    expect(webhookEventsOf(id).find((e) => e.type === 'email.clicked')!.data.click).toMatchObject({ url: 'https://shop.example.com/offer' });
+    expect(webhookEventsOf(id).find((e) => e.type === 'email.clicked')!.data.click).toMatchObject({
+      url: 'https://shop.example.com/offer',
+    });
     const series = await request(app.app).get('/api/v1/analytics/email-time-series?days=7').set(auth);
     expect(series.body.totalCounts).toMatchObject({ opened: 1, clicked: 1 });
   });
@@ -256,7 +318,12 @@ describe('npm run cli -- simulate open|click', () => {
     expect(await runCli(['simulate', 'open', '--email', id], cliEnv({ SES_EVENT_SIMULATOR: 'off' }))).toBe(2);
     expect(stderr.mock.calls.join('')).toContain('the SES event simulator is off');
     expect(await runCli(['simulate', 'open', '--email', id], cliEnv({ SES_EVENT_SIMULATOR: 'auto' }))).toBe(2); // NODE_ENV=test
-    expect(await runCli(['simulate', 'open', '--email', id], cliEnv({ NODE_ENV: 'production', SECRET: 'e2e-secret-4c9a1f7b3d8e2a6c5b0f9d1e7a3c8b4f' }))).toBe(2);
+    expect(
+      await runCli(
+        ['simulate', 'open', '--email', id],
+        cliEnv({ NODE_ENV: 'production', SECRET: 'e2e-secret-4c9a1f7b3d8e2a6c5b0f9d1e7a3c8b4f' }),
+      ),
+    ).toBe(2);
     expect(stderr.mock.calls.join('')).toContain('SES_EVENT_SIMULATOR: must not be on in production');
     expect(await runCli(['simulate', 'click', '--email', 'no-such-email'], cliEnv())).toBe(2);
     expect(stderr.mock.calls.join('')).toContain('email no-such-email does not exist');

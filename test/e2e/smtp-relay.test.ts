@@ -50,7 +50,13 @@ beforeAll(async () => {
   worker = createWorkerDeps(config);
   running = await startWorker(worker);
   const team = await createTeam(api.db, 'SMTP E2E');
-  await insertDomain(api.db, config.SECRET, { teamId: team.id, name: DOMAIN, region: config.AWS_REGION, dkimSelector: config.DKIM_SELECTOR, verified: true });
+  await insertDomain(api.db, config.SECRET, {
+    teamId: team.id,
+    name: DOMAIN,
+    region: config.AWS_REGION,
+    dkimSelector: config.DKIM_SELECTOR,
+    verified: true,
+  });
   apiKey = (await createApiKey(api.db, { teamId: team.id, permission: 'SENDING' })).apiKey;
 });
 
@@ -89,12 +95,18 @@ it('delivers a client-written message to SES byte-faithful, to its envelope reci
       { filename: 'terms.txt', content: 'Terms and conditions\n' },
       { filename: 'logo.png', content: PNG, cid: 'logo@shop' },
     ],
-  }).compile().build();
+  })
+    .compile()
+    .build();
   // Nodemailer keeps the Bcc recipient out of the headers; the envelope carries it.
   expect(raw.toString()).not.toMatch(/^Bcc:/im);
 
   const transport = nodemailer.createTransport({
-    host: '127.0.0.1', port: relay.ports.starttls!, requireTLS: true, auth: { user: 'mailrail', pass: apiKey }, tls: { ca: [certificate.cert] },
+    host: '127.0.0.1',
+    port: relay.ports.starttls!,
+    requireTLS: true,
+    auth: { user: 'mailrail', pass: apiKey },
+    tls: { ca: [certificate.cert] },
   });
   const info = await transport.sendMail({
     envelope: { from: 'orders@smtp-e2e.example.com', to: ['ann@example.org', 'cy@example.org', 'audit@example.org'] },
@@ -117,8 +129,13 @@ it('delivers a client-written message to SES byte-faithful, to its envelope reci
   const list = await request(app.app).get('/api/v1/emails').set(auth);
   expect(list.status).toBe(200);
   expect(list.body.data.find((e: { id: string }) => e.id === emailId)).toMatchObject({
-    from: 'Shop <orders@smtp-e2e.example.com>', to: ['Ann <ann@example.org>'], cc: ['Cy <cy@example.org>'], bcc: ['audit@example.org'],
-    replyTo: ['help@smtp-e2e.example.com'], subject: 'Your order 1042 — merci', latestStatus: 'SENT',
+    from: 'Shop <orders@smtp-e2e.example.com>',
+    to: ['Ann <ann@example.org>'],
+    cc: ['Cy <cy@example.org>'],
+    bcc: ['audit@example.org'],
+    replyTo: ['help@smtp-e2e.example.com'],
+    subject: 'Your order 1042 — merci',
+    latestStatus: 'SENT',
   });
   const got = await request(app.app).get(`/api/v1/emails/${emailId}`).set(auth);
   expect(got.body).toMatchObject({ html: '<p>Thanks for your order.</p><img src="cid:logo@shop">', text: 'Thanks for your order.' });

@@ -9,12 +9,15 @@ export interface Route {
 }
 
 export async function openApiRoutes(stack: Stack): Promise<Route[]> {
-  const doc = (await (await fetch(`${stack.apiUrl}/api/v1/doc`)).json()) as { paths: Record<string, Record<string, { requestBody?: unknown }>> };
+  const doc = (await (await fetch(`${stack.apiUrl}/api/v1/doc`)).json()) as {
+    paths: Record<string, Record<string, { requestBody?: unknown }>>;
+  };
   const routes: Route[] = [];
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
       // Paths under /api/v1 are written relative to it, like the rest of this file.
-      if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) routes.push({ method: method as Method, path: path.replace(/^\/api\/v1(?=\/)/, ''), hasBody: !!op.requestBody });
+      if (['get', 'post', 'put', 'patch', 'delete'].includes(method))
+        routes.push({ method: method as Method, path: path.replace(/^\/api\/v1(?=\/)/, ''), hasBody: !!op.requestBody });
     }
   }
   return routes;
@@ -107,7 +110,8 @@ export function fillPath(path: string, ids: Awaited<ReturnType<typeof createReso
 /** A body valid enough that only ownership can refuse it. */
 function plausibleBody(route: Route, ids: Awaited<ReturnType<typeof createResources>>): unknown {
   if (!route.hasBody) return undefined;
-  if (route.path.endsWith('/contacts/bulk')) return route.method === 'delete' ? { contactIds: [ids.contactId] } : [{ email: 'intruder@example.org' }];
+  if (route.path.endsWith('/contacts/bulk'))
+    return route.method === 'delete' ? { contactIds: [ids.contactId] } : [{ email: 'intruder@example.org' }];
   if (route.method === 'put' && route.path.includes('/contacts/')) return { email: 'intruder@example.org' };
   if (route.path.startsWith('/emails/')) return { scheduledAt: new Date(Date.now() + 3_600_000).toISOString() };
   if (route.path.startsWith('/webhooks/')) return { description: 'taken over' };
@@ -135,15 +139,48 @@ export async function crossTeamMatrix(): Promise<ScenarioResult> {
     // Team A still sees its own resources unchanged.
     const own = await call(stack, stack.team, 'get', `/emails/${ids.emailId}`);
     const pass = wrong.length === 0 && changed.length === 0 && own.status === 200 && routes.length > 10;
-    return { pass, figures: `routes=${routes.length} not_404=${wrong.length}${wrong.length ? ` [${wrong.join(' ')}]` : ''} tables_changed=${changed.length}${changed.length ? ` [${changed.join(' ')}]` : ''}` };
+    return {
+      pass,
+      figures: `routes=${routes.length} not_404=${wrong.length}${wrong.length ? ` [${wrong.join(' ')}]` : ''} tables_changed=${changed.length}${changed.length ? ` [${changed.join(' ')}]` : ''}`,
+    };
   } finally {
     await stack.close();
   }
 }
 
-const FIELD_NAMES = ['from', 'to', 'cc', 'bcc', 'replyTo', 'subject', 'html', 'text', 'scheduledAt', 'templateId', 'variables', 'attachments', 'headers',
-  'name', 'email', 'firstName', 'lastName', 'properties', 'subscribed', 'url', 'events', 'domainIds', 'description', 'enabled', 'region',
-  'reason', 'doubleOptInEnabled', 'content', 'inReplyToId', 'clickTracking', 'openTracking'];
+const FIELD_NAMES = [
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'replyTo',
+  'subject',
+  'html',
+  'text',
+  'scheduledAt',
+  'templateId',
+  'variables',
+  'attachments',
+  'headers',
+  'name',
+  'email',
+  'firstName',
+  'lastName',
+  'properties',
+  'subscribed',
+  'url',
+  'events',
+  'domainIds',
+  'description',
+  'enabled',
+  'region',
+  'reason',
+  'doubleOptInEnabled',
+  'content',
+  'inReplyToId',
+  'clickTracking',
+  'openTracking',
+];
 
 function deepJson(depth: number): string {
   return '['.repeat(depth) + ']'.repeat(depth);
@@ -160,7 +197,13 @@ function nasties(): { body?: string; headers?: Record<string, string>; pathId?: 
     { body: '{"from": "a@b.c", "to": ' },
     { body: 'not json at all' },
     { body: '\u0000\u0001\u0002' },
-    { body: JSON.stringify({ to: ['a@b.c\r\nBcc: victim@example.org'], from: 'x@y.z\r\nX-Injected: 1', subject: 'hi\r\nBcc: v@example.org' }) },
+    {
+      body: JSON.stringify({
+        to: ['a@b.c\r\nBcc: victim@example.org'],
+        from: 'x@y.z\r\nX-Injected: 1',
+        subject: 'hi\r\nBcc: v@example.org',
+      }),
+    },
     { body: JSON.stringify({ email: '𝓊𝓃𝒾𝒸ℴ𝒹ℯ@例え.テスト', name: '\u202e\u0000\ud800', url: 'javascript:alert(1)' }) },
     { body: JSON.stringify({ __proto__: { admin: true }, constructor: { prototype: { x: 1 } } }) },
     { body: JSON.stringify({ email: null, name: null, to: null, from: null }) },
@@ -190,23 +233,40 @@ export async function malformedRequests(total = Number(process.env.FAULTS_FUZZ ?
     await stack.startApi();
     const routes = await openApiRoutes(stack);
     const before = await rowCounts(stack);
-    const wrongType = fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.jsonValue(), { maxLength: 4 }), fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }));
+    const wrongType = fc.oneof(
+      fc.integer(),
+      fc.double(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.jsonValue(), { maxLength: 4 }),
+      fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }),
+    );
     const badBody = fc.oneof(
       // Not an object where an object is expected.
       fc.oneof(fc.integer(), fc.string(), fc.boolean(), fc.constant(null)).map((v) => JSON.stringify(v)),
       // The real field names with values of the wrong type.
       fc.dictionary(fc.constantFrom(...FIELD_NAMES), wrongType, { minKeys: 1, maxKeys: 6 }).map((v) => JSON.stringify(v)),
       // Arrays of wrongly typed objects (the batch endpoint).
-      fc.array(fc.dictionary(fc.constantFrom(...FIELD_NAMES), wrongType, { maxKeys: 4 }), { minLength: 1, maxLength: 5 }).map((v) => JSON.stringify(v)),
+      fc
+        .array(fc.dictionary(fc.constantFrom(...FIELD_NAMES), wrongType, { maxKeys: 4 }), { minLength: 1, maxLength: 5 })
+        .map((v) => JSON.stringify(v)),
       // Truncated JSON and unicode noise.
       fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => `{"name": "${s}`),
     );
     // Never a small positive integer: that could be the team's own domain or webhook, and a valid
     // DELETE on it is not malformed.
     const badId = fc
-      .oneof(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }), fc.integer().map(String), fc.constantFrom('0', '-1', 'null', 'undefined', '%', '..'))
+      .oneof(
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }),
+        fc.integer().map(String),
+        fc.constantFrom('0', '-1', 'null', 'undefined', '%', '..'),
+      )
       .filter((s) => !/^\s*\+?0*[1-9]\d{0,5}\s*$/.test(s));
-    const badQuery = fc.dictionary(fc.constantFrom('page', 'limit', 'status', 'days', 'domainId', 'emails', 'ids', 'search'), fc.oneof(fc.string(), fc.integer().map(String)), { maxKeys: 3 });
+    const badQuery = fc.dictionary(
+      fc.constantFrom('page', 'limit', 'status', 'days', 'domainId', 'emails', 'ids', 'search'),
+      fc.oneof(fc.string(), fc.integer().map(String)),
+      { maxKeys: 3 },
+    );
     const requestArb = fc.record({ route: fc.constantFrom(...routes), id: badId, body: badBody, query: badQuery });
     const generated = fc.sample(requestArb, total - nasties().length * 2);
 
@@ -246,13 +306,18 @@ export async function malformedRequests(total = Number(process.env.FAULTS_FUZZ ?
       }
     });
     let next = 0;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < jobs.length) await jobs[next++]();
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < jobs.length) await jobs[next++]();
+      }),
+    );
     const changed = countDiff(before, await rowCounts(stack));
     const health = (await fetch(`${stack.apiUrl}/health`)).status;
     const pass = fiveXX.length === 0 && changed.length === 0 && health === 200 && sent >= total;
-    const byStatus = [...statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}:${n}`).join(',');
+    const byStatus = [...statuses]
+      .sort((a, b) => a[0] - b[0])
+      .map(([s, n]) => `${s}:${n}`)
+      .join(',');
     return {
       pass,
       figures: `requests=${sent} routes=${routes.length} status_counts=${byStatus} server_errors=${fiveXX.length}${fiveXX.length ? ` [${fiveXX.slice(0, 5).join('; ')}]` : ''} tables_changed=${changed.length}${changed.length ? ` [${changed.join(' ')}]` : ''}`,

@@ -42,10 +42,17 @@ export async function campaignWorkerKilled(total = Number(process.env.FAULTS_CAM
     const atSesAfterKills = stack.ses.messages.length;
     await stack.startWorker();
 
-    const ended = await waitFor(async () => {
-      const c = await api<{ status: string }>(stack, 'GET', `/api/v1/campaigns/${campaign.id}`);
-      return c.status === 'SENT';
-    }, 600_000, 'the campaign to end SENT').then(() => true, () => false);
+    const ended = await waitFor(
+      async () => {
+        const c = await api<{ status: string }>(stack, 'GET', `/api/v1/campaigns/${campaign.id}`);
+        return c.status === 'SENT';
+      },
+      600_000,
+      'the campaign to end SENT',
+    ).then(
+      () => true,
+      () => false,
+    );
     await sleep(leaseMs + 1000); // a duplicate from an expired lease would show up by now
 
     const final = await api<{ status: string; total: number; sent: number }>(stack, 'GET', `/api/v1/campaigns/${campaign.id}`);
@@ -85,7 +92,10 @@ export async function campaignWorkerKilled(total = Number(process.env.FAULTS_CAM
 async function createBook(stack: Stack, n: number): Promise<string> {
   const book = await api<{ id: string }>(stack, 'POST', '/api/v1/contactBooks', { name: 'Faults audience' });
   for (let i = 0; i < n; i += BULK_LIMIT) {
-    const contacts = Array.from({ length: Math.min(BULK_LIMIT, n - i) }, (_, j) => ({ email: `c${i + j}@people.example.net`, firstName: `C${i + j}` }));
+    const contacts = Array.from({ length: Math.min(BULK_LIMIT, n - i) }, (_, j) => ({
+      email: `c${i + j}@people.example.net`,
+      firstName: `C${i + j}`,
+    }));
     await api(stack, 'POST', `/api/v1/contactBooks/${book.id}/contacts/bulk`, contacts);
   }
   return book.id;

@@ -25,11 +25,17 @@ export async function postgresConnectionsCut(requests = Number(process.env.FAULT
           const res = await fetch(`${stack.apiUrl}/api/v1/emails`, {
             method: 'POST',
             headers: { ...stack.team.auth, 'Content-Type': 'application/json' },
-            body: JSON.stringify({ from: `Shop <orders@${stack.team.domain.name}>`, to: `cut${i}@example.org`, subject: `Cut ${i}`, text: 'hello' }),
+            body: JSON.stringify({
+              from: `Shop <orders@${stack.team.domain.name}>`,
+              to: `cut${i}@example.org`,
+              subject: `Cut ${i}`,
+              text: 'hello',
+            }),
           });
           const body = (await res.json().catch(() => null)) as { emailId?: string; error?: { code?: string; message?: string } } | null;
           if (res.status === 200 && body?.emailId) ok.push(body.emailId);
-          else if (res.status === 503 && body?.error?.code === 'SERVICE_UNAVAILABLE' && typeof body.error.message === 'string') unavailable++;
+          else if (res.status === 503 && body?.error?.code === 'SERVICE_UNAVAILABLE' && typeof body.error.message === 'string')
+            unavailable++;
           else unexpected.push(`${res.status} ${JSON.stringify(body).slice(0, 200)}`);
         } catch {
           connectionErrors++;
@@ -42,7 +48,10 @@ export async function postgresConnectionsCut(requests = Number(process.env.FAULT
     const cutter = (async () => {
       await sleep(300);
       while (sending) {
-        const r = await admin.query('SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()) t', [stack.databaseName]);
+        const r = await admin.query(
+          'SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()) t',
+          [stack.databaseName],
+        );
         cuts++;
         terminated += r.rows[0].n;
         await sleep(700);
@@ -60,7 +69,15 @@ export async function postgresConnectionsCut(requests = Number(process.env.FAULT
     const done = await stack.waitUntilDelivered([...storedIds], 180_000);
     await sleep(6000);
     const { lost, duplicates } = lossAndDuplicates([...storedIds], stack.sesCountsByEmailId());
-    const pass = done && unexpected.length === 0 && missing200 === 0 && storedWithout200 === 0 && withoutEvent === 0 && lost === 0 && duplicates === 0 && cuts >= 3;
+    const pass =
+      done &&
+      unexpected.length === 0 &&
+      missing200 === 0 &&
+      storedWithout200 === 0 &&
+      withoutEvent === 0 &&
+      lost === 0 &&
+      duplicates === 0 &&
+      cuts >= 3;
     return {
       pass,
       figures:

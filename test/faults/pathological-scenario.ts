@@ -27,8 +27,16 @@ const KINDS: Kind[] = [
   { kind: 'open-braces', body: (n) => '{{'.repeat(n / 2), url: enc('{{'.repeat(URL_LENGTH / 2)) },
   { kind: 'fallback-spaces', body: (n) => `{{a,fallback=${' '.repeat(n)}`, url: enc(`{{a,fallback=${' '.repeat(URL_LENGTH)}`) },
   { kind: 'commas', body: (n) => ','.repeat(n), url: enc(','.repeat(URL_LENGTH)) },
-  { kind: 'nested-brackets', body: (n) => `${'[{(<'.repeat(n / 8)}${'>)}]'.repeat(n / 8)}`, url: enc(`${'[{(<'.repeat(URL_LENGTH / 8)}${'>)}]'.repeat(URL_LENGTH / 8)}`) },
-  { kind: 'address-spaces', body: (n) => `"a${' '.repeat(n)}" <${' '.repeat(n)}`, url: enc(`"a${' '.repeat(URL_LENGTH / 2)}" <${' '.repeat(URL_LENGTH / 2)}`) },
+  {
+    kind: 'nested-brackets',
+    body: (n) => `${'[{(<'.repeat(n / 8)}${'>)}]'.repeat(n / 8)}`,
+    url: enc(`${'[{(<'.repeat(URL_LENGTH / 8)}${'>)}]'.repeat(URL_LENGTH / 8)}`),
+  },
+  {
+    kind: 'address-spaces',
+    body: (n) => `"a${' '.repeat(n)}" <${' '.repeat(n)}`,
+    url: enc(`"a${' '.repeat(URL_LENGTH / 2)}" <${' '.repeat(URL_LENGTH / 2)}`),
+  },
   { kind: 'nul', body: () => 'a\u0000b', url: 'a%00b' },
   { kind: 'lone-surrogate', body: () => 'a\ud800b', url: 'a%ED%A0%80b' },
   { kind: 'percent-ff', body: () => '%ff%fe', url: '%ff%fe' },
@@ -45,11 +53,24 @@ interface Operation {
   extraStrings: string[];
 }
 
-type Schema = { $ref?: string; type?: string | string[]; properties?: Record<string, Schema>; anyOf?: Schema[]; oneOf?: Schema[]; allOf?: Schema[] };
+type Schema = {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  allOf?: Schema[];
+};
 
 async function operations(stack: Stack): Promise<Operation[]> {
   const doc = (await (await fetch(`${stack.apiUrl}/api/v1/doc`)).json()) as {
-    paths: Record<string, Record<string, { parameters?: { in: string; name: string }[]; requestBody?: { content?: Record<string, { schema?: Schema; example?: unknown }> } }>>;
+    paths: Record<
+      string,
+      Record<
+        string,
+        { parameters?: { in: string; name: string }[]; requestBody?: { content?: Record<string, { schema?: Schema; example?: unknown }> } }
+      >
+    >;
     components?: { schemas?: Record<string, Schema> };
   };
   const resolve = (s: Schema | undefined): Schema | undefined => (s?.$ref ? doc.components?.schemas?.[s.$ref.split('/').pop()!] : s);
@@ -64,7 +85,10 @@ async function operations(stack: Stack): Promise<Operation[]> {
     const op = doc.paths[`/api/v1${route.path}`]?.[route.method] ?? doc.paths[route.path]?.[route.method];
     const media = op?.requestBody?.content?.['application/json'];
     const schema = resolve(media?.schema);
-    const props = { ...(schema?.properties ?? {}), ...Object.assign({}, ...(schema?.allOf ?? []).map((s) => resolve(s)?.properties ?? {})) } as Record<string, Schema>;
+    const props = {
+      ...(schema?.properties ?? {}),
+      ...Object.assign({}, ...(schema?.allOf ?? []).map((s) => resolve(s)?.properties ?? {})),
+    } as Record<string, Schema>;
     const example = media?.example;
     const inExample = example && typeof example === 'object' && !Array.isArray(example) ? Object.keys(example) : [];
     return {
@@ -132,7 +156,9 @@ function probes(ops: Operation[], ids: Ids, domain: string): Probe[] {
       }
     }
     for (const q of query) {
-      for (const k of KINDS) if (k.url !== undefined) out.push({ method, route: route.path, path: `${ownPath}?${q}=${k.url}`, where: `query ${q}`, kind: k.kind, body: base });
+      for (const k of KINDS)
+        if (k.url !== undefined)
+          out.push({ method, route: route.path, path: `${ownPath}?${q}=${k.url}`, where: `query ${q}`, kind: k.kind, body: base });
     }
     if (!route.hasBody) continue;
     const fields = [...leaves(base), ...extraStrings.map((k) => ({ at: [k], isNumber: false }))];
@@ -140,7 +166,14 @@ function probes(ops: Operation[], ids: Ids, domain: string): Probe[] {
       for (const k of KINDS) {
         const value = k.body(BODY_LENGTH);
         if (isNumber && typeof value !== 'number' && k.kind !== 'zero-date') continue;
-        out.push({ method, route: route.path, path: ownPath, where: `body ${at.join('.')}`, kind: k.kind, body: withLeaf(base, at, value) });
+        out.push({
+          method,
+          route: route.path,
+          path: ownPath,
+          where: `body ${at.join('.')}`,
+          kind: k.kind,
+          body: withLeaf(base, at, value),
+        });
       }
     }
   }
@@ -163,7 +196,14 @@ export async function pathologicalInputs(): Promise<ScenarioResult> {
     for (const k of KINDS) {
       const v = k.body(BODY_LENGTH);
       if (typeof v !== 'string') continue;
-      list.unshift({ method: 'post', route: '/emails', path: '/emails', where: 'body templateId (html+subject set to the input)', kind: k.kind, body: { __template: v } });
+      list.unshift({
+        method: 'post',
+        route: '/emails',
+        path: '/emails',
+        where: 'body templateId (html+subject set to the input)',
+        kind: k.kind,
+        body: { __template: v },
+      });
     }
 
     // A /health probe every 100 ms alongside, on its own connection.
@@ -198,7 +238,9 @@ export async function pathologicalInputs(): Promise<ScenarioResult> {
           headers: { ...stack.team.auth, 'Content-Type': 'application/json' },
           body: JSON.stringify({ html: v, subject: v }),
           signal: AbortSignal.timeout(ABORT_MS),
-        }).then((r) => r.arrayBuffer()).catch(() => undefined);
+        })
+          .then((r) => r.arrayBuffer())
+          .catch(() => undefined);
         body = { from: `A <a@${stack.team.domain.name}>`, to: 'someone@example.org', templateId: ids.templateId, variables: { b: 'B' } };
       }
       const send = async () => {
@@ -240,7 +282,13 @@ export async function pathologicalInputs(): Promise<ScenarioResult> {
     await health;
 
     const label = (r: { p: Probe; status: number; ms: number }) =>
-      `${r.p.method.toUpperCase()} ${r.p.path.split('?')[0].split('/').map((s) => (s.length > 30 ? `${s.slice(0, 27)}…` : s)).join('/')} ${r.p.where} ${r.p.kind} ${r.status === -2 ? `aborted after ${ABORT_MS}` : r.status === -1 ? 'dropped' : r.status} ${r.ms.toFixed(0)}ms`;
+      `${r.p.method.toUpperCase()} ${r.p.path
+        .split('?')[0]
+        .split('/')
+        .map((s) => (s.length > 30 ? `${s.slice(0, 27)}…` : s))
+        .join(
+          '/',
+        )} ${r.p.where} ${r.p.kind} ${r.status === -2 ? `aborted after ${ABORT_MS}` : r.status === -1 ? 'dropped' : r.status} ${r.ms.toFixed(0)}ms`;
     const errors = results.filter((r) => r.status >= 500 || r.status < 0);
     const slow = results.filter((r) => r.ms > BUDGET_MS).sort((a, b) => b.ms - a.ms);
     const slowest = [...results].sort((a, b) => b.ms - a.ms)[0];
@@ -251,7 +299,10 @@ export async function pathologicalInputs(): Promise<ScenarioResult> {
     const tally = (rs: typeof results, key: (r: (typeof results)[number]) => string) => {
       const n = new Map<string, number>();
       for (const r of rs) n.set(key(r), (n.get(key(r)) ?? 0) + 1);
-      return [...n].sort((a, b) => b[1] - a[1]).map(([k, c]) => `${k}:${c}`).join(',');
+      return [...n]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, c]) => `${k}:${c}`)
+        .join(',');
     };
     const failing = [...new Set([...errors, ...slow])];
     const pass = errors.length === 0 && slow.length === 0 && stalls === 0 && results.length > 100;
@@ -260,7 +311,10 @@ export async function pathologicalInputs(): Promise<ScenarioResult> {
     return {
       pass,
       figures:
-        `requests=${results.length} routes=${ops.length} status_counts=${[...byStatus].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}:${n}`).join(',')} ` +
+        `requests=${results.length} routes=${ops.length} status_counts=${[...byStatus]
+          .sort((a, b) => a[0] - b[0])
+          .map(([s, n]) => `${s}:${n}`)
+          .join(',')} ` +
         `server_errors=${errors.length} over_${BUDGET_MS}ms=${slow.length} health_probes=${healthMs.length} health_max_ms=${healthMax.toFixed(0)} health_stalls=${stalls} ` +
         `failing_by_kind=${tally(failing, (r) => r.p.kind) || '-'} failing_by_route=${tally(failing, (r) => `${r.p.method.toUpperCase()}_${r.p.route}`) || '-'} ` +
         `slowest=[${slowest ? label(slowest) : '-'}]${detail.length ? `\n${detail.join('\n')}` : ''}`,

@@ -10,11 +10,19 @@ export async function idempotencyUnderConcurrency(): Promise<ScenarioResult> {
   try {
     await stack.startApi();
     await stack.startWorker();
-    const body = JSON.stringify({ from: `Shop <orders@${stack.team.domain.name}>`, to: 'one@example.org', subject: 'Once', text: 'only once' });
+    const body = JSON.stringify({
+      from: `Shop <orders@${stack.team.domain.name}>`,
+      to: 'one@example.org',
+      subject: 'Once',
+      text: 'only once',
+    });
     const headers = { ...stack.team.auth, 'Content-Type': 'application/json', 'Idempotency-Key': 'faults-once' };
     const answers = await Promise.all(
       Array.from({ length: 50 }, () =>
-        fetch(`${stack.apiUrl}/api/v1/emails`, { method: 'POST', headers, body }).then(async (r) => ({ status: r.status, body: (await r.json()) as { emailId?: string; error?: { code: string } } })),
+        fetch(`${stack.apiUrl}/api/v1/emails`, { method: 'POST', headers, body }).then(async (r) => ({
+          status: r.status,
+          body: (await r.json()) as { emailId?: string; error?: { code: string } },
+        })),
       ),
     );
     const ok = answers.filter((a) => a.status === 200);
@@ -22,14 +30,22 @@ export async function idempotencyUnderConcurrency(): Promise<ScenarioResult> {
     const other = answers.length - ok.length - inProgress.length;
     const ids = new Set(ok.map((a) => a.body.emailId));
     // A retry after the first one finished gets the same id.
-    const retry = await fetch(`${stack.apiUrl}/api/v1/emails`, { method: 'POST', headers, body }).then((r) => r.json() as Promise<{ emailId?: string }>);
+    const retry = await fetch(`${stack.apiUrl}/api/v1/emails`, { method: 'POST', headers, body }).then(
+      (r) => r.json() as Promise<{ emailId?: string }>,
+    );
     ids.add(retry.emailId);
     const rows = await stack.db.email.count();
-    await stack.waitUntilDelivered([...ids].filter((x): x is string => !!x), 20_000);
+    await stack.waitUntilDelivered(
+      [...ids].filter((x): x is string => !!x),
+      20_000,
+    );
     await sleep(1500); // time for a duplicate to show up, if there were one
     const sesMessages = stack.ses.messages.length;
     const pass = rows === 1 && ids.size === 1 && sesMessages === 1 && other === 0;
-    return { pass, figures: `requests=50 ok=${ok.length} in_progress_409=${inProgress.length} other=${other} distinct_ids=${ids.size} email_rows=${rows} ses_messages=${sesMessages}` };
+    return {
+      pass,
+      figures: `requests=50 ok=${ok.length} in_progress_409=${inProgress.length} other=${other} distinct_ids=${ids.size} email_rows=${rows} ses_messages=${sesMessages}`,
+    };
   } finally {
     await stack.close();
   }
@@ -40,7 +56,7 @@ export async function redisFlushMidRun(): Promise<ScenarioResult> {
   const stack = await startStack('s2');
   try {
     const worker = await stack.startWorker();
-        const queued = await stack.createEmails(2000);
+    const queued = await stack.createEmails(2000);
     const dueAt = Date.now() + 8_000;
     const scheduled = await stack.createEmails(300, { scheduledAt: new Date(dueAt) });
     // Flush once sending is under way, while most of the queue and every scheduled job are in Redis.
@@ -53,7 +69,10 @@ export async function redisFlushMidRun(): Promise<ScenarioResult> {
     const { lost, duplicates } = lossAndDuplicates(ids, stack.sesCountsByEmailId());
     const early = countEarly(stack, new Set(scheduled), dueAt);
     const pass = done && lost === 0 && duplicates === 0 && early === 0 && worker.exitCode === null;
-    return { pass, figures: `queued=${queued.length} scheduled=${scheduled.length} sent_before_flush=${atFlush} keys_deleted=${keys} lost=${lost} duplicates=${duplicates} scheduled_sent_early=${early}${pass ? '' : await describeLost(stack, ids)}` };
+    return {
+      pass,
+      figures: `queued=${queued.length} scheduled=${scheduled.length} sent_before_flush=${atFlush} keys_deleted=${keys} lost=${lost} duplicates=${duplicates} scheduled_sent_early=${early}${pass ? '' : await describeLost(stack, ids)}`,
+    };
   } finally {
     await stack.close();
   }
@@ -109,7 +128,11 @@ export async function sesFaults(): Promise<ScenarioResult> {
     const ids = await stack.createEmails(3000);
     const done = await stack.waitUntilDelivered(ids, 240_000);
     // Everything at SES; wait for the worker to record the last answers.
-    await waitFor(async () => (await stack.db.email.count({ where: { latestStatus: { in: ['QUEUED', 'SCHEDULED'] } } })) === 0, 60_000, 'statuses to settle').catch(() => undefined);
+    await waitFor(
+      async () => (await stack.db.email.count({ where: { latestStatus: { in: ['QUEUED', 'SCHEDULED'] } } })) === 0,
+      60_000,
+      'statuses to settle',
+    ).catch(() => undefined);
     await sleep(1500);
     const counts = stack.sesCountsByEmailId();
     const { lost } = lossAndDuplicates(ids, counts);
@@ -123,7 +146,10 @@ export async function sesFaults(): Promise<ScenarioResult> {
       unexplained += Math.max(0, extra - allowed);
     }
     const accepted = new Set(stack.ses.messages.map((m) => m.messageId));
-    const sent = await stack.db.email.findMany({ where: { latestStatus: { notIn: ['QUEUED', 'SCHEDULED', 'FAILED'] } }, select: { id: true, sesEmailId: true } });
+    const sent = await stack.db.email.findMany({
+      where: { latestStatus: { notIn: ['QUEUED', 'SCHEDULED', 'FAILED'] } },
+      select: { id: true, sesEmailId: true },
+    });
     const sentWithoutSes = sent.filter((e) => !e.sesEmailId || !accepted.has(e.sesEmailId)).length;
     const failed = await stack.db.email.count({ where: { latestStatus: 'FAILED' } });
     const pass = done && lost === 0 && unexplained === 0 && sentWithoutSes === 0 && failed === 0;

@@ -146,7 +146,12 @@ export async function startStack(name: string, env: Record<string, string> = {})
       verified: true,
     });
     const { apiKey } = await createApiKey(db, { teamId: team.id });
-    return { id: team.id, domain: { id: domain.id, name: domain.name, region: domain.region }, apiKey, auth: { Authorization: `Bearer ${apiKey}` } };
+    return {
+      id: team.id,
+      domain: { id: domain.id, name: domain.name, region: domain.region },
+      apiKey,
+      auth: { Authorization: `Bearer ${apiKey}` },
+    };
   };
 
   const team = await addTeam('Faults', 'faults.example.com');
@@ -169,10 +174,14 @@ export async function startStack(name: string, env: Record<string, string> = {})
       api = child;
       let exited = false;
       child.on('exit', () => (exited = true));
-      await waitFor(async () => {
-        if (exited) throw new Error('API exited at start');
-        return (await fetch(`${apiUrl}/health`)).ok;
-      }, 60_000, 'the API to listen');
+      await waitFor(
+        async () => {
+          if (exited) throw new Error('API exited at start');
+          return (await fetch(`${apiUrl}/health`)).ok;
+        },
+        60_000,
+        'the API to listen',
+      );
     },
     killApi: async () => {
       const a = api;
@@ -225,10 +234,14 @@ export async function startStack(name: string, env: Record<string, string> = {})
     },
     waitUntilDelivered: async (ids, timeoutMs) => {
       try {
-        await waitFor(async () => {
-          const counts = stack.sesCountsByEmailId();
-          return ids.every((id) => counts.has(id));
-        }, timeoutMs, 'every email at SES');
+        await waitFor(
+          async () => {
+            const counts = stack.sesCountsByEmailId();
+            return ids.every((id) => counts.has(id));
+          },
+          timeoutMs,
+          'every email at SES',
+        );
         return true;
       } catch {
         return false;
@@ -283,7 +296,17 @@ export async function describeLost(stack: Stack, ids: string[]): Promise<string>
   const counts = stack.sesCountsByEmailId();
   const lost = ids.filter((id) => !counts.has(id));
   if (lost.length === 0) return '';
-  const rows = await stack.db.email.findMany({ where: { id: { in: lost.slice(0, 50) } }, select: { latestStatus: true, sendAttempts: true, sendLeaseUntil: true, scheduledAt: true } });
-  const jobStates = await Promise.all(lost.slice(0, 5).map((id) => stack.queues.get(queueNames.send(stack.team.domain.region, 'transactional')).getJobState(id).catch(() => 'error')));
+  const rows = await stack.db.email.findMany({
+    where: { id: { in: lost.slice(0, 50) } },
+    select: { latestStatus: true, sendAttempts: true, sendLeaseUntil: true, scheduledAt: true },
+  });
+  const jobStates = await Promise.all(
+    lost.slice(0, 5).map((id) =>
+      stack.queues
+        .get(queueNames.send(stack.team.domain.region, 'transactional'))
+        .getJobState(id)
+        .catch(() => 'error'),
+    ),
+  );
   return ` lost_sample=${JSON.stringify(rows.slice(0, 5))} job_states=${jobStates.join(',')}`;
 }

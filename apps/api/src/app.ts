@@ -34,7 +34,12 @@ export interface ApiApp {
 
 /** `TRUST_PROXY` as express takes it: a hop count, or a list of addresses, subnets and range names. */
 export function trustProxySetting(value: string): number | string[] {
-  return /^\d+$/.test(value.trim()) ? Number(value) : value.split(',').map((v) => v.trim()).filter(Boolean);
+  return /^\d+$/.test(value.trim())
+    ? Number(value)
+    : value
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean);
 }
 
 /** Test seams for edges that reach outside the machine (the SNS certificate fetch). */

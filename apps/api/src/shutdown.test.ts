@@ -15,13 +15,28 @@ const database = useTestDatabase();
 
 it('loses no request when stopped with SIGTERM mid-burst', async () => {
   const team = await createTeam(database.db, 'shutdown');
-  await insertDomain(database.db, 'x'.repeat(40), { teamId: team.id, name: 'shutdown.example.com', region: 'us-east-1', dkimSelector: 'usesend', verified: true });
+  await insertDomain(database.db, 'x'.repeat(40), {
+    teamId: team.id,
+    name: 'shutdown.example.com',
+    region: 'us-east-1',
+    dkimSelector: 'usesend',
+    verified: true,
+  });
   const { apiKey } = await createApiKey(database.db, { teamId: team.id });
   const port = await freePort();
   // `node --import tsx` rather than the tsx CLI: the signal must reach the API process itself.
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/api/src/main.ts')], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: database.url, REDIS_PREFIX: testRedisPrefix(), LOG_LEVEL: 'warn', API_RATE_LIMIT: '0', SECRET: 'x'.repeat(40) },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: database.url,
+      REDIS_PREFIX: testRedisPrefix(),
+      LOG_LEVEL: 'warn',
+      API_RATE_LIMIT: '0',
+      SECRET: 'x'.repeat(40),
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));

@@ -37,7 +37,9 @@ interface Envelope {
 /** Addresses of an address header, each with its name when it has one. */
 function addressesOf(header: AddressObject | AddressObject[] | undefined): { name: string; address: string }[] {
   const objects = Array.isArray(header) ? header : header ? [header] : [];
-  return objects.flatMap((o) => o.value.flatMap((a) => (a.group ?? [a]).filter((g) => !!g.address).map((g) => ({ name: g.name, address: g.address! }))));
+  return objects.flatMap((o) =>
+    o.value.flatMap((a) => (a.group ?? [a]).filter((g) => !!g.address).map((g) => ({ name: g.name, address: g.address! }))),
+  );
 }
 
 /** `Name <addr>` when the name reads back (core's address rule), else the bare address. */
@@ -78,7 +80,8 @@ function idempotencyKeyOf(parsed: ParsedMail, dedupeByMessageId: boolean): { key
     return { key: `smtp:${value}`, explicit: true };
   }
   if (!dedupeByMessageId || !parsed.messageId) return undefined;
-  const id = parsed.messageId.length > MAX_IDEMPOTENCY_KEY_LENGTH ? createHash('sha256').update(parsed.messageId).digest('hex') : parsed.messageId;
+  const id =
+    parsed.messageId.length > MAX_IDEMPOTENCY_KEY_LENGTH ? createHash('sha256').update(parsed.messageId).digest('hex') : parsed.messageId;
   return { key: `smtp-message-id:${id}`, explicit: false };
 }
 
@@ -87,7 +90,13 @@ function idempotencyKeyOf(parsed: ParsedMail, dedupeByMessageId: boolean): { key
  * is written unless the message is accepted, and an accepted message is committed before the
  * reply (one INSERT statement), so a 4xx never leaves a half-written email behind.
  */
-export async function acceptMessage(deps: SmtpDeps, auth: AuthContext, session: Pick<SMTPServerSession, 'id'>, raw: Buffer, envelope: Envelope): Promise<string> {
+export async function acceptMessage(
+  deps: SmtpDeps,
+  auth: AuthContext,
+  session: Pick<SMTPServerSession, 'id'>,
+  raw: Buffer,
+  envelope: Envelope,
+): Promise<string> {
   const parsed = await simpleParser(raw, PARSE_OPTIONS);
   const from = addressesOf(parsed.from);
   if (from.length !== 1 || !isEmailAddress(from[0].address)) throw reply.oneFromAddress();
@@ -115,7 +124,10 @@ export async function acceptMessage(deps: SmtpDeps, auth: AuthContext, session: 
     ];
   };
   // A resubmit is the same recipients and the same bytes; another message under the key is a conflict.
-  const body = { recipients: [...envelope.recipients].map((r) => r.toLowerCase()).sort(), sha256: createHash('sha256').update(raw).digest('hex') };
+  const body = {
+    recipients: [...envelope.recipients].map((r) => r.toLowerCase()).sort(),
+    sha256: createHash('sha256').update(raw).digest('hex'),
+  };
   const submit = (key: string | undefined) => submitEmails(deps.intake, auth, { idempotencyKey: key, body, build });
   try {
     const [emailId] = await submit(idempotency?.key);

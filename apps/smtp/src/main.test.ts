@@ -27,7 +27,17 @@ afterAll(async () => {
 function startRelay(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/smtp/src/main.ts')], {
     cwd: root,
-    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', DATABASE_URL: databaseUrl, REDIS_PREFIX: testRedisPrefix(), SMTP_HOST: '127.0.0.1', SMTP_PORT: '0', SMTP_METRICS_PORT: '0', ...env },
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: databaseUrl,
+      REDIS_PREFIX: testRedisPrefix(),
+      SMTP_HOST: '127.0.0.1',
+      SMTP_PORT: '0',
+      SMTP_METRICS_PORT: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -70,7 +80,11 @@ it('reads the certificate files again on SIGHUP: new sessions get the renewed ce
 });
 
 it('refuses to start in production without certificate files, saying what to set', async () => {
-  const relay = startRelay({ NODE_ENV: 'production', SECRET: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0', SMTPS_PORT: String(await freePort()) });
+  const relay = startRelay({
+    NODE_ENV: 'production',
+    SECRET: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0',
+    SMTPS_PORT: String(await freePort()),
+  });
   expect(await relay.exited).toBe(1);
   expect(relay.output()).toContain('SMTP_TLS_CERT and SMTP_TLS_KEY are required in production');
 });

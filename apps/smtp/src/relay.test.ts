@@ -35,14 +35,30 @@ const failure = (p: Promise<unknown>) =>
 describe('accepting a message', () => {
   it('over STARTTLS: 250 with the email id; the row holds the parsed fields, the raw MIME as received, a QUEUED event', async () => {
     const s = subject('Hello');
-    const raw = await build({ from: 'Relay <hello@relay.example.com>', to: 'Ann <ann@dest.org>', subject: s, text: 'Hi text', html: '<p>Hi</p>' });
+    const raw = await build({
+      from: 'Relay <hello@relay.example.com>',
+      to: 'Ann <ann@dest.org>',
+      subject: s,
+      text: 'Hi text',
+      html: '<p>Hi</p>',
+    });
     const info = await t.transport().sendMail({ envelope: { from: 'hello@relay.example.com', to: ['ann@dest.org'] }, raw });
     const id = idOf(info.response);
     expect(id).toBeDefined();
     const row = await t.db.email.findUniqueOrThrow({ where: { id }, include: { emailEvents: true } });
     expect(row).toMatchObject({
-      teamId: t.team.teamId, domainId: t.domain.id, from: 'Relay <hello@relay.example.com>', to: ['Ann <ann@dest.org>'], cc: [], bcc: [],
-      subject: s, text: 'Hi text', html: '<p>Hi</p>', latestStatus: 'QUEUED', headers: null, attachments: null,
+      teamId: t.team.teamId,
+      domainId: t.domain.id,
+      from: 'Relay <hello@relay.example.com>',
+      to: ['Ann <ann@dest.org>'],
+      cc: [],
+      bcc: [],
+      subject: s,
+      text: 'Hi text',
+      html: '<p>Hi</p>',
+      latestStatus: 'QUEUED',
+      headers: null,
+      attachments: null,
     });
     expect(Buffer.from(row.rawMessage!).equals(raw)).toBe(true);
     expect(row.emailEvents.map((e) => e.status)).toEqual(['QUEUED']);
@@ -55,13 +71,23 @@ describe('accepting a message', () => {
     expect(info.response).toMatch(OK);
     expect(await rowBySubject(s)).toHaveLength(1);
     const login = t.transport({ secure: true, authMethod: 'LOGIN' });
-    expect((await login.sendMail({ from: 'hello@relay.example.com', to: 'bob@dest.org', subject: `${s} login`, text: 'x' })).response).toMatch(OK);
+    expect(
+      (await login.sendMail({ from: 'hello@relay.example.com', to: 'bob@dest.org', subject: `${s} login`, text: 'x' })).response,
+    ).toMatch(OK);
   });
 
   it('lets the envelope decide who receives it: RCPT TO not in the headers are bcc, header addresses not in the envelope are dropped', async () => {
     const s = subject('Envelope');
-    const raw = await build({ from: 'hello@relay.example.com', to: 'Ann <ann@dest.org>, left-out@dest.org', cc: 'Cy <cy@dest.org>', subject: s, text: 'x' });
-    const info = await t.transport().sendMail({ envelope: { from: 'hello@relay.example.com', to: ['ann@dest.org', 'cy@dest.org', 'blind@dest.org'] }, raw });
+    const raw = await build({
+      from: 'hello@relay.example.com',
+      to: 'Ann <ann@dest.org>, left-out@dest.org',
+      cc: 'Cy <cy@dest.org>',
+      subject: s,
+      text: 'x',
+    });
+    const info = await t
+      .transport()
+      .sendMail({ envelope: { from: 'hello@relay.example.com', to: ['ann@dest.org', 'cy@dest.org', 'blind@dest.org'] }, raw });
     const row = await t.db.email.findUniqueOrThrow({ where: { id: idOf(info.response) } });
     expect([row.to, row.cc, row.bcc]).toEqual([['Ann <ann@dest.org>'], ['Cy <cy@dest.org>'], ['blind@dest.org']]);
   });
@@ -76,28 +102,50 @@ describe('accepting a message', () => {
 
   it('keeps an email whose every To recipient is suppressed as SUPPRESSED, as the API does', async () => {
     await t.db.suppression.create({ data: { id: `sup${seq}`, teamId: t.team.teamId, email: 'gone@dest.org', reason: 'HARD_BOUNCE' } });
-    const info = await t.transport().sendMail({ from: 'hello@relay.example.com', to: 'gone@dest.org', subject: subject('Suppressed'), text: 'x' });
+    const info = await t
+      .transport()
+      .sendMail({ from: 'hello@relay.example.com', to: 'gone@dest.org', subject: subject('Suppressed'), text: 'x' });
     const row = await t.db.email.findUniqueOrThrow({ where: { id: idOf(info.response) } });
     expect(row.latestStatus).toBe('SUPPRESSED');
   });
 
   it('answers a resubmitted message (same Message-ID, recipients and bytes) with the first id and stores it once', async () => {
     const s = subject('Resubmit');
-    const raw = await build({ from: 'hello@relay.example.com', to: 'r@dest.org', subject: s, text: 'x', messageId: `<resubmit-${seq}@client.test>` });
+    const raw = await build({
+      from: 'hello@relay.example.com',
+      to: 'r@dest.org',
+      subject: s,
+      text: 'x',
+      messageId: `<resubmit-${seq}@client.test>`,
+    });
     const envelope = { from: 'hello@relay.example.com', to: ['r@dest.org'] };
     const first = await t.transport().sendMail({ envelope, raw });
     const again = await t.transport().sendMail({ envelope, raw });
     expect(idOf(again.response)).toBe(idOf(first.response));
     expect(await rowBySubject(s)).toHaveLength(1);
     // The same Message-ID on another message is not a resubmit: it is stored, not refused.
-    const other = await t.transport().sendMail({ envelope, raw: await build({ from: 'hello@relay.example.com', to: 'r@dest.org', subject: s, text: 'changed', messageId: `<resubmit-${seq}@client.test>` }) });
+    const other = await t.transport().sendMail({
+      envelope,
+      raw: await build({
+        from: 'hello@relay.example.com',
+        to: 'r@dest.org',
+        subject: s,
+        text: 'changed',
+        messageId: `<resubmit-${seq}@client.test>`,
+      }),
+    });
     expect(idOf(other.response)).not.toBe(idOf(first.response));
     expect(await rowBySubject(s)).toHaveLength(2);
   });
 
   it('honours X-Mailrail-Idempotency-Key: a replay gets the first id, another message under the key 554', async () => {
     const s = subject('Keyed');
-    const mail = { from: 'hello@relay.example.com', to: 'k@dest.org', subject: s, headers: { 'X-Mailrail-Idempotency-Key': `order-${seq}` } };
+    const mail = {
+      from: 'hello@relay.example.com',
+      to: 'k@dest.org',
+      subject: s,
+      headers: { 'X-Mailrail-Idempotency-Key': `order-${seq}` },
+    };
     const raw = await build({ ...mail, text: 'one' });
     const envelope = { from: 'hello@relay.example.com', to: ['k@dest.org'] };
     const first = await t.transport().sendMail({ envelope, raw });
@@ -110,22 +158,32 @@ describe('accepting a message', () => {
 
 describe('authentication', () => {
   it('refuses a wrong API key and a wrong username with 535 5.7.8', async () => {
-    const wrongKey = await failure(t.transport({ pass: 'us_abcdefghij_00000000000000000000000000000000' }).sendMail({ from: 'hello@relay.example.com', to: 'x@dest.org', text: 'x' }));
+    const wrongKey = await failure(
+      t
+        .transport({ pass: 'us_abcdefghij_00000000000000000000000000000000' })
+        .sendMail({ from: 'hello@relay.example.com', to: 'x@dest.org', text: 'x' }),
+    );
     expect(wrongKey).toMatchObject({ code: 535 });
     expect(wrongKey!.response).toMatch(/^535 5\.7\.8 /);
-    expect(await failure(t.transport({ user: 'admin' }).sendMail({ from: 'hello@relay.example.com', to: 'x@dest.org', text: 'x' }))).toMatchObject({ code: 535 });
+    expect(
+      await failure(t.transport({ user: 'admin' }).sendMail({ from: 'hello@relay.example.com', to: 'x@dest.org', text: 'x' })),
+    ).toMatchObject({ code: 535 });
   });
 
   it('refuses a revoked key at once', async () => {
     const key = await t.newKey(t.team.teamId);
     const transport = () => t.transport({ pass: key });
-    expect((await transport().sendMail({ from: 'hello@relay.example.com', to: 'x@dest.org', subject: subject('Before revoke'), text: 'x' })).response).toMatch(OK);
+    expect(
+      (await transport().sendMail({ from: 'hello@relay.example.com', to: 'x@dest.org', subject: subject('Before revoke'), text: 'x' }))
+        .response,
+    ).toMatch(OK);
     const revoked = await revokeApiKey(t.db, key);
     await announceApiKeyRevocations({ redis: t.deps.redis, config: t.config, log: t.deps.log }, [revoked!.clientId]);
     // The announcement reaches the relay's subscriber asynchronously: the next AUTH fails once it has.
     const deadline = Date.now() + 10_000;
     let result = await failure(transport().sendMail({ from: 'hello@relay.example.com', to: 'x@dest.org', text: 'x' }));
-    while (!result && Date.now() < deadline) result = await failure(transport().sendMail({ from: 'hello@relay.example.com', to: 'x@dest.org', text: 'x' }));
+    while (!result && Date.now() < deadline)
+      result = await failure(transport().sendMail({ from: 'hello@relay.example.com', to: 'x@dest.org', text: 'x' }));
     expect(result).toMatchObject({ code: 535 });
   });
 
@@ -190,14 +248,22 @@ describe('per-IP failure limit and the development flag', () => {
 describe('who may send from where (cross-team, cross-scope)', () => {
   it('a SENDING key sends', async () => {
     const key = await t.newKey(t.team.teamId, { permission: 'SENDING' });
-    expect((await t.transport({ pass: key }).sendMail({ from: 'hello@relay.example.com', to: 'x@dest.org', subject: subject('Sending key'), text: 'x' })).response).toMatch(OK);
+    expect(
+      (
+        await t
+          .transport({ pass: key })
+          .sendMail({ from: 'hello@relay.example.com', to: 'x@dest.org', subject: subject('Sending key'), text: 'x' })
+      ).response,
+    ).toMatch(OK);
   });
 
   it('a key bound to one domain sends from it and is refused (553 5.7.1) on another domain of its team', async () => {
     const other = await t.addDomain(t.team.teamId, `other${++seq}.example.com`);
     const bound = await t.newKey(t.team.teamId, { domainId: t.domain.id });
     const transport = t.transport({ pass: bound });
-    expect((await transport.sendMail({ from: 'hello@relay.example.com', to: 'x@dest.org', subject: subject('Bound'), text: 'x' })).response).toMatch(OK);
+    expect(
+      (await transport.sendMail({ from: 'hello@relay.example.com', to: 'x@dest.org', subject: subject('Bound'), text: 'x' })).response,
+    ).toMatch(OK);
     expect(await failure(transport.sendMail({ from: `hello@${other.name}`, to: 'x@dest.org', text: 'x' }))).toEqual({
       code: 553,
       response: `553 5.7.1 API key does not have access to domain: ${other.name}`,
@@ -206,7 +272,9 @@ describe('who may send from where (cross-team, cross-scope)', () => {
 
   it("another team's key cannot send from this team's domain", async () => {
     const stranger = await t.newTeam('Stranger');
-    expect(await failure(t.transport({ pass: stranger.apiKey }).sendMail({ from: 'hello@relay.example.com', to: 'x@dest.org', text: 'x' }))).toEqual({
+    expect(
+      await failure(t.transport({ pass: stranger.apiKey }).sendMail({ from: 'hello@relay.example.com', to: 'x@dest.org', text: 'x' })),
+    ).toEqual({
       code: 553,
       response: '553 5.7.1 Domain: relay.example.com not found. Add it and verify it before sending',
     });
@@ -214,7 +282,10 @@ describe('who may send from where (cross-team, cross-scope)', () => {
 
   it('refuses an unverified domain at MAIL FROM (553) and at the From header (550), storing nothing', async () => {
     const pending = await t.addDomain(t.team.teamId, `pending${++seq}.example.com`, { verified: false });
-    expect(await failure(t.transport().sendMail({ from: `a@${pending.name}`, to: 'x@dest.org', text: 'x' }))).toEqual({ code: 553, response: `553 5.7.1 Domain: ${pending.name} is not verified` });
+    expect(await failure(t.transport().sendMail({ from: `a@${pending.name}`, to: 'x@dest.org', text: 'x' }))).toEqual({
+      code: 553,
+      response: `553 5.7.1 Domain: ${pending.name} is not verified`,
+    });
     const s = subject('Header from');
     const raw = await build({ from: `a@${pending.name}`, to: 'x@dest.org', subject: s, text: 'x' });
     expect(await failure(t.transport().sendMail({ envelope: { from: 'hello@relay.example.com', to: ['x@dest.org'] }, raw }))).toEqual({
@@ -228,7 +299,9 @@ describe('who may send from where (cross-team, cross-scope)', () => {
 describe('limits', () => {
   it('refuses a message over EMAIL_MAX_MESSAGE_MB with 552 5.3.4 and stores nothing', async () => {
     const s = subject('Too big');
-    const err = await failure(t.transport().sendMail({ from: 'hello@relay.example.com', to: 'x@dest.org', subject: s, text: 'x'.repeat(60_000) }));
+    const err = await failure(
+      t.transport().sendMail({ from: 'hello@relay.example.com', to: 'x@dest.org', subject: s, text: 'x'.repeat(60_000) }),
+    );
     expect(err?.code).toBe(552);
     expect(err?.response).toMatch(/^552 5\.3\.4 Message too large/);
     expect(await rowBySubject(s)).toHaveLength(0);
@@ -239,7 +312,9 @@ describe('limits', () => {
     const to = Array.from({ length: 51 }, (_, i) => `r${i}@dest.org`);
     const info = await t.transport().sendMail({ from: 'hello@relay.example.com', to, subject: s, text: 'x' });
     expect(info.rejected).toEqual(['r50@dest.org']);
-    expect((info as unknown as { rejectedErrors: { responseCode: number; response: string }[] }).rejectedErrors[0].response).toMatch(/^452 4\.5\.3 /);
+    expect((info as unknown as { rejectedErrors: { responseCode: number; response: string }[] }).rejectedErrors[0].response).toMatch(
+      /^452 4\.5\.3 /,
+    );
     const [row] = await rowBySubject(s);
     expect(row.to).toHaveLength(50);
   });
@@ -251,7 +326,8 @@ describe('limits', () => {
     const transport = t.transport({ pass: team.apiKey, pool: true });
     // One message per one-second window: two in the same window (at most 20 tries) meet the limit.
     let refused: { code?: number; response?: string } | null = null;
-    for (let i = 0; i < 20 && !refused; i++) refused = await failure(transport.sendMail({ from: `a@${domain.name}`, to: 'x@dest.org', text: 'x' }));
+    for (let i = 0; i < 20 && !refused; i++)
+      refused = await failure(transport.sendMail({ from: `a@${domain.name}`, to: 'x@dest.org', text: 'x' }));
     expect(refused?.code).toBe(454);
     expect(refused?.response).toMatch(/^454 4\.7\.0 Throttling failure/);
   });
@@ -260,16 +336,49 @@ describe('limits', () => {
 describe('clients', () => {
   const swaks = ['/usr/bin/swaks', '/usr/local/bin/swaks'].find((p) => existsSync(p));
   const run = (args: string[]) =>
-    new Promise<{ code: number; out: string }>((resolve) => execFile(swaks!, args, { timeout: 30_000 }, (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, out: stdout + stderr })));
+    new Promise<{ code: number; out: string }>((resolve) =>
+      execFile(swaks!, args, { timeout: 30_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? Number(err.code ?? 1) : 0, out: stdout + stderr }),
+      ),
+    );
   const swaksIt = swaks ? it : it.skip;
   if (!swaks) console.warn('swaks is not installed (apt-get install swaks): its tests are skipped');
 
   swaksIt('swaks sends over STARTTLS and implicit TLS with AUTH PLAIN and LOGIN', async () => {
-    const common = ['--from', 'hello@relay.example.com', '--to', 'swaks@dest.org', '--server', '127.0.0.1', '--auth-user', 'mailrail', '--auth-password', t.team.apiKey];
-    const starttls = await run([...common, '--port', String(t.relay.ports.starttls), '--tls', '--auth', 'PLAIN', '--header', `Subject: ${subject('swaks')}`]);
+    const common = [
+      '--from',
+      'hello@relay.example.com',
+      '--to',
+      'swaks@dest.org',
+      '--server',
+      '127.0.0.1',
+      '--auth-user',
+      'mailrail',
+      '--auth-password',
+      t.team.apiKey,
+    ];
+    const starttls = await run([
+      ...common,
+      '--port',
+      String(t.relay.ports.starttls),
+      '--tls',
+      '--auth',
+      'PLAIN',
+      '--header',
+      `Subject: ${subject('swaks')}`,
+    ]);
     expect(starttls.out).toMatch(/<~\s+250 2\.0\.0 OK [0-9a-z]+/);
     expect(starttls.code).toBe(0);
-    const implicit = await run([...common, '--port', String(t.relay.ports.tls), '--tls-on-connect', '--auth', 'LOGIN', '--header', `Subject: ${subject('swaks')}`]);
+    const implicit = await run([
+      ...common,
+      '--port',
+      String(t.relay.ports.tls),
+      '--tls-on-connect',
+      '--auth',
+      'LOGIN',
+      '--header',
+      `Subject: ${subject('swaks')}`,
+    ]);
     expect(implicit.out).toMatch(/<~\s+250 2\.0\.0 OK [0-9a-z]+/);
     expect(implicit.code).toBe(0);
   });

@@ -112,7 +112,10 @@ export async function startSmtpRelay(deps: SmtpDeps, opts: SmtpRelayOptions): Pr
         const recipients = session.envelope.rcptTo.map((r) => r.address);
         acceptMessage(deps, session.user!, session, Buffer.concat(chunks), { recipients }).then(
           (emailId) => {
-            log.info({ emailId, teamId: session.user!.teamId, session: session.id, bytes: stream.byteLength, recipients: recipients.length }, 'smtp message accepted');
+            log.info(
+              { emailId, teamId: session.user!.teamId, session: session.id, bytes: stream.byteLength, recipients: recipients.length },
+              'smtp message accepted',
+            );
             answer('accepted', null, emailId);
           },
           (err) => {
@@ -156,7 +159,11 @@ export async function startSmtpRelay(deps: SmtpDeps, opts: SmtpRelayOptions): Pr
     if (port === null) return null;
     const server = new SMTPServer({ ...common, secure });
     // smtp-server marks what is not worth reporting (a TCP health check closing before TLS...).
-    server.on('error', (err) => ((err as { report?: boolean }).report === false ? log.debug({ err }, 'smtp connection closed early') : log.warn({ err }, 'smtp connection error')));
+    server.on('error', (err) =>
+      (err as { report?: boolean }).report === false
+        ? log.debug({ err }, 'smtp connection closed early')
+        : log.warn({ err }, 'smtp connection error'),
+    );
     server.on('connect', () => {
       metrics.connections.inc({ port: secure ? 'tls' : 'starttls' });
       metrics.openConnections.inc();

@@ -21,8 +21,10 @@ export class SmtpReply extends Error implements SMTPServerError {
 export const reply = {
   accepted: (emailId: string) => `2.0.0 OK ${emailId}`,
   authRequired: '5.7.0 Authentication required',
-  badCredentials: () => new SmtpReply(535, '5.7.8', 'Authentication credentials invalid: the username is mailrail (or usesend), the password an API key'),
-  tooManyAuthFailures: (retryAfter: number) => new SmtpReply(421, '4.7.0', `Too many failed authentications from this address, try again in ${retryAfter} seconds`),
+  badCredentials: () =>
+    new SmtpReply(535, '5.7.8', 'Authentication credentials invalid: the username is mailrail (or usesend), the password an API key'),
+  tooManyAuthFailures: (retryAfter: number) =>
+    new SmtpReply(421, '4.7.0', `Too many failed authentications from this address, try again in ${retryAfter} seconds`),
   encryptionRequired: () => new SmtpReply(538, '5.7.11', 'Encryption required: use STARTTLS or the implicit TLS port'),
   authUnavailable: () => new SmtpReply(454, '4.7.0', 'Temporary authentication failure, try again'),
   senderRequired: () => new SmtpReply(553, '5.1.7', 'A sender address is required', 'sender-refused'),
@@ -36,10 +38,16 @@ export const reply = {
   tooManyRecipients: (max: number) => new SmtpReply(452, '4.5.3', `Too many recipients: at most ${max} per message`),
   tooLarge: (maxBytes: number) => new SmtpReply(552, '5.3.4', `Message too large: the limit is ${maxBytes} bytes`, 'too-large'),
   rateLimited: (limit: number, retryAfter: number) =>
-    new SmtpReply(454, '4.7.0', `Throttling failure: the team's limit of ${limit} messages per second is exceeded, try again in ${retryAfter} seconds`, 'rate-limited'),
+    new SmtpReply(
+      454,
+      '4.7.0',
+      `Throttling failure: the team's limit of ${limit} messages per second is exceeded, try again in ${retryAfter} seconds`,
+      'rate-limited',
+    ),
   idempotencyKeyInvalid: () => new SmtpReply(550, '5.6.0', 'X-Mailrail-Idempotency-Key must be 1 to 256 characters'),
   idempotencyKeyReused: () => new SmtpReply(554, '5.6.0', 'X-Mailrail-Idempotency-Key was already used for a different message'),
-  idempotencyKeyBusy: () => new SmtpReply(451, '4.3.0', 'A message with the same idempotency key is being accepted, try again', 'temporary-failure'),
+  idempotencyKeyBusy: () =>
+    new SmtpReply(451, '4.3.0', 'A message with the same idempotency key is being accepted, try again', 'temporary-failure'),
   /** PostgreSQL or Redis unavailable, or anything unexpected: nothing was stored, the client retries. */
   temporaryFailure: () => new SmtpReply(451, '4.3.0', 'Temporary failure, nothing was stored: try again', 'temporary-failure'),
   shuttingDown: '4.3.2 Server shutting down, try again',

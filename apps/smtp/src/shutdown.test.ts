@@ -53,7 +53,10 @@ async function spawnRelay(port: number): Promise<{ child: ChildProcess; exited: 
   const log: string[] = [];
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => log.push(...chunk.split('\n').filter(Boolean)));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  await waitFor(() => log.some((l) => l.includes('mailrail SMTP relay listening')) || child.exitCode !== null, { timeoutMs: 30_000, what: 'the relay process to listen' });
+  await waitFor(() => log.some((l) => l.includes('mailrail SMTP relay listening')) || child.exitCode !== null, {
+    timeoutMs: 30_000,
+    what: 'the relay process to listen',
+  });
   expect(child.exitCode).toBeNull();
   return { child, exited, log };
 }
@@ -101,10 +104,17 @@ it('loses nothing when SIGTERM arrives during 20 concurrent sessions', async () 
   for (const o of refused) {
     const shutdownReply = o.error!.responseCode === 421;
     const closedPort = o.error!.code === 'ESOCKET' || o.error!.code === 'ECONNECTION';
-    expect({ subject: o.subject, error: o.error, acceptable: (shutdownReply || closedPort) && o.error!.command !== 'DATA' }).toMatchObject({ acceptable: true });
+    expect({ subject: o.subject, error: o.error, acceptable: (shutdownReply || closedPort) && o.error!.command !== 'DATA' }).toMatchObject({
+      acceptable: true,
+    });
   }
   // One JSON log line per accepted message, with its email id.
-  const logged = new Set(relay.log.map((l) => JSON.parse(l) as { msg?: string; emailId?: string }).filter((l) => l.msg === 'smtp message accepted').map((l) => l.emailId));
+  const logged = new Set(
+    relay.log
+      .map((l) => JSON.parse(l) as { msg?: string; emailId?: string })
+      .filter((l) => l.msg === 'smtp message accepted')
+      .map((l) => l.emailId),
+  );
   expect(ok.filter((o) => !logged.has(o.emailId))).toEqual([]);
   const rows = await t.db.email.findMany({ where: { subject: { startsWith: 'shutdown ' } }, select: { id: true, subject: true } });
   expect(new Map(rows.map((r) => [r.subject, r.id]))).toEqual(new Map(ok.map((o) => [o.subject, o.emailId])));
@@ -113,9 +123,13 @@ it('loses nothing when SIGTERM arrives during 20 concurrent sessions', async () 
   const again = await spawnRelay(port);
   try {
     const retry = t.transport({ pool: true, maxConnections: 4, port });
-    await Promise.all(refused.map((o) => retry.sendMail({ from: 'hello@relay.example.com', to: 'retry@dest.org', subject: o.subject, text: 'retried' })));
+    await Promise.all(
+      refused.map((o) => retry.sendMail({ from: 'hello@relay.example.com', to: 'retry@dest.org', subject: o.subject, text: 'retried' })),
+    );
     retry.close();
-    const subjects = (await t.db.email.findMany({ where: { subject: { startsWith: 'shutdown ' } }, select: { subject: true } })).map((r) => r.subject);
+    const subjects = (await t.db.email.findMany({ where: { subject: { startsWith: 'shutdown ' } }, select: { subject: true } })).map(
+      (r) => r.subject,
+    );
     expect(subjects.length).toBe(SESSIONS * PER_SESSION);
     expect(new Set(subjects).size).toBe(SESSIONS * PER_SESSION);
   } finally {

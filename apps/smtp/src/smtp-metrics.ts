@@ -2,13 +2,7 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import { createMetrics } from '@mailrail/platform/metrics/metrics';
 
 /** How a message transaction ended at MAIL FROM or DATA (the label of mailrail_smtp_messages_total). */
-export type MessageOutcome =
-  | 'accepted'
-  | 'sender-refused'
-  | 'too-large'
-  | 'rate-limited'
-  | 'invalid-message'
-  | 'temporary-failure';
+export type MessageOutcome = 'accepted' | 'sender-refused' | 'too-large' | 'rate-limited' | 'invalid-message' | 'temporary-failure';
 
 /** The relay's Prometheus series: the common process ones (auth failures among them) plus its own. */
 export function createSmtpMetrics() {
@@ -16,11 +10,30 @@ export function createSmtpMetrics() {
   const registers = [base.registry];
   return {
     ...base,
-    connections: new Counter({ name: 'mailrail_smtp_connections_total', help: 'SMTP connections accepted, by port kind (starttls, tls)', labelNames: ['port'], registers }),
+    connections: new Counter({
+      name: 'mailrail_smtp_connections_total',
+      help: 'SMTP connections accepted, by port kind (starttls, tls)',
+      labelNames: ['port'],
+      registers,
+    }),
     openConnections: new Gauge({ name: 'mailrail_smtp_open_connections', help: 'SMTP connections open now', registers }),
-    messages: new Counter({ name: 'mailrail_smtp_messages_total', help: 'SMTP message transactions ended by the reply to MAIL FROM or DATA, by outcome', labelNames: ['outcome'], registers }),
-    recipientsRefused: new Counter({ name: 'mailrail_smtp_recipients_refused_total', help: 'RCPT TO refused, by reason (invalid-address, too-many)', labelNames: ['reason'], registers }),
-    bytes: new Counter({ name: 'mailrail_smtp_received_bytes_total', help: 'Bytes of message data received (DATA), accepted or not', registers }),
+    messages: new Counter({
+      name: 'mailrail_smtp_messages_total',
+      help: 'SMTP message transactions ended by the reply to MAIL FROM or DATA, by outcome',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    recipientsRefused: new Counter({
+      name: 'mailrail_smtp_recipients_refused_total',
+      help: 'RCPT TO refused, by reason (invalid-address, too-many)',
+      labelNames: ['reason'],
+      registers,
+    }),
+    bytes: new Counter({
+      name: 'mailrail_smtp_received_bytes_total',
+      help: 'Bytes of message data received (DATA), accepted or not',
+      registers,
+    }),
     dataReply: new Histogram({
       name: 'mailrail_smtp_data_reply_seconds',
       help: "Time from the end of a message's DATA to the relay's reply, by outcome",

@@ -27,7 +27,9 @@ export function readTlsFiles(config: Pick<Config, 'SMTP_TLS_CERT' | 'SMTP_TLS_KE
 export async function relayTls(config: Config): Promise<RelayTls> {
   if (config.SMTP_TLS_CERT && config.SMTP_TLS_KEY) return readTlsFiles(config);
   if (config.NODE_ENV === 'production' && !config.SMTP_TLS_SELF_SIGNED) {
-    throw new TlsSetupError('SMTP_TLS_CERT and SMTP_TLS_KEY are required in production (or SMTP_TLS_SELF_SIGNED=true for a trial with an unverified certificate)');
+    throw new TlsSetupError(
+      'SMTP_TLS_CERT and SMTP_TLS_KEY are required in production (or SMTP_TLS_SELF_SIGNED=true for a trial with an unverified certificate)',
+    );
   }
   const generated = await generateDevCertificate(config.SMTP_SERVER_NAME ?? os.hostname());
   return { tls: { cert: generated.cert, key: generated.key }, source: 'self-signed', fingerprint256: generated.fingerprint256 };

@@ -28,10 +28,18 @@ afterAll(async () => {
 
 let seq = 0;
 const attempt = (transport: ReturnType<TestRelay['transport']>, subject: string) =>
-  transport.sendMail({ from: 'hello@relay.example.com', to: 'ann@dest.org', subject, text: 'x', messageId: `<${subject.replace(/\s/g, '-')}@client.test>` }).then(
-    (info) => ({ ok: true as const, response: info.response }),
-    (err: { responseCode?: number; response?: string }) => ({ ok: false as const, code: err.responseCode, response: err.response }),
-  );
+  transport
+    .sendMail({
+      from: 'hello@relay.example.com',
+      to: 'ann@dest.org',
+      subject,
+      text: 'x',
+      messageId: `<${subject.replace(/\s/g, '-')}@client.test>`,
+    })
+    .then(
+      (info) => ({ ok: true as const, response: info.response }),
+      (err: { responseCode?: number; response?: string }) => ({ ok: false as const, code: err.responseCode, response: err.response }),
+    );
 const stored = (subject: string) => t.db.email.count({ where: { subject } });
 
 async function cutAndRestore(proxy: TcpProxy) {
@@ -46,7 +54,11 @@ async function cutAndRestore(proxy: TcpProxy) {
   expect(await stored(subject)).toBe(0);
   await proxy.restore();
   // The client retries, as SMTP clients do after a 4xx; the first retry that gets through is stored, once.
-  await waitFor(async () => (await attempt(transport, subject)).ok, { timeoutMs: 20_000, intervalMs: 200, what: 'a retry after the outage' });
+  await waitFor(async () => (await attempt(transport, subject)).ok, {
+    timeoutMs: 20_000,
+    intervalMs: 200,
+    what: 'a retry after the outage',
+  });
   expect(await stored(subject)).toBe(1);
 }
 

@@ -38,11 +38,18 @@ export function sendSettings(config: Config): SendSettings {
 export function createWorkerDeps(config: Config, overrides: Partial<WorkerDeps> = {}): WorkerDeps {
   const base = createBaseDeps(config, overrides, { service: 'mailrail-worker', forWorker: true });
   // An idle connection closed by the server (restart, failover) must not crash the process.
-  const sql = overrides.sql ?? createSqlPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE, (err) => base.log.warn({ err }, 'idle PostgreSQL connection lost'));
+  const sql =
+    overrides.sql ??
+    createSqlPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE, (err) => base.log.warn({ err }, 'idle PostgreSQL connection lost'));
   let ses = overrides.ses ?? createSesV2Sender(config);
   // Only ever true against a loopback SES emulator outside production (config/load.ts).
   if (config.sesEventSimulator) {
-    ses = withSimulatedSesEvents(ses, { sesEventsQueue: base.queues.get(queueNames.sesEvents), delayMs: config.SES_EVENT_SIMULATOR_DELAY_MS, log: base.log, now: () => base.clock.now() });
+    ses = withSimulatedSesEvents(ses, {
+      sesEventsQueue: base.queues.get(queueNames.sesEvents),
+      delayMs: config.SES_EVENT_SIMULATOR_DELAY_MS,
+      log: base.log,
+      now: () => base.clock.now(),
+    });
     base.log.info({ delayMs: config.SES_EVENT_SIMULATOR_DELAY_MS }, 'SES event simulator on: accepted messages get simulated SES events');
   }
   return {

@@ -17,7 +17,9 @@ beforeEach(() => env.ses.reset());
 const startWorkerProcess = (logLevel = 'silent') => spawnWorkerProcess(env, { logLevel });
 
 const exited = (child: ChildProcess) =>
-  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
 
 it('on SIGTERM finishes the sends in flight, takes no new job and exits 0', async () => {
   env.ses.latencyMs = 800;

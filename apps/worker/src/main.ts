@@ -22,7 +22,10 @@ async function main(): Promise<void> {
     process.exit(1);
   });
   const metricsServer = config.WORKER_METRICS_PORT ? await startMetricsServer(deps, config.WORKER_METRICS_PORT) : null;
-  log.info({ regions: config.sesRegions, rates: Object.fromEntries(running.ratesByRegion), metricsPort: config.WORKER_METRICS_PORT || null }, 'mailrail worker started');
+  log.info(
+    { regions: config.sesRegions, rates: Object.fromEntries(running.ratesByRegion), metricsPort: config.WORKER_METRICS_PORT || null },
+    'mailrail worker started',
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {

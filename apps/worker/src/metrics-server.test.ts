@@ -26,7 +26,9 @@ it('serves the worker series: job durations, emails by status, SES errors by nam
     expect(text).toMatch(/mailrail_emails_total\{status="FAILED",process="worker"\} 1/);
     expect(text).toMatch(/mailrail_ses_errors_total\{name="MessageRejected",process="worker"\} 1/);
     expect(text).toMatch(/mailrail_ses_errors_total\{name="ThrottlingException",process="worker"\} 1/);
-    expect(text).toMatch(/mailrail_rate_limit_waits_total\{queue="send-transactional-us-east-1",reason="ses-throttling",process="worker"\} 1/);
+    expect(text).toMatch(
+      /mailrail_rate_limit_waits_total\{queue="send-transactional-us-east-1",reason="ses-throttling",process="worker"\} 1/,
+    );
     expect(text).toMatch(/mailrail_job_duration_seconds_count\{[^}]*queue="send-transactional-us-east-1"[^}]*outcome="sent"[^}]*\} 1/);
     expect(text).toMatch(/mailrail_queue_jobs\{queue="send-marketing-us-east-1",state="waiting",process="worker"\} 0/);
     expect((await fetch(url.replace('/metrics', '/other'))).status).toBe(404);

@@ -25,7 +25,10 @@ export interface RunningWorker {
  * Starts every worker of the process: the send lanes of each SES region, the periodic jobs, SES
  * event processing, webhook delivery and domain verification.
  */
-export async function startWorker(deps: WorkerDeps, opts: { periodic?: PeriodicJob[]; redeclareEveryMs?: number } = {}): Promise<RunningWorker> {
+export async function startWorker(
+  deps: WorkerDeps,
+  opts: { periodic?: PeriodicJob[]; redeclareEveryMs?: number } = {},
+): Promise<RunningWorker> {
   const jobs = opts.periodic ?? periodicJobs(deps.config);
   // Fails before anything starts when a schedule is wrong.
   validatePeriodicJobs(jobs);
@@ -36,11 +39,26 @@ export async function startWorker(deps: WorkerDeps, opts: { periodic?: PeriodicJ
   const send = startSendWorkers(deps, ratesByRegion);
   const connection = deps.redis;
   const prefix = deps.config.REDIS_PREFIX;
-  const sesEvents = registerSesEventProcessing({ connection, prefix, db: deps.db, log: deps.log, clock: deps.clock, onEmailEvent: emailEventWebhooks(deps.db, deps.clock) });
+  const sesEvents = registerSesEventProcessing({
+    connection,
+    prefix,
+    db: deps.db,
+    log: deps.log,
+    clock: deps.clock,
+    onEmailEvent: emailEventWebhooks(deps.db, deps.clock),
+  });
   const webhooks = registerWebhookWorkers(deps);
   const dns = createDnsLookup(deps.config.DNS_RESOLVER, deps.config.DNS_TIMEOUT_MS);
   const domains = await registerDomainVerification(
-    { db: deps.db, queues: deps.queues, identities: createIdentityPort(deps.config, { db: deps.db, dns }), dns, config: deps.config, log: deps.log, now: () => deps.clock.now() },
+    {
+      db: deps.db,
+      queues: deps.queues,
+      identities: createIdentityPort(deps.config, { db: deps.db, dns }),
+      dns,
+      config: deps.config,
+      log: deps.log,
+      now: () => deps.clock.now(),
+    },
     { connection, prefix },
   );
   const campaigns = startCampaignEngine(deps);

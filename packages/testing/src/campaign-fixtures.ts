@@ -45,7 +45,16 @@ export const CAMPAIGN_TEST_HTML =
 /** A SCHEDULED campaign row, as the API writes it. */
 export async function insertScheduledCampaign(
   db: Db,
-  c: { teamId: number; domainId: number; contactBookId: string; from: string; scheduledAt: Date; batchSize?: number; batchWindowMinutes?: number; html?: string },
+  c: {
+    teamId: number;
+    domainId: number;
+    contactBookId: string;
+    from: string;
+    scheduledAt: Date;
+    batchSize?: number;
+    batchWindowMinutes?: number;
+    html?: string;
+  },
 ): Promise<string> {
   const id = newId();
   await db.campaign.create({

@@ -37,9 +37,11 @@ export async function startTestDnsServer(): Promise<TestDnsServer> {
       } else if (entry.servfail) {
         response.header.rcode = RCODE.SERVFAIL;
       } else if (q.type === Packet.TYPE.TXT) {
-        for (const data of entry.txt ?? []) response.answers.push({ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 60, data } as never);
+        for (const data of entry.txt ?? [])
+          response.answers.push({ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 60, data } as never);
       } else if (q.type === Packet.TYPE.MX) {
-        for (const mx of entry.mx ?? []) response.answers.push({ name: q.name, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 60, ...mx } as never);
+        for (const mx of entry.mx ?? [])
+          response.answers.push({ name: q.name, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 60, ...mx } as never);
       }
       send(response);
     },

@@ -12,7 +12,15 @@ afterAll(async () => {
   await api.close();
 });
 
-type Counts = { sent?: number; delivered?: number; opened?: number; clicked?: number; bounced?: number; hardBounced?: number; complained?: number };
+type Counts = {
+  sent?: number;
+  delivered?: number;
+  opened?: number;
+  clicked?: number;
+  bounced?: number;
+  hardBounced?: number;
+  complained?: number;
+};
 
 async function usage(teamId: number, domainId: number, date: string, type: 'TRANSACTIONAL' | 'MARKETING', c: Counts) {
   await api.deps.db.dailyEmailUsage.create({ data: { teamId, domainId, date, type, ...c } });
@@ -26,7 +34,9 @@ async function setup() {
 }
 
 const get = (team: TestTeam | { Authorization: string }, path: string) =>
-  request(api.app).get(`/api/v1/analytics/${path}`).set('auth' in team ? team.auth : team);
+  request(api.app)
+    .get(`/api/v1/analytics/${path}`)
+    .set('auth' in team ? team.auth : team);
 
 describe('GET /api/v1/analytics/email-time-series', () => {
   it('returns days + 1 entries, oldest first, ending today, with zeros for empty days', async () => {
@@ -68,7 +78,11 @@ describe('GET /api/v1/analytics/email-time-series', () => {
     const mine = await setup();
     const theirs = await setup();
     await usage(theirs.team.teamId, theirs.d1, TODAY, 'TRANSACTIONAL', { sent: 7 });
-    for (const path of [`email-time-series?domainId=${theirs.d1}`, 'email-time-series?domainId=999999', `reputation-metrics?domainId=${theirs.d1}`]) {
+    for (const path of [
+      `email-time-series?domainId=${theirs.d1}`,
+      'email-time-series?domainId=999999',
+      `reputation-metrics?domainId=${theirs.d1}`,
+    ]) {
       const res = await get(mine.team, path);
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('NOT_FOUND');
@@ -90,14 +104,26 @@ describe('GET /api/v1/analytics/email-time-series', () => {
 describe('GET /api/v1/analytics/reputation-metrics', () => {
   it('sums the all-time totals and gives rates in percent of delivered', async () => {
     const { team, d1, d2 } = await setup();
-    expect((await get(team, 'reputation-metrics')).body).toEqual({ delivered: 0, hardBounced: 0, complained: 0, bounceRate: 0, complaintRate: 0 });
+    expect((await get(team, 'reputation-metrics')).body).toEqual({
+      delivered: 0,
+      hardBounced: 0,
+      complained: 0,
+      bounceRate: 0,
+      complaintRate: 0,
+    });
     await api.deps.db.cumulatedMetrics.createMany({
       data: [
         { teamId: team.teamId, domainId: d1, delivered: 150, hardBounced: 3, complained: 1 },
         { teamId: team.teamId, domainId: d2, delivered: 50, hardBounced: 1, complained: 0 },
       ],
     });
-    expect((await get(team, 'reputation-metrics')).body).toEqual({ delivered: 200, hardBounced: 4, complained: 1, bounceRate: 2, complaintRate: 0.5 });
+    expect((await get(team, 'reputation-metrics')).body).toEqual({
+      delivered: 200,
+      hardBounced: 4,
+      complained: 1,
+      bounceRate: 2,
+      complaintRate: 0.5,
+    });
     const one = await get(team, `reputation-metrics?domainId=${d2}`);
     expect(one.body).toEqual({ delivered: 50, hardBounced: 1, complained: 0, bounceRate: 2, complaintRate: 0 });
     const bound = await api.newKey(team.teamId, { domainId: d1 });

@@ -14,11 +14,25 @@ const counts = z.object({
 export function documentAnalyticsRoutes(r: DocRegistry) {
   const tag = 'Analytics';
   documentRoute(r, {
-    method: 'get', path: '/api/v1/analytics/email-time-series', tag, summary: 'Daily outcome counts: days + 1 entries ending today (UTC), zeros for empty days', query: timeSeriesQuery,
+    method: 'get',
+    path: '/api/v1/analytics/email-time-series',
+    tag,
+    summary: 'Daily outcome counts: days + 1 entries ending today (UTC), zeros for empty days',
+    query: timeSeriesQuery,
     response: z.object({ result: z.array(counts.extend({ date: z.string().describe('YYYY-MM-DD') })), totalCounts: counts }),
   });
   documentRoute(r, {
-    method: 'get', path: '/api/v1/analytics/reputation-metrics', tag, summary: 'All-time delivered, hard bounces and complaints with their rates (%)', query: reputationQuery,
-    response: z.object({ delivered: z.number().int(), hardBounced: z.number().int(), complained: z.number().int(), bounceRate: z.number(), complaintRate: z.number() }),
+    method: 'get',
+    path: '/api/v1/analytics/reputation-metrics',
+    tag,
+    summary: 'All-time delivered, hard bounces and complaints with their rates (%)',
+    query: reputationQuery,
+    response: z.object({
+      delivered: z.number().int(),
+      hardBounced: z.number().int(),
+      complained: z.number().int(),
+      bounceRate: z.number(),
+      complaintRate: z.number(),
+    }),
   });
 }

@@ -15,12 +15,22 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const post = (path: string, body: unknown, auth = api.team.auth) => request(api.app).post(`/api/v1/campaigns${path}`).set(auth).send(body as object);
+const post = (path: string, body: unknown, auth = api.team.auth) =>
+  request(api.app)
+    .post(`/api/v1/campaigns${path}`)
+    .set(auth)
+    .send(body as object);
 const base = () => ({ name: 'News', from: 'News <news@example.com>', subject: 'Hello {{firstName}}', contactBookId: book.id, html: HTML });
 
 describe('POST /api/v1/campaigns', () => {
   it('creates a DRAFT with every field, lists normalised, defaults for batch settings', async () => {
-    const res = await post('', { ...base(), previewText: 'Preview', replyTo: ' reply@example.com ', cc: ['a@x.test', 'b@x.test'], bcc: 'c@x.test' });
+    const res = await post('', {
+      ...base(),
+      previewText: 'Preview',
+      replyTo: ' reply@example.com ',
+      cc: ['a@x.test', 'b@x.test'],
+      bcc: 'c@x.test',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       name: 'News',
@@ -49,7 +59,12 @@ describe('POST /api/v1/campaigns', () => {
     try {
       const res = await post('', { ...base(), scheduledAt: 'tomorrow at 9am', batchSize: 100, batchWindowMinutes: 5 });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ status: 'SCHEDULED', scheduledAt: '2026-11-01T14:00:00.000Z', batchSize: 100, batchWindowMinutes: 5 });
+      expect(res.body).toMatchObject({
+        status: 'SCHEDULED',
+        scheduledAt: '2026-11-01T14:00:00.000Z',
+        batchSize: 100,
+        batchWindowMinutes: 5,
+      });
       const now = await post('', { ...base(), sendNow: true, scheduledAt: 'next week' });
       expect(now.body).toMatchObject({ status: 'SCHEDULED', scheduledAt: '2026-10-31T16:00:00.000Z' });
     } finally {
@@ -60,7 +75,12 @@ describe('POST /api/v1/campaigns', () => {
   it('renders editor JSON content to the HTML it will send', async () => {
     const content = JSON.stringify({
       type: 'doc',
-      content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Bye', marks: [{ type: 'link', attrs: { href: '{{unsend_unsubscribe_url}}' } }] }] }],
+      content: [
+        {
+          type: 'paragraph',
+          content: [{ type: 'text', text: 'Bye', marks: [{ type: 'link', attrs: { href: '{{unsend_unsubscribe_url}}' } }] }],
+        },
+      ],
     });
     const { html: _html, ...noHtml } = base();
     const res = await post('', { ...noHtml, content });
@@ -98,9 +118,19 @@ describe('POST /api/v1/campaigns', () => {
   });
 
   it('accepts "Name <addr>" in from, replyTo, cc and bcc, kept as given', async () => {
-    const res = await post('', { ...base(), replyTo: 'Replies <reply@example.com>', cc: ['"Doe, Jane" <jane@x.test>'], bcc: 'Zoë <zoe@x.test>' });
+    const res = await post('', {
+      ...base(),
+      replyTo: 'Replies <reply@example.com>',
+      cc: ['"Doe, Jane" <jane@x.test>'],
+      bcc: 'Zoë <zoe@x.test>',
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ from: 'News <news@example.com>', replyTo: ['Replies <reply@example.com>'], cc: ['"Doe, Jane" <jane@x.test>'], bcc: ['Zoë <zoe@x.test>'] });
+    expect(res.body).toMatchObject({
+      from: 'News <news@example.com>',
+      replyTo: ['Replies <reply@example.com>'],
+      cc: ['"Doe, Jane" <jane@x.test>'],
+      bcc: ['Zoë <zoe@x.test>'],
+    });
   });
 
   it('answers 400 at once for a from of 4,000 spaces then x, and caps every text field', async () => {
@@ -114,8 +144,19 @@ describe('POST /api/v1/campaigns', () => {
     expectBadRequest(await post('', { ...base(), contactBookId: 'c'.repeat(129) }), ['contactBookId']);
     expectBadRequest(await post('', { ...base(), scheduledAt: 'tomorrow '.repeat(40) }), ['scheduledAt']);
     expectBadRequest(await post('', { ...base(), replyTo: `${'r'.repeat(999)}@example.com` }), ['replyTo']);
-    expectBadRequest(await request(api.app).get(`/api/v1/campaigns?search=${'q'.repeat(1001)}`).set(api.team.auth), ['search']);
-    expect((await request(api.app).get(`/api/v1/campaigns/${'c'.repeat(129)}`).set(api.team.auth)).status).toBe(400);
+    expectBadRequest(
+      await request(api.app)
+        .get(`/api/v1/campaigns?search=${'q'.repeat(1001)}`)
+        .set(api.team.auth),
+      ['search'],
+    );
+    expect(
+      (
+        await request(api.app)
+          .get(`/api/v1/campaigns/${'c'.repeat(129)}`)
+          .set(api.team.auth)
+      ).status,
+    ).toBe(400);
     expect(await api.deps.db.campaign.count()).toBe(before);
   });
 
@@ -147,7 +188,11 @@ describe('reading, listing and the state rules', () => {
     await api.addDomain(team.teamId, 'lister.test');
     const b = await seedContactBook(api.deps.db, team.teamId, { subscribed: 1 });
     for (let i = 0; i < 32; i++) {
-      const res = await post('', { ...base(), from: 'a@lister.test', contactBookId: b.id, name: `Camp ${i}`, subject: i === 5 ? 'Black FRIDAY deals' : 'Weekly' }, team.auth);
+      const res = await post(
+        '',
+        { ...base(), from: 'a@lister.test', contactBookId: b.id, name: `Camp ${i}`, subject: i === 5 ? 'Black FRIDAY deals' : 'Weekly' },
+        team.auth,
+      );
       expect(res.status).toBe(200);
     }
     const list = (q: string) => request(api.app).get(`/api/v1/campaigns${q}`).set(team.auth);
@@ -156,7 +201,20 @@ describe('reading, listing and the state rules', () => {
     expect(first.body.totalPage).toBe(2);
     expect(first.body.campaigns[0].name).toBe('Camp 31');
     expect(Object.keys(first.body.campaigns[0]).sort()).toEqual(
-      ['createdAt', 'delivered', 'from', 'id', 'name', 'scheduledAt', 'sent', 'status', 'subject', 'total', 'unsubscribed', 'updatedAt'].sort(),
+      [
+        'createdAt',
+        'delivered',
+        'from',
+        'id',
+        'name',
+        'scheduledAt',
+        'sent',
+        'status',
+        'subject',
+        'total',
+        'unsubscribed',
+        'updatedAt',
+      ].sort(),
     );
     expect((await list('?page=2')).body.campaigns).toHaveLength(2);
     expect((await list('?search=friday')).body.campaigns.map((c: { name: string }) => c.name)).toEqual(['Camp 5']);
@@ -224,7 +282,8 @@ describe('reading, listing and the state rules', () => {
     const scoped = await api.addDomain(api.team.teamId, 'scoped.test');
     const bound = { Authorization: `Bearer ${await api.newKey(api.team.teamId, { domainId: scoped.id })}` };
     const own = (await post('', { ...base(), from: 'a@scoped.test' }, bound)).body;
-    const notFound = (res: request.Response) => expect([res.status, res.body.error]).toEqual([404, { code: 'NOT_FOUND', message: 'Campaign not found' }]);
+    const notFound = (res: request.Response) =>
+      expect([res.status, res.body.error]).toEqual([404, { code: 'NOT_FOUND', message: 'Campaign not found' }]);
     notFound(await request(api.app).get(`/api/v1/campaigns/${c.id}`).set(bound));
     notFound(await post(`/${c.id}/schedule`, {}, bound));
     notFound(await post(`/${c.id}/pause`, {}, bound));

@@ -52,7 +52,8 @@ const listItem = z.object({
 const success = z.object({ success: z.literal(true) });
 
 // A key bound to a domain sees only the campaigns sent from it (useSend does not check this).
-const scope = "A key bound to a domain sees and acts only on campaigns whose `from` is on its domain; any other campaign is a 404, like another team's.";
+const scope =
+  "A key bound to a domain sees and acts only on campaigns whose `from` is on its domain; any other campaign is a 404, like another team's.";
 
 export function documentCampaignRoutes(r: DocRegistry) {
   const tag = 'Campaigns';
@@ -76,10 +77,60 @@ export function documentCampaignRoutes(r: DocRegistry) {
     },
     response: campaignResponse,
   });
-  documentRoute(r, { method: 'get', path: '/api/v1/campaigns', tag, summary: 'List campaigns, newest first, 30 per page', description: scope, query: listCampaignsQuery, response: z.object({ campaigns: z.array(listItem), totalPage: z.number().int() }) });
-  documentRoute(r, { method: 'get', path: '/api/v1/campaigns/:campaignId', tag, summary: 'Get a campaign with its counters', description: scope, params, response: campaignResponse });
-  documentRoute(r, { method: 'post', path: '/api/v1/campaigns/:campaignId/schedule', tag, summary: 'Schedule a DRAFT, SCHEDULED or PAUSED campaign', description: scope, params, body: scheduleCampaignBody, example: { scheduledAt: 'next monday 10:00', batchSize: 1000, batchWindowMinutes: 10 }, response: success });
-  documentRoute(r, { method: 'post', path: '/api/v1/campaigns/:campaignId/pause', tag, summary: 'Pause a SCHEDULED or RUNNING campaign', description: scope, params, response: success });
-  documentRoute(r, { method: 'post', path: '/api/v1/campaigns/:campaignId/resume', tag, summary: 'Resume a PAUSED campaign where it stopped', description: scope, params, response: success });
-  documentRoute(r, { method: 'delete', path: '/api/v1/campaigns/:campaignId', tag, summary: 'Delete a campaign that is not RUNNING', description: scope, params, response: campaignResponse });
+  documentRoute(r, {
+    method: 'get',
+    path: '/api/v1/campaigns',
+    tag,
+    summary: 'List campaigns, newest first, 30 per page',
+    description: scope,
+    query: listCampaignsQuery,
+    response: z.object({ campaigns: z.array(listItem), totalPage: z.number().int() }),
+  });
+  documentRoute(r, {
+    method: 'get',
+    path: '/api/v1/campaigns/:campaignId',
+    tag,
+    summary: 'Get a campaign with its counters',
+    description: scope,
+    params,
+    response: campaignResponse,
+  });
+  documentRoute(r, {
+    method: 'post',
+    path: '/api/v1/campaigns/:campaignId/schedule',
+    tag,
+    summary: 'Schedule a DRAFT, SCHEDULED or PAUSED campaign',
+    description: scope,
+    params,
+    body: scheduleCampaignBody,
+    example: { scheduledAt: 'next monday 10:00', batchSize: 1000, batchWindowMinutes: 10 },
+    response: success,
+  });
+  documentRoute(r, {
+    method: 'post',
+    path: '/api/v1/campaigns/:campaignId/pause',
+    tag,
+    summary: 'Pause a SCHEDULED or RUNNING campaign',
+    description: scope,
+    params,
+    response: success,
+  });
+  documentRoute(r, {
+    method: 'post',
+    path: '/api/v1/campaigns/:campaignId/resume',
+    tag,
+    summary: 'Resume a PAUSED campaign where it stopped',
+    description: scope,
+    params,
+    response: success,
+  });
+  documentRoute(r, {
+    method: 'delete',
+    path: '/api/v1/campaigns/:campaignId',
+    tag,
+    summary: 'Delete a campaign that is not RUNNING',
+    description: scope,
+    params,
+    response: campaignResponse,
+  });
 }

@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { addressField } from '@mailrail/domain/emails/address';
 import { CampaignStatus } from '@mailrail/platform/db/generated/enums';
 import {
-  MAX_ADDRESS_FIELD_LENGTH, MAX_BODY_LENGTH, MAX_DATE_TEXT_LENGTH, MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_SHORT_TEXT_LENGTH, MAX_SUBJECT_LENGTH,
+  MAX_ADDRESS_FIELD_LENGTH,
+  MAX_BODY_LENGTH,
+  MAX_DATE_TEXT_LENGTH,
+  MAX_ID_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_SHORT_TEXT_LENGTH,
+  MAX_SUBJECT_LENGTH,
 } from '../http/limits';
 import { intString } from '../http/query';
 

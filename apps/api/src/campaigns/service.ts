@@ -66,7 +66,10 @@ async function findCampaign(deps: ApiDeps, auth: AuthContext, id: string): Promi
 
 /** The verified domain of `from` (the shared sender-domain rule); a key bound to another domain is a 403, as for emails. */
 async function senderDomain(deps: ApiDeps, auth: AuthContext, from: string) {
-  if (!parseAddress(from)) throw badRequest('Invalid request body: from: must be an email address or "Name <address>"', [{ path: ['from'], message: 'Invalid from address' }]);
+  if (!parseAddress(from))
+    throw badRequest('Invalid request body: from: must be an email address or "Name <address>"', [
+      { path: ['from'], message: 'Invalid from address' },
+    ]);
   const check = await findVerifiedSenderDomain(deps.db, auth.teamId, from, auth.domainId);
   if (!check.ok) throw senderDomainError(check, ['from']);
   return check.domain;

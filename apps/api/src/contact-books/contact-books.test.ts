@@ -15,9 +15,16 @@ afterAll(async () => {
   await api.close();
 });
 
-const post = (body: unknown, team = api.team) => request(api.app).post('/api/v1/contactBooks').set(team.auth).send(body as object);
-const patch = (id: string, body: unknown, team = api.team) => request(api.app).patch(`/api/v1/contactBooks/${id}`).set(team.auth).send(body as object);
-
+const post = (body: unknown, team = api.team) =>
+  request(api.app)
+    .post('/api/v1/contactBooks')
+    .set(team.auth)
+    .send(body as object);
+const patch = (id: string, body: unknown, team = api.team) =>
+  request(api.app)
+    .patch(`/api/v1/contactBooks/${id}`)
+    .set(team.auth)
+    .send(body as object);
 
 describe('create', () => {
   it('creates a book with defaults: emoji, empty properties and variables, double opt-in off', async () => {
@@ -42,7 +49,10 @@ describe('create', () => {
   });
 
   it('stores every field and answers the content as an editor document', async () => {
-    const content = JSON.stringify({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Click {{doubleOptInUrl}}' }] }] });
+    const content = JSON.stringify({
+      type: 'doc',
+      content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Click {{doubleOptInUrl}}' }] }],
+    });
     const res = await post({
       name: 'Full',
       emoji: '🚀',
@@ -98,15 +108,23 @@ describe('create', () => {
     expect400(await post({ name: 'x', doubleOptInContent: 'no link here' }), ['doubleOptInContent']);
     expect400(await post({ name: 'x', doubleOptInFrom: 'not an address' }), ['doubleOptInFrom']);
     // The same address rule as emails: no CR LF in a name (it would reach the From header).
-    expect400(await post({ name: 'x', doubleOptInFrom: 'News\r\nBcc: injected@evil.example <a@verified.example.com>' }), ['doubleOptInFrom']);
+    expect400(await post({ name: 'x', doubleOptInFrom: 'News\r\nBcc: injected@evil.example <a@verified.example.com>' }), [
+      'doubleOptInFrom',
+    ]);
     expect400(await post({ name: 'x', doubleOptInFrom: `${' '.repeat(4000)}x` }), ['doubleOptInFrom']);
     // Length caps (apps/api/src/http/limits.ts).
     expect400(await post({ name: 'n'.repeat(256) }), ['name']);
     expect400(await post({ name: 'x', properties: { a: 'v'.repeat(10_001) } }), ['properties', 'a']);
     expect400(await post({ name: 'x', variables: ['v'.repeat(129)] }), ['variables', 0]);
     expect400(await post({ name: 'x', doubleOptInSubject: 's'.repeat(999) }), ['doubleOptInSubject']);
-    expect((await request(api.app).get(`/api/v1/contactBooks/${'b'.repeat(129)}`).set(api.team.auth)).status).toBe(400);
-    expect((await api.deps.db.contactBook.count({ where: { name: 'x' } }))).toBe(0);
+    expect(
+      (
+        await request(api.app)
+          .get(`/api/v1/contactBooks/${'b'.repeat(129)}`)
+          .set(api.team.auth)
+      ).status,
+    ).toBe(400);
+    expect(await api.deps.db.contactBook.count({ where: { name: 'x' } })).toBe(0);
   });
 
   it('requires doubleOptInFrom on a verified domain of the team', async () => {
@@ -156,7 +174,11 @@ describe('read, list, update, delete', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'After', emoji: '🎯', properties: { a: '1' }, variables: ['plan'], _count: { contacts: 0 } });
     const doi = await patch(book.id, { doubleOptInEnabled: true, doubleOptInFrom: 'hi@verified.example.com' });
-    expect(doi.body).toMatchObject({ doubleOptInEnabled: true, doubleOptInFrom: 'hi@verified.example.com', doubleOptInSubject: 'Please confirm your subscription' });
+    expect(doi.body).toMatchObject({
+      doubleOptInEnabled: true,
+      doubleOptInFrom: 'hi@verified.example.com',
+      doubleOptInSubject: 'Please confirm your subscription',
+    });
     expect(JSON.stringify(doi.body.doubleOptInContent)).toContain('{{doubleOptInUrl}}');
     const off = await patch(book.id, { doubleOptInEnabled: false, doubleOptInFrom: null, variables: [] });
     expect(off.body).toMatchObject({ doubleOptInEnabled: false, doubleOptInFrom: null, variables: [] });

@@ -13,7 +13,10 @@ const contactBook = z
     doubleOptInEnabled: z.boolean(),
     doubleOptInFrom: z.string().nullable(),
     doubleOptInSubject: z.string().nullable(),
-    doubleOptInContent: z.record(z.string(), z.unknown()).nullable().describe('Editor document ({type: "doc", content: [...]}); sent as a string'),
+    doubleOptInContent: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .describe('Editor document ({type: "doc", content: [...]}); sent as a string'),
     createdAt: z.string(),
     updatedAt: z.string(),
     _count: z.object({ contacts: z.number().int() }),
@@ -24,14 +27,39 @@ export function documentContactBookRoutes(r: DocRegistry) {
   const tag = 'Contact books';
   const params = contactBookIdParams;
   documentRoute(r, {
-    method: 'post', path: '/api/v1/contactBooks', tag, summary: 'Create a contact book', body: createContactBookBody, response: contactBook,
+    method: 'post',
+    path: '/api/v1/contactBooks',
+    tag,
+    summary: 'Create a contact book',
+    body: createContactBookBody,
+    response: contactBook,
     example: { name: 'Newsletter', emoji: '📰', variables: ['company'], properties: { source: 'website' } },
   });
   documentRoute(r, { method: 'get', path: '/api/v1/contactBooks', tag, summary: 'List contact books', response: z.array(contactBook) });
-  documentRoute(r, { method: 'get', path: '/api/v1/contactBooks/:contactBookId', tag, summary: 'Get a contact book', params, response: contactBook });
-  documentRoute(r, { method: 'patch', path: '/api/v1/contactBooks/:contactBookId', tag, summary: 'Update a contact book', params, body: updateContactBookBody, response: contactBook, example: { name: 'Weekly newsletter' } });
   documentRoute(r, {
-    method: 'delete', path: '/api/v1/contactBooks/:contactBookId', tag, summary: 'Delete a contact book and its contacts', params,
+    method: 'get',
+    path: '/api/v1/contactBooks/:contactBookId',
+    tag,
+    summary: 'Get a contact book',
+    params,
+    response: contactBook,
+  });
+  documentRoute(r, {
+    method: 'patch',
+    path: '/api/v1/contactBooks/:contactBookId',
+    tag,
+    summary: 'Update a contact book',
+    params,
+    body: updateContactBookBody,
+    response: contactBook,
+    example: { name: 'Weekly newsletter' },
+  });
+  documentRoute(r, {
+    method: 'delete',
+    path: '/api/v1/contactBooks/:contactBookId',
+    tag,
+    summary: 'Delete a contact book and its contacts',
+    params,
     response: z.object({ id: z.string(), success: z.literal(true), message: z.string() }),
   });
 }

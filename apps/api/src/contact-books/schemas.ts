@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { MAX_ADDRESS_FIELD_LENGTH, MAX_ID_LENGTH, MAX_KEY_LENGTH, MAX_NAME_LENGTH, MAX_SUBJECT_LENGTH, MAX_VALUE_LENGTH } from '../http/limits';
+import {
+  MAX_ADDRESS_FIELD_LENGTH,
+  MAX_ID_LENGTH,
+  MAX_KEY_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_SUBJECT_LENGTH,
+  MAX_VALUE_LENGTH,
+} from '../http/limits';
 import { DOUBLE_OPT_IN_URL_PLACEHOLDER } from './double-opt-in-settings';
 
 const RESERVED_VARIABLES = new Set(['email', 'firstname', 'lastname']);

@@ -25,7 +25,9 @@ async function checkDoubleOptInFrom(db: Db, auth: AuthContext, from: string | nu
   if (from === null || from === undefined) return;
   const parsed = parseAddress(from);
   if (!parsed) {
-    throw badRequest(`Invalid request body: doubleOptInFrom: ${ADDRESS_FIELD_RULE}`, [{ path: ['doubleOptInFrom'], message: ADDRESS_FIELD_RULE }]);
+    throw badRequest(`Invalid request body: doubleOptInFrom: ${ADDRESS_FIELD_RULE}`, [
+      { path: ['doubleOptInFrom'], message: ADDRESS_FIELD_RULE },
+    ]);
   }
   // Every refusal of the sender-domain rule (including a key bound to another domain) is this one
   // 400 on the field, unlike emails and campaigns, where the bound-key case is a 403 (documented).
@@ -36,7 +38,10 @@ async function checkDoubleOptInFrom(db: Db, auth: AuthContext, from: string | nu
 }
 
 /** With double opt-in on, a missing subject or content falls back to the defaults. */
-function withDoubleOptInDefaults<T extends { doubleOptInSubject?: string | null; doubleOptInContent?: string | null }>(enabled: boolean, v: T): T {
+function withDoubleOptInDefaults<T extends { doubleOptInSubject?: string | null; doubleOptInContent?: string | null }>(
+  enabled: boolean,
+  v: T,
+): T {
   if (!enabled) return v;
   return {
     ...v,

@@ -16,7 +16,10 @@ afterAll(async () => {
 });
 
 async function newBook(body: Record<string, unknown>, t = team): Promise<string> {
-  const res = await request(api.app).post('/api/v1/contactBooks').set(t.auth).send({ name: 'DOI', doubleOptInEnabled: true, ...body });
+  const res = await request(api.app)
+    .post('/api/v1/contactBooks')
+    .set(t.auth)
+    .send({ name: 'DOI', doubleOptInEnabled: true, ...body });
   expect(res.status).toBe(200);
   return res.body.id;
 }
@@ -74,7 +77,10 @@ describe('double opt-in', () => {
     const book = await newBook({});
     const { contactId } = (await addContact(book, { email: 'once@x.com' })).body;
     await addContact(book, { email: 'once@x.com' });
-    await request(api.app).post(`/api/v1/contactBooks/${book}/contacts/bulk`).set(team.auth).send([{ email: 'once@x.com' }]);
+    await request(api.app)
+      .post(`/api/v1/contactBooks/${book}/contacts/bulk`)
+      .set(team.auth)
+      .send([{ email: 'once@x.com' }]);
     await Promise.all([addContact(book, { email: 'once@x.com' }), addContact(book, { email: 'once@x.com' })]);
     expect(await emailsTo('once@x.com')).toHaveLength(1);
 
@@ -96,13 +102,19 @@ describe('double opt-in', () => {
   it('stores an explicit subscribed:false as unsubscribed and sends nothing', async () => {
     const book = await newBook({});
     const { contactId } = (await addContact(book, { email: 'no@x.com', subscribed: false })).body;
-    expect(await api.deps.db.contact.findUniqueOrThrow({ where: { id: contactId } })).toMatchObject({ subscribed: false, unsubscribeReason: 'UNSUBSCRIBED' });
+    expect(await api.deps.db.contact.findUniqueOrThrow({ where: { id: contactId } })).toMatchObject({
+      subscribed: false,
+      unsubscribeReason: 'UNSUBSCRIBED',
+    });
     expect(await emailsTo('no@x.com')).toHaveLength(0);
   });
 
   it('bulk creates in a double opt-in book leave every new contact pending with its confirmation', async () => {
     const book = await newBook({});
-    const res = await request(api.app).post(`/api/v1/contactBooks/${book}/contacts/bulk`).set(team.auth).send([{ email: 'b1@x.com' }, { email: 'b2@x.com' }]);
+    const res = await request(api.app)
+      .post(`/api/v1/contactBooks/${book}/contacts/bulk`)
+      .set(team.auth)
+      .send([{ email: 'b1@x.com' }, { email: 'b2@x.com' }]);
     expect(res.body.count).toBe(2);
     expect(await api.deps.db.contact.count({ where: { contactBookId: book, subscribed: false, unsubscribeReason: null } })).toBe(2);
     expect(await emailsTo('b1@x.com')).toHaveLength(1);
@@ -124,14 +136,19 @@ describe('double opt-in', () => {
     const book = await newBook({}, lonely);
     const res = await request(api.app).post(`/api/v1/contactBooks/${book}/contacts`).set(lonely.auth).send({ email: 'lonely@x.com' });
     expect(res.status).toBe(200);
-    expect(await api.deps.db.contact.findUniqueOrThrow({ where: { id: res.body.contactId } })).toMatchObject({ subscribed: false, doubleOptInSentAt: null });
+    expect(await api.deps.db.contact.findUniqueOrThrow({ where: { id: res.body.contactId } })).toMatchObject({
+      subscribed: false,
+      doubleOptInSentAt: null,
+    });
     expect(await emailsTo('lonely@x.com')).toHaveLength(0);
   });
 });
 
 describe('double opt-in with a key bound to a domain', () => {
   const domainNamed = (name: string) => api.deps.db.domain.findFirstOrThrow({ where: { teamId: team.teamId, name } });
-  const boundTo = async (name: string) => ({ Authorization: `Bearer ${await api.newKey(team.teamId, { domainId: (await domainNamed(name)).id })}` });
+  const boundTo = async (name: string) => ({
+    Authorization: `Bearer ${await api.newKey(team.teamId, { domainId: (await domainNamed(name)).id })}`,
+  });
   const addWith = (auth: { Authorization: string }, book: string, email: string) =>
     request(api.app).post(`/api/v1/contactBooks/${book}/contacts`).set(auth).send({ email });
 
@@ -161,7 +178,10 @@ describe('double opt-in with a key bound to a domain', () => {
     const book = await newBook({});
     const res = await addWith(await boundTo('pending.example.com'), book, 'bound-unverified@x.com');
     expect(res.status).toBe(200);
-    expect(await api.deps.db.contact.findUniqueOrThrow({ where: { id: res.body.contactId } })).toMatchObject({ subscribed: false, doubleOptInSentAt: null });
+    expect(await api.deps.db.contact.findUniqueOrThrow({ where: { id: res.body.contactId } })).toMatchObject({
+      subscribed: false,
+      doubleOptInSentAt: null,
+    });
     expect(await emailsTo('bound-unverified@x.com')).toHaveLength(0);
   });
 });
@@ -173,7 +193,8 @@ describe('confirmation page', () => {
     const [email] = await emailsTo(address);
     return { contactId, path: confirmationPath(email.html!) };
   }
-  const state = (id: string) => api.deps.db.contact.findUniqueOrThrow({ where: { id }, select: { subscribed: true, unsubscribeReason: true } });
+  const state = (id: string) =>
+    api.deps.db.contact.findUniqueOrThrow({ where: { id }, select: { subscribed: true, unsubscribeReason: true } });
 
   it('GET shows a button and changes nothing; POST confirms; a second POST is harmless', async () => {
     const { contactId, path } = await pendingContact('confirm@x.com');

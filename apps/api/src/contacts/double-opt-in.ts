@@ -77,7 +77,13 @@ export async function sendDoubleOptInConfirmations(
     deps.log.warn({ contactBookId: book.id }, 'double opt-in: no verified sending domain, confirmation not sent');
     return 0;
   }
-  const claimed = await prismaExecutor(deps.db).query<{ id: string; email: string; firstName: string | null; lastName: string | null; previous: Date | null }>(
+  const claimed = await prismaExecutor(deps.db).query<{
+    id: string;
+    email: string;
+    firstName: string | null;
+    lastName: string | null;
+    previous: Date | null;
+  }>(
     `UPDATE "Contact" c SET "doubleOptInSentAt" = $2::timestamptz
      FROM (SELECT id, "doubleOptInSentAt" AS previous FROM "Contact" WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE) old
      WHERE c.id = old.id AND c.subscribed = false AND c."unsubscribeReason" IS NULL
@@ -88,9 +94,12 @@ export async function sendDoubleOptInConfirmations(
   if (claimed.length === 0) return 0;
 
   const suppressed = new Set(
-    (await deps.db.suppression.findMany({ where: { teamId: book.teamId, email: { in: claimed.map((c) => c.email) } }, select: { email: true } })).map(
-      (s) => s.email,
-    ),
+    (
+      await deps.db.suppression.findMany({
+        where: { teamId: book.teamId, email: { in: claimed.map((c) => c.email) } },
+        select: { email: true },
+      })
+    ).map((s) => s.email),
   );
   const drafts: EmailDraft[] = claimed.map((c) => {
     const { subject, html } = renderConfirmation(book, {

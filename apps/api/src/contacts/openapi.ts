@@ -1,7 +1,17 @@
 import { UnsubscribeReason } from '@mailrail/platform/db/generated/enums';
 import { z } from 'zod';
 import { documentRoute, type DocRegistry } from '../openapi/registry';
-import { anyBookPath, bookPath, bulkContactsBody, bulkDeleteBody, contactInput, contactPath, listContactsQuery, updateContactBody, upsertPath } from './schemas';
+import {
+  anyBookPath,
+  bookPath,
+  bulkContactsBody,
+  bulkDeleteBody,
+  contactInput,
+  contactPath,
+  listContactsQuery,
+  updateContactBody,
+  upsertPath,
+} from './schemas';
 
 const contact = z
   .object({
@@ -29,28 +39,131 @@ export function documentContactRoutes(r: DocRegistry) {
   const doubleOptIn =
     "In a book with double opt-in, new contacts stay pending and get a confirmation from `doubleOptInFrom`, else `hello@<the team's oldest verified domain>`. " +
     "With a key bound to a domain it always leaves from that domain: `doubleOptInFrom` only when it is on the key's domain, else `hello@<the key's domain>` (nothing is sent if that domain is not verified).";
-  documentRoute(r, { method: 'post', path: base, tag, summary: 'Create a contact (an upsert by email)', description: doubleOptIn, params: bookPath, body: contactInput, response: contactId, example });
-  documentRoute(r, { method: 'get', path: base, tag, summary: 'List contacts of a book, ordered by id', params: anyBookPath, query: listContactsQuery, response: z.array(contact) });
   documentRoute(r, {
-    method: 'post', path: `${base}/bulk`, tag, summary: 'Create or update up to 10,000 contacts in one request', description: doubleOptIn, params: bookPath, body: bulkContactsBody,
-    response: z.object({ message: z.string(), count: z.number().int() }), example: [example, { email: 'grace@example.org', subscribed: true }],
+    method: 'post',
+    path: base,
+    tag,
+    summary: 'Create a contact (an upsert by email)',
+    description: doubleOptIn,
+    params: bookPath,
+    body: contactInput,
+    response: contactId,
+    example,
   });
   documentRoute(r, {
-    method: 'delete', path: `${base}/bulk`, tag, summary: 'Delete up to 1,000 contacts', params: bookPath, body: bulkDeleteBody,
-    response: z.object({ success: z.boolean(), count: z.number().int() }), example: { contactIds: ['c1a2b3', 'c4d5e6'] },
+    method: 'get',
+    path: base,
+    tag,
+    summary: 'List contacts of a book, ordered by id',
+    params: anyBookPath,
+    query: listContactsQuery,
+    response: z.array(contact),
+  });
+  documentRoute(r, {
+    method: 'post',
+    path: `${base}/bulk`,
+    tag,
+    summary: 'Create or update up to 10,000 contacts in one request',
+    description: doubleOptIn,
+    params: bookPath,
+    body: bulkContactsBody,
+    response: z.object({ message: z.string(), count: z.number().int() }),
+    example: [example, { email: 'grace@example.org', subscribed: true }],
+  });
+  documentRoute(r, {
+    method: 'delete',
+    path: `${base}/bulk`,
+    tag,
+    summary: 'Delete up to 1,000 contacts',
+    params: bookPath,
+    body: bulkDeleteBody,
+    response: z.object({ success: z.boolean(), count: z.number().int() }),
+    example: { contactIds: ['c1a2b3', 'c4d5e6'] },
   });
   documentRoute(r, { method: 'get', path: `${base}/:contactId`, tag, summary: 'Get a contact', params: contactPath, response: contact });
-  documentRoute(r, { method: 'put', path: `${base}/:contactId`, tag, summary: 'Upsert a contact by email (the path id is not used)', description: doubleOptIn, params: upsertPath, body: contactInput, response: contactId, example });
-  documentRoute(r, { method: 'patch', path: `${base}/:contactId`, tag, summary: 'Update a contact (may re-subscribe)', params: contactPath, body: updateContactBody, response: contactId, example: { subscribed: true } });
-  documentRoute(r, { method: 'delete', path: `${base}/:contactId`, tag, summary: 'Delete a contact', params: contactPath, response: z.object({ success: z.boolean() }) });
+  documentRoute(r, {
+    method: 'put',
+    path: `${base}/:contactId`,
+    tag,
+    summary: 'Upsert a contact by email (the path id is not used)',
+    description: doubleOptIn,
+    params: upsertPath,
+    body: contactInput,
+    response: contactId,
+    example,
+  });
+  documentRoute(r, {
+    method: 'patch',
+    path: `${base}/:contactId`,
+    tag,
+    summary: 'Update a contact (may re-subscribe)',
+    params: contactPath,
+    body: updateContactBody,
+    response: contactId,
+    example: { subscribed: true },
+  });
+  documentRoute(r, {
+    method: 'delete',
+    path: `${base}/:contactId`,
+    tag,
+    summary: 'Delete a contact',
+    params: contactPath,
+    response: z.object({ success: z.boolean() }),
+  });
 
   const pages = 'Subscription pages';
-  documentRoute(r, { method: 'get', path: '/subscribe/confirm', tag: pages, summary: 'Double opt-in page with a confirm button (changes nothing)', description: link.description, public: true, contentType: 'text/html', response: html, errors: [400, 404, 409, 410] });
-  documentRoute(r, { method: 'post', path: '/subscribe/confirm', tag: pages, summary: 'Confirm a pending subscription (the page’s button)', description: link.description, public: true, contentType: 'text/html', response: html, errors: [400, 404, 409, 410] });
-  documentRoute(r, { method: 'get', path: '/unsubscribe', tag: pages, summary: 'Unsubscribe page with a button (changes nothing)', description: link.description, public: true, contentType: 'text/html', response: html, errors: [400, 404] });
-  documentRoute(r, { method: 'post', path: '/unsubscribe', tag: pages, summary: 'Unsubscribe (the page’s button)', description: link.description, public: true, contentType: 'text/html', response: html, errors: [400, 404] });
   documentRoute(r, {
-    method: 'post', path: '/unsubscribe/one-click', tag: pages, summary: 'RFC 8058 one-click unsubscribe (List-Unsubscribe-Post)', description: link.description, public: true,
-    response: z.object({ success: z.literal(true), message: z.string() }), errors: [400, 404],
+    method: 'get',
+    path: '/subscribe/confirm',
+    tag: pages,
+    summary: 'Double opt-in page with a confirm button (changes nothing)',
+    description: link.description,
+    public: true,
+    contentType: 'text/html',
+    response: html,
+    errors: [400, 404, 409, 410],
+  });
+  documentRoute(r, {
+    method: 'post',
+    path: '/subscribe/confirm',
+    tag: pages,
+    summary: 'Confirm a pending subscription (the page’s button)',
+    description: link.description,
+    public: true,
+    contentType: 'text/html',
+    response: html,
+    errors: [400, 404, 409, 410],
+  });
+  documentRoute(r, {
+    method: 'get',
+    path: '/unsubscribe',
+    tag: pages,
+    summary: 'Unsubscribe page with a button (changes nothing)',
+    description: link.description,
+    public: true,
+    contentType: 'text/html',
+    response: html,
+    errors: [400, 404],
+  });
+  documentRoute(r, {
+    method: 'post',
+    path: '/unsubscribe',
+    tag: pages,
+    summary: 'Unsubscribe (the page’s button)',
+    description: link.description,
+    public: true,
+    contentType: 'text/html',
+    response: html,
+    errors: [400, 404],
+  });
+  documentRoute(r, {
+    method: 'post',
+    path: '/unsubscribe/one-click',
+    tag: pages,
+    summary: 'RFC 8058 one-click unsubscribe (List-Unsubscribe-Post)',
+    description: link.description,
+    public: true,
+    response: z.object({ success: z.literal(true), message: z.string() }),
+    errors: [400, 404],
   });
 }

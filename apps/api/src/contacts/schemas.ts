@@ -49,7 +49,12 @@ const positiveInt = (max?: number) => intString(1, max);
 // `?emails=a,b`, also repeated (`?emails=a&emails=b`); an empty list is no filter.
 const commaList = z
   .union([z.string().max(MAX_QUERY_LIST_LENGTH), z.array(z.string().max(MAX_QUERY_LIST_LENGTH)).max(MAX_LIST_LIMIT)])
-  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((x) => x.trim()).filter(Boolean))
+  .transform((v) =>
+    (Array.isArray(v) ? v : [v])
+      .flatMap((s) => s.split(','))
+      .map((x) => x.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string()).max(MAX_LIST_LIMIT))
   .transform((l) => (l.length ? l : undefined));
 

@@ -110,7 +110,13 @@ export async function upsertContacts(deps: ApiDeps, auth: AuthContext, book: Con
     reason: c.subscribed === false ? 'UNSUBSCRIBED' : null,
   }));
   const eventIds = newIds(rows.length);
-  const [summary] = await prismaExecutor(deps.db).query<UpsertSummary>(UPSERT_SQL, [JSON.stringify(rows), book.id, auth.teamId, now, eventIds]);
+  const [summary] = await prismaExecutor(deps.db).query<UpsertSummary>(UPSERT_SQL, [
+    JSON.stringify(rows),
+    book.id,
+    auth.teamId,
+    now,
+    eventIds,
+  ]);
   if (book.doubleOptInEnabled) await sendDoubleOptInConfirmations(deps, book, summary.pendingIds, now, auth.domainId);
   return summary;
 }

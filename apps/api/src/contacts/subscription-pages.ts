@@ -15,7 +15,12 @@ import type { ApiDeps } from '../deps';
 function page(res: Response, status: number, title: string, body: string): void {
   res
     .status(status)
-    .set({ 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', 'X-Robots-Tag': 'noindex', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'" })
+    .set({
+      'Cache-Control': 'no-store',
+      'Referrer-Policy': 'no-referrer',
+      'X-Robots-Tag': 'noindex',
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+    })
     .type('html')
     .send(
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
@@ -36,7 +41,10 @@ function buttonForm(fields: Record<string, string>, label: string): string {
 }
 
 /** Link parameters from the query string, overridden by the submitted form. */
-const linkParams = (req: Request): Record<string, unknown> => ({ ...(req.query as object), ...(typeof req.body === 'object' && req.body ? req.body : {}) });
+const linkParams = (req: Request): Record<string, unknown> => ({
+  ...(req.query as object),
+  ...(typeof req.body === 'object' && req.body ? req.body : {}),
+});
 
 async function findContactState(db: Db, contactId: string) {
   return db.contact.findUnique({ where: { id: contactId }, select: { subscribed: true, unsubscribeReason: true } });
@@ -72,9 +80,19 @@ export function subscriptionPages(deps: ApiDeps): Router {
     const check = verifyDoubleOptInLink(deps.config, linkParams(req), deps.clock.now());
     if (check.ok) return check.contactId;
     if (check.reason === 'expired') {
-      page(res, 410, 'This link has expired', paragraph('Confirmation links are valid for 7 days. Please sign up again to receive a new one.'));
+      page(
+        res,
+        410,
+        'This link has expired',
+        paragraph('Confirmation links are valid for 7 days. Please sign up again to receive a new one.'),
+      );
     } else {
-      page(res, 400, 'Invalid confirmation link', paragraph('This confirmation link is not valid. Please use the link from the email exactly as it was sent.'));
+      page(
+        res,
+        400,
+        'Invalid confirmation link',
+        paragraph('This confirmation link is not valid. Please use the link from the email exactly as it was sent.'),
+      );
     }
     return null;
   };
@@ -87,7 +105,13 @@ export function subscriptionPages(deps: ApiDeps): Router {
     if (contact.subscribed) return page(res, 200, 'Subscription confirmed', paragraph('Your subscription is already confirmed.'));
     if (contact.unsubscribeReason) return unsubscribedMeanwhile(res);
     const { contactId: c, expiresAt, signature } = req.query as Record<string, string>;
-    page(res, 200, 'Confirm your subscription', paragraph('Please confirm that you want to receive our emails.') + buttonForm({ contactId: c, expiresAt, signature }, 'Confirm subscription'));
+    page(
+      res,
+      200,
+      'Confirm your subscription',
+      paragraph('Please confirm that you want to receive our emails.') +
+        buttonForm({ contactId: c, expiresAt, signature }, 'Confirm subscription'),
+    );
   });
 
   r.post('/subscribe/confirm', form, async (req, res) => {
@@ -105,11 +129,23 @@ export function subscriptionPages(deps: ApiDeps): Router {
   // ---------------------------------------------------------------- unsubscribe
   r.get('/unsubscribe', async (req, res) => {
     const link = verifyUnsubscribeLink(deps.config, req.query as Record<string, unknown>);
-    if (!link) return page(res, 400, 'Invalid unsubscribe link', paragraph('This unsubscribe link is not valid. Please use the link from the email exactly as it was sent.'));
+    if (!link)
+      return page(
+        res,
+        400,
+        'Invalid unsubscribe link',
+        paragraph('This unsubscribe link is not valid. Please use the link from the email exactly as it was sent.'),
+      );
     const contact = await findContactState(deps.db, link.contactId);
     if (!contact) return page(res, 404, 'Subscription not found', paragraph('This address is not on the list any more.'));
     if (contact.unsubscribeReason) return page(res, 200, 'You are unsubscribed', paragraph('You will not receive these emails any more.'));
-    page(res, 200, 'Unsubscribe', paragraph('Do you want to stop receiving these emails?') + buttonForm({ c: link.contactId, cid: link.campaignId ?? '', sig: String(req.query.sig) }, 'Unsubscribe'));
+    page(
+      res,
+      200,
+      'Unsubscribe',
+      paragraph('Do you want to stop receiving these emails?') +
+        buttonForm({ c: link.contactId, cid: link.campaignId ?? '', sig: String(req.query.sig) }, 'Unsubscribe'),
+    );
   });
 
   // The page's button; also accepts an RFC 8058 one-click POST should a List-Unsubscribe header point here.
@@ -117,7 +153,8 @@ export function subscriptionPages(deps: ApiDeps): Router {
     const link = verifyUnsubscribeLink(deps.config, linkParams(req));
     if (!link) return page(res, 400, 'Invalid unsubscribe link', paragraph('This unsubscribe link is not valid.'));
     await unsubscribeContact(deps.db, link.contactId, link.campaignId, deps.clock.now());
-    if (!(await findContactState(deps.db, link.contactId))) return page(res, 404, 'Subscription not found', paragraph('This address is not on the list any more.'));
+    if (!(await findContactState(deps.db, link.contactId)))
+      return page(res, 404, 'Subscription not found', paragraph('This address is not on the list any more.'));
     page(res, 200, 'You are unsubscribed', paragraph('You will not receive these emails any more.'));
   });
 
@@ -128,7 +165,8 @@ export function subscriptionPages(deps: ApiDeps): Router {
     const link = verifyUnsubscribeLink(deps.config, req.query as Record<string, unknown>);
     if (!link) return res.status(400).json({ error: { code: 'BAD_REQUEST', message: 'Invalid unsubscribe link' } });
     await unsubscribeContact(deps.db, link.contactId, link.campaignId, deps.clock.now());
-    if (!(await findContactState(deps.db, link.contactId))) return res.status(404).json({ error: { code: 'NOT_FOUND', message: 'Contact not found' } });
+    if (!(await findContactState(deps.db, link.contactId)))
+      return res.status(404).json({ error: { code: 'NOT_FOUND', message: 'Contact not found' } });
     res.json({ success: true, message: 'Successfully unsubscribed' });
   });
 

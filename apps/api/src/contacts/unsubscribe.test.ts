@@ -15,14 +15,19 @@ afterAll(async () => {
 async function newBook(teamId = api.team.teamId) {
   return api.deps.db.contactBook.create({ data: { id: newId(), teamId, name: 'Book' } });
 }
-async function newContact(contactBookId: string, email: string, data: { subscribed?: boolean; unsubscribeReason?: 'UNSUBSCRIBED' | 'BOUNCED' | null } = {}) {
+async function newContact(
+  contactBookId: string,
+  email: string,
+  data: { subscribed?: boolean; unsubscribeReason?: 'UNSUBSCRIBED' | 'BOUNCED' | null } = {},
+) {
   return api.deps.db.contact.create({ data: { id: newId(), contactBookId, email, ...data } });
 }
 async function newCampaign(contactBookId: string, teamId = api.team.teamId) {
   return api.deps.db.campaign.create({ data: { id: newId(), teamId, name: 'C', from: 'a@x.com', subject: 'S', contactBookId } });
 }
 const pathOf = (url: string) => url.replace('https://mail.example.test', '');
-const contactState = (id: string) => api.deps.db.contact.findUniqueOrThrow({ where: { id }, select: { subscribed: true, unsubscribeReason: true } });
+const contactState = (id: string) =>
+  api.deps.db.contact.findUniqueOrThrow({ where: { id }, select: { subscribed: true, unsubscribeReason: true } });
 const unsubscribedCount = async (id: string) => (await api.deps.db.campaign.findUniqueOrThrow({ where: { id } })).unsubscribed;
 
 describe('unsubscribe page', () => {
@@ -49,7 +54,9 @@ describe('unsubscribe page', () => {
     await request(api.app).post('/unsubscribe').type('form').send(q);
     expect(await unsubscribedCount(campaign.id)).toBe(1);
     expect((await request(api.app).get(pathOf(url))).text).toContain('You are unsubscribed');
-    expect(await api.deps.db.webhookEvent.count({ where: { type: 'contact.updated', data: { path: ['id'], equals: contact.id } } })).toBe(1);
+    expect(await api.deps.db.webhookEvent.count({ where: { type: 'contact.updated', data: { path: ['id'], equals: contact.id } } })).toBe(
+      1,
+    );
   });
 
   it('refuses links whose signature does not match the contact and campaign', async () => {
@@ -67,7 +74,9 @@ describe('unsubscribe page', () => {
       const qs = new URLSearchParams(q).toString();
       expect((await request(api.app).get(`/unsubscribe?${qs}`)).status).toBe(400);
       expect((await request(api.app).post(`/unsubscribe?${qs}`).type('form').send({})).status).toBe(400);
-      expect((await request(api.app).post(`/unsubscribe/one-click?${qs}`).type('form').send('List-Unsubscribe=One-Click')).status).toBe(400);
+      expect((await request(api.app).post(`/unsubscribe/one-click?${qs}`).type('form').send('List-Unsubscribe=One-Click')).status).toBe(
+        400,
+      );
     }
     expect(await contactState(contact.id)).toEqual({ subscribed: true, unsubscribeReason: null });
   });
@@ -80,7 +89,10 @@ describe('RFC 8058 one-click', () => {
     const campaign = await newCampaign(book.id);
     const url = buildOneClickUnsubscribeUrl(api.config, contact.id, campaign.id);
     expect(url).toContain('/unsubscribe/one-click?');
-    const res = await request(api.app).post(pathOf(url)).set('Content-Type', 'application/x-www-form-urlencoded').send('List-Unsubscribe=One-Click');
+    const res = await request(api.app)
+      .post(pathOf(url))
+      .set('Content-Type', 'application/x-www-form-urlencoded')
+      .send('List-Unsubscribe=One-Click');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Successfully unsubscribed' });
     expect(await contactState(contact.id)).toEqual({ subscribed: false, unsubscribeReason: 'UNSUBSCRIBED' });
@@ -97,7 +109,10 @@ describe('RFC 8058 one-click', () => {
     const campaign = await newCampaign(book.id);
     expect((await request(api.app).get(pathOf(buildOneClickUnsubscribeUrl(api.config, contact.id, campaign.id)))).status).toBe(404);
     expect(await contactState(contact.id)).toEqual({ subscribed: true, unsubscribeReason: null });
-    const res = await request(api.app).post(pathOf(buildUnsubscribeUrl(api.config, contact.id, campaign.id))).type('form').send('List-Unsubscribe=One-Click');
+    const res = await request(api.app)
+      .post(pathOf(buildUnsubscribeUrl(api.config, contact.id, campaign.id)))
+      .type('form')
+      .send('List-Unsubscribe=One-Click');
     expect(res.status).toBe(200);
     expect(await contactState(contact.id)).toEqual({ subscribed: false, unsubscribeReason: 'UNSUBSCRIBED' });
   });
@@ -108,7 +123,10 @@ describe('RFC 8058 one-click', () => {
     const pending = await newContact(book.id, 'pending@x.com', { subscribed: false });
     const bounced = await newContact(book.id, 'bounced@x.com', { subscribed: false, unsubscribeReason: 'BOUNCED' });
     for (const c of [pending, bounced]) {
-      const res = await request(api.app).post(pathOf(buildOneClickUnsubscribeUrl(api.config, c.id, campaign.id))).type('form').send('List-Unsubscribe=One-Click');
+      const res = await request(api.app)
+        .post(pathOf(buildOneClickUnsubscribeUrl(api.config, c.id, campaign.id)))
+        .type('form')
+        .send('List-Unsubscribe=One-Click');
       expect(res.status).toBe(200);
     }
     expect(await contactState(pending.id)).toEqual({ subscribed: false, unsubscribeReason: 'UNSUBSCRIBED' });
@@ -121,13 +139,18 @@ describe('RFC 8058 one-click', () => {
     const contact = await newContact(book.id, 'race@x.com');
     const campaign = await newCampaign(book.id);
     const path = pathOf(buildOneClickUnsubscribeUrl(api.config, contact.id, campaign.id));
-    const all = await Promise.all(Array.from({ length: 5 }, () => request(api.app).post(path).type('form').send('List-Unsubscribe=One-Click')));
+    const all = await Promise.all(
+      Array.from({ length: 5 }, () => request(api.app).post(path).type('form').send('List-Unsubscribe=One-Click')),
+    );
     expect(all.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     expect(await unsubscribedCount(campaign.id)).toBe(1);
   });
 
   it('answers 404 for a deleted contact', async () => {
-    const res = await request(api.app).post(pathOf(buildOneClickUnsubscribeUrl(api.config, 'deletedcontact', null))).type('form').send('List-Unsubscribe=One-Click');
+    const res = await request(api.app)
+      .post(pathOf(buildOneClickUnsubscribeUrl(api.config, 'deletedcontact', null)))
+      .type('form')
+      .send('List-Unsubscribe=One-Click');
     expect(res.status).toBe(404);
   });
 });
@@ -142,7 +165,10 @@ describe('unsubscribeEverywhere (hard bounces and complaints)', () => {
     const bystander = await newContact(b1.id, 'fine@x.com');
     const campaign = await newCampaign(b1.id);
 
-    const res = await unsubscribeEverywhere(api.deps.db, api.team.teamId, 'HARD@x.com', 'BOUNCED', { campaignId: campaign.id, contactId: c1.id });
+    const res = await unsubscribeEverywhere(api.deps.db, api.team.teamId, 'HARD@x.com', 'BOUNCED', {
+      campaignId: campaign.id,
+      contactId: c1.id,
+    });
     expect(res.contactIds).toEqual([c1.id]);
     expect(await contactState(c1.id)).toEqual({ subscribed: false, unsubscribeReason: 'BOUNCED' });
     // An earlier reason is kept; other teams and other addresses are untouched.
@@ -152,9 +178,16 @@ describe('unsubscribeEverywhere (hard bounces and complaints)', () => {
     expect(await unsubscribedCount(campaign.id)).toBe(1);
     const events = await api.deps.db.webhookEvent.findMany({ where: { data: { path: ['id'], equals: c1.id } } });
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ type: 'contact.updated', teamId: api.team.teamId, data: { unsubscribeReason: 'BOUNCED', subscribed: false } });
+    expect(events[0]).toMatchObject({
+      type: 'contact.updated',
+      teamId: api.team.teamId,
+      data: { unsubscribeReason: 'BOUNCED', subscribed: false },
+    });
 
-    const again = await unsubscribeEverywhere(api.deps.db, api.team.teamId, 'hard@x.com', 'COMPLAINED', { campaignId: campaign.id, contactId: c1.id });
+    const again = await unsubscribeEverywhere(api.deps.db, api.team.teamId, 'hard@x.com', 'COMPLAINED', {
+      campaignId: campaign.id,
+      contactId: c1.id,
+    });
     expect(again.contactIds).toEqual([]);
     expect(await unsubscribedCount(campaign.id)).toBe(1);
     expect((await unsubscribeEverywhere(api.deps.db, api.team.teamId, 'nobody@x.com', 'COMPLAINED')).contactIds).toEqual([]);

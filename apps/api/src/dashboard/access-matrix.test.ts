@@ -24,7 +24,11 @@ let adminB: Browser;
 
 beforeAll(async () => {
   // Dashboard mail goes out as team 1's (the harness's first team) from its verified domain.
-  api = await startTestApi({ DASHBOARD_MAIL_FROM: 'mailrail <dashboard@mail.matrix.test>', DASHBOARD_MAIL_TEAM_ID: '1', SES_IDENTITY_ADAPTER: 'local' });
+  api = await startTestApi({
+    DASHBOARD_MAIL_FROM: 'mailrail <dashboard@mail.matrix.test>',
+    DASHBOARD_MAIL_TEAM_ID: '1',
+    SES_IDENTITY_ADAPTER: 'local',
+  });
   expect(api.team.teamId).toBe(1);
   await api.addDomain(1, 'mail.matrix.test');
   teamB = (await api.newTeam('Team B')).teamId;
@@ -51,7 +55,9 @@ async function freshIds(teamId: number): Promise<TeamIds> {
   const n = ++seq;
   const { id: apiKeyId } = await createApiKey(api.deps.db, { teamId, name: `k${n}` });
   const { userId } = await addUser(api, [{ teamId, role: 'MEMBER' }]);
-  const inv = await api.deps.db.invitation.create({ data: { teamId, email: `invitee${n}@example.org`, tokenHash: `hash-${teamId}-${n}`, expiresAt: new Date(Date.now() + 86_400_000) } });
+  const inv = await api.deps.db.invitation.create({
+    data: { teamId, email: `invitee${n}@example.org`, tokenHash: `hash-${teamId}-${n}`, expiresAt: new Date(Date.now() + 86_400_000) },
+  });
   return { apiKeyId, userId, invitationId: inv.id };
 }
 
@@ -83,12 +89,20 @@ const RULES: Record<string, Rule> = {
 function declaredRoutes(): string[] {
   const router: Router = teamRoutes(api.deps, { mailer: null });
   const { stack } = router as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
-  return stack.flatMap(({ route }) => (route ? Object.keys(route.methods).filter((m) => m !== '_all').map((m) => `${m.toUpperCase()} ${route.path}`) : []));
+  return stack.flatMap(({ route }) =>
+    route
+      ? Object.keys(route.methods)
+          .filter((m) => m !== '_all')
+          .map((m) => `${m.toUpperCase()} ${route.path}`)
+      : [],
+  );
 }
 
 function fill(route: string, teamId: number, ids: TeamIds): { method: 'get' | 'post' | 'patch' | 'delete'; path: string } {
   const [method, template] = route.split(' ');
-  const path = template.replace(':userId', String(ids.userId)).replace(':id', String(template.startsWith('/api-keys') ? ids.apiKeyId : ids.invitationId));
+  const path = template
+    .replace(':userId', String(ids.userId))
+    .replace(':id', String(template.startsWith('/api-keys') ? ids.apiKeyId : ids.invitationId));
   return { method: method.toLowerCase() as 'get', path: `/api/dashboard/teams/${teamId}${path}` };
 }
 
@@ -127,7 +141,8 @@ it('every dashboard team route: 401 without a session, 404 for another team, 403
     expect_(`${route} without a session`, await call(null, route, api.team.teamId, a), '401 UNAUTHORIZED');
     const foreign = await call(adminB, route, api.team.teamId, a);
     expect_(`${route} by another team's admin`, foreign, '404 NOT_FOUND');
-    if (foreign.status === 404 && foreign.body.error.message !== 'Team not found') wrong.push(`${route}: another team's admin got "${foreign.body.error.message}"`);
+    if (foreign.status === 404 && foreign.body.error.message !== 'Team not found')
+      wrong.push(`${route}: another team's admin got "${foreign.body.error.message}"`);
     expect_(`${route} on a team that does not exist`, await call(adminA, route, 999_999, a), '404 NOT_FOUND');
     if (route.includes(':')) expect_(`${route} with another team's id`, await call(adminA, route, api.team.teamId, b), '404 NOT_FOUND');
     expect_(`${route} by a MEMBER`, await call(memberA, route, api.team.teamId, a), rule.role === 'ADMIN' ? '403 FORBIDDEN' : '200');
@@ -140,7 +155,11 @@ it("every route of the public API under a team: 401 without a session, 404 for a
   const doc = (await request(api.app).get('/api/v1/doc')).body as { paths: Record<string, Record<string, { security?: unknown[] }>> };
   const routes = Object.entries(doc.paths)
     .filter(([path]) => path.startsWith('/api/v1/'))
-    .flatMap(([path, ops]) => Object.entries(ops).filter(([, op]) => op.security === undefined || op.security.length > 0).map(([method]) => ({ method: method as 'get', path })));
+    .flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => op.security === undefined || op.security.length > 0)
+        .map(([method]) => ({ method: method as 'get', path })),
+    );
   expect(routes.length).toBeGreaterThan(40);
   const wrong: string[] = [];
   for (const { method, path } of routes) {
@@ -148,7 +167,8 @@ it("every route of the public API under a team: 401 without a session, 404 for a
     const anonymous = await request(api.app)[method](url).set('Origin', api.config.PUBLIC_URL).send({});
     if (outcome(anonymous) !== '401 UNAUTHORIZED') wrong.push(`${method} ${path} without a session: ${outcome(anonymous)}`);
     const foreign = method === 'get' ? await adminB.get(url) : await adminB[method as 'post'](url, {});
-    if (outcome(foreign) !== '404 NOT_FOUND' || foreign.body.error.message !== 'Team not found') wrong.push(`${method} ${path} by another team: ${outcome(foreign)} ${foreign.body?.error?.message}`);
+    if (outcome(foreign) !== '404 NOT_FOUND' || foreign.body.error.message !== 'Team not found')
+      wrong.push(`${method} ${path} by another team: ${outcome(foreign)} ${foreign.body?.error?.message}`);
   }
   expect(wrong).toEqual([]);
 }, 120_000);
@@ -157,7 +177,10 @@ it("the public API under a team works for both roles on the team's data, and ano
   const domain = await api.addDomain(api.team.teamId, 'a.matrix.test');
   const otherDomain = await api.addDomain(teamB, 'b.matrix.test');
   const send = (teamId: number, apiKey: string, from: string) =>
-    request(api.app).post('/api/v1/emails').set({ Authorization: `Bearer ${apiKey}` }).send({ from, to: 'x@example.org', subject: 'Hello', text: 'hi', scheduledAt: new Date(Date.now() + 86_400_000).toISOString() });
+    request(api.app)
+      .post('/api/v1/emails')
+      .set({ Authorization: `Bearer ${apiKey}` })
+      .send({ from, to: 'x@example.org', subject: 'Hello', text: 'hi', scheduledAt: new Date(Date.now() + 86_400_000).toISOString() });
   const keyB = await api.newKey(teamB);
   const ownEmail = (await send(api.team.teamId, api.team.apiKey, `a@${domain.name}`).expect(200)).body.emailId;
   const otherEmail = (await send(teamB, keyB, `b@${otherDomain.name}`).expect(200)).body.emailId;
@@ -178,8 +201,13 @@ it("the public API under a team works for both roles on the team's data, and ano
   const sameViaKey = await request(api.app).post('/api/v1/suppressions').set(api.team.auth).send({ email: 'not an address' }).expect(400);
   expect(bad.body).toEqual(sameViaKey.body);
   // Emails the dashboard sends carry no API key.
-  const sent = await adminA.post(`${base}/emails`, { from: `a@${domain.name}`, to: 'y@example.org', subject: 'From the dashboard', text: 'hi' }).expect(200);
-  expect(await api.deps.db.email.findUnique({ where: { id: sent.body.emailId }, select: { apiKeyId: true, teamId: true } })).toEqual({ apiKeyId: null, teamId: api.team.teamId });
+  const sent = await adminA
+    .post(`${base}/emails`, { from: `a@${domain.name}`, to: 'y@example.org', subject: 'From the dashboard', text: 'hi' })
+    .expect(200);
+  expect(await api.deps.db.email.findUnique({ where: { id: sent.body.emailId }, select: { apiKeyId: true, teamId: true } })).toEqual({
+    apiKeyId: null,
+    teamId: api.team.teamId,
+  });
   await adminB.get(`/api/dashboard/teams/${teamB}/v1/emails/${ownEmail}`).expect(404);
   await adminB.get(`/api/dashboard/teams/${teamB}/v1/emails/${otherEmail}`).expect(200);
 });

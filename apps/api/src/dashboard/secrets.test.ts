@@ -11,7 +11,11 @@ const lines: string[] = [];
 
 beforeAll(async () => {
   const log = createLogger('trace', 'mailrail-api', { write: (s: string) => void lines.push(s) });
-  api = await startTestApi({ DASHBOARD_MAIL_FROM: 'dashboard@mail.secrets.test', DASHBOARD_MAIL_TEAM_ID: '1', LOG_LEVEL: 'trace' }, undefined, { log });
+  api = await startTestApi(
+    { DASHBOARD_MAIL_FROM: 'dashboard@mail.secrets.test', DASHBOARD_MAIL_TEAM_ID: '1', LOG_LEVEL: 'trace' },
+    undefined,
+    { log },
+  );
   await api.addDomain(1, 'mail.secrets.test');
 });
 afterAll(async () => {
@@ -30,7 +34,10 @@ it('keeps every secret out of later answers and out of the logs', async () => {
   const key = await b.post(`${base}/api-keys`, { name: 'ci', permission: 'FULL' }).expect(200);
   secrets.apiKey = key.body.apiKey;
   secrets.apiKeySecret = key.body.apiKey.split('_')[2];
-  await request(api.app).get('/api/v1/domains').set({ Authorization: `Bearer ${secrets.apiKey}` }).expect(200);
+  await request(api.app)
+    .get('/api/v1/domains')
+    .set({ Authorization: `Bearer ${secrets.apiKey}` })
+    .expect(200);
 
   const hook = await b.post(`${base}/v1/webhooks`, { url: 'https://93.184.215.14/hooks', events: ['email.sent'] }).expect(200);
   secrets.webhookSecret = hook.body.secret;
@@ -41,7 +48,9 @@ it('keeps every secret out of later answers and out of the logs', async () => {
   const mail = await api.deps.db.email.findFirstOrThrow({ where: { to: { has: 'invitee@example.org' } } });
   secrets.invitationToken = /#token=([\w-]+)/.exec(mail.text!)![1];
   const invitee = browser(api);
-  const accepted = await invitee.post('/api/dashboard/invitations/accept', { token: secrets.invitationToken, password: 'invitee password 1' }).expect(200);
+  const accepted = await invitee
+    .post('/api/dashboard/invitations/accept', { token: secrets.invitationToken, password: 'invitee password 1' })
+    .expect(200);
   secrets.inviteeSessionToken = sessionTokenOf(accepted);
   secrets.inviteePassword = 'invitee password 1';
 
@@ -72,13 +81,17 @@ it('keeps every secret out of later answers and out of the logs', async () => {
   const answers = later.map((r) => `${r.status} ${r.text}`).join('\n');
   for (const r of later) expect(r.status).toBe(200);
   // The session answer carries its own CSRF token by design; nothing else may.
-  const leakedInAnswers = Object.entries(secrets).filter(([name, value]) => name !== 'csrfToken' && answers.includes(value)).map(([name]) => name);
+  const leakedInAnswers = Object.entries(secrets)
+    .filter(([name, value]) => name !== 'csrfToken' && answers.includes(value))
+    .map(([name]) => name);
   expect(leakedInAnswers).toEqual([]);
   expect(userId).toBeGreaterThan(0);
 
   const log = lines.join('');
   expect(log).toContain('/api/dashboard/auth/login');
   expect(lines.length).toBeGreaterThan(15);
-  const leakedInLogs = Object.entries(secrets).filter(([, value]) => log.includes(value)).map(([name]) => name);
+  const leakedInLogs = Object.entries(secrets)
+    .filter(([, value]) => log.includes(value))
+    .map(([name]) => name);
   expect(leakedInLogs).toEqual([]);
 });

@@ -40,9 +40,24 @@ export function browser(api: TestApi): Browser {
     csrfToken: '',
     sessionToken: '',
     get: (path) => agent.get(path),
-    post: (path, body) => agent.post(path).set('Origin', origin).set('X-CSRF-Token', b.csrfToken).send(body ?? {}),
-    patch: (path, body) => agent.patch(path).set('Origin', origin).set('X-CSRF-Token', b.csrfToken).send(body ?? {}),
-    put: (path, body) => agent.put(path).set('Origin', origin).set('X-CSRF-Token', b.csrfToken).send(body ?? {}),
+    post: (path, body) =>
+      agent
+        .post(path)
+        .set('Origin', origin)
+        .set('X-CSRF-Token', b.csrfToken)
+        .send(body ?? {}),
+    patch: (path, body) =>
+      agent
+        .patch(path)
+        .set('Origin', origin)
+        .set('X-CSRF-Token', b.csrfToken)
+        .send(body ?? {}),
+    put: (path, body) =>
+      agent
+        .put(path)
+        .set('Origin', origin)
+        .set('X-CSRF-Token', b.csrfToken)
+        .send(body ?? {}),
     delete: (path) => agent.delete(path).set('Origin', origin).set('X-CSRF-Token', b.csrfToken),
   };
   return b;

@@ -28,7 +28,13 @@ export const updateDomainBody = z.object({
 });
 
 // Anything but digits is a malformed id (400); a number no row can have is simply not found.
-export const domainIdParam = z.object({ id: z.string().max(18, 'must be a positive integer').regex(/^\d{1,18}$/, 'must be a positive integer').transform(Number) });
+export const domainIdParam = z.object({
+  id: z
+    .string()
+    .max(18, 'must be a positive integer')
+    .regex(/^\d{1,18}$/, 'must be a positive integer')
+    .transform(Number),
+});
 
 const MAX_INT4 = 2_147_483_647;
 const domainNotFound = () => notFound('Domain not found');
@@ -71,11 +77,18 @@ export async function getDomain(deps: ApiDeps, auth: AuthContext, id: number): P
 export async function startDomainVerification(deps: ApiDeps, auth: AuthContext, id: number): Promise<{ message: string }> {
   const domain = await findDomain(deps, auth, id);
   await deps.db.domain.update({ where: { id: domain.id }, data: { isVerifying: true, nextCheckAt: deps.clock.now() } });
-  await enqueueDomainVerification(deps.queues, domain.id).catch((err) => deps.log.warn({ err, domainId: domain.id }, 'verification job not enqueued; the sweep will pick the domain up'));
+  await enqueueDomainVerification(deps.queues, domain.id).catch((err) =>
+    deps.log.warn({ err, domainId: domain.id }, 'verification job not enqueued; the sweep will pick the domain up'),
+  );
   return { message: 'Domain verification started' };
 }
 
-export async function updateDomain(deps: ApiDeps, auth: AuthContext, id: number, body: z.infer<typeof updateDomainBody>): Promise<DomainView> {
+export async function updateDomain(
+  deps: ApiDeps,
+  auth: AuthContext,
+  id: number,
+  body: z.infer<typeof updateDomainBody>,
+): Promise<DomainView> {
   const domain = await findDomain(deps, auth, id);
   const changes = Object.fromEntries(Object.entries(body).filter(([k, v]) => v !== undefined && domain[k as keyof typeof body] !== v));
   if (Object.keys(changes).length === 0) return domainView(domain);
@@ -95,7 +108,11 @@ export async function updateDomain(deps: ApiDeps, auth: AuthContext, id: number,
  * has the name in that region, so it is deleted only with the last such row (under the identity's
  * lock, so a concurrent add either sees this row or finds the identity gone and creates it).
  */
-export async function deleteDomain(deps: DomainDeps, auth: AuthContext, id: number): Promise<{ id: number; success: true; message: string }> {
+export async function deleteDomain(
+  deps: DomainDeps,
+  auth: AuthContext,
+  id: number,
+): Promise<{ id: number; success: true; message: string }> {
   const domain = await findDomain(deps, auth, id);
   let revokedClientIds: string[] = [];
   try {

@@ -19,7 +19,11 @@ afterAll(async () => {
   await api.close();
 });
 
-const post = (body: unknown, auth = api.team.auth) => request(api.app).post('/api/v1/domains').set(auth).send(body as object);
+const post = (body: unknown, auth = api.team.auth) =>
+  request(api.app)
+    .post('/api/v1/domains')
+    .set(auth)
+    .send(body as object);
 const expectError = (res: request.Response, status: number, code: string) => {
   expect(res.status).toBe(status);
   expect(res.body.error.code).toBe(code);
@@ -33,26 +37,51 @@ describe('POST /api/v1/domains', () => {
     expect(res.status).toBe(200);
     const d = res.body;
     expect(d).toMatchObject({
-      name: 'example.com', teamId: api.team.teamId, status: 'PENDING', region: 'us-east-1', clickTracking: false, openTracking: false,
-      dkimStatus: 'NOT_STARTED', spfDetails: 'NOT_STARTED', dmarcAdded: false, isVerifying: false, subdomain: null,
-      errorMessage: null, verificationError: null, lastCheckedTime: null,
+      name: 'example.com',
+      teamId: api.team.teamId,
+      status: 'PENDING',
+      region: 'us-east-1',
+      clickTracking: false,
+      openTracking: false,
+      dkimStatus: 'NOT_STARTED',
+      spfDetails: 'NOT_STARTED',
+      dmarcAdded: false,
+      isVerifying: false,
+      subdomain: null,
+      errorMessage: null,
+      verificationError: null,
+      lastCheckedTime: null,
     });
     expect(typeof d.id).toBe('number');
     for (const field of ['createdAt', 'updatedAt']) expect(new Date(d[field]).toISOString()).toBe(d[field]);
     expect(JSON.stringify(d)).not.toMatch(/PRIVATE|dkimPrivateKeyEnc/);
 
     expect(d.dnsRecords.map((r: { type: string; name: string }) => [r.type, r.name])).toEqual([
-      ['MX', 'mail'], ['TXT', 'usesend._domainkey'], ['TXT', 'mail'], ['TXT', '_dmarc'],
+      ['MX', 'mail'],
+      ['TXT', 'usesend._domainkey'],
+      ['TXT', 'mail'],
+      ['TXT', '_dmarc'],
     ]);
     const [mx, dkim, spf, dmarc] = d.dnsRecords;
-    expect(mx).toEqual({ type: 'MX', name: 'mail', value: 'feedback-smtp.us-east-1.amazonses.com', ttl: 'Auto', priority: '10', status: 'NOT_STARTED' });
+    expect(mx).toEqual({
+      type: 'MX',
+      name: 'mail',
+      value: 'feedback-smtp.us-east-1.amazonses.com',
+      ttl: 'Auto',
+      priority: '10',
+      status: 'NOT_STARTED',
+    });
     expect(dkim.value).toBe(`p=${d.publicKey}`);
     expect(dkim.status).toBe('NOT_STARTED');
     // RSA 2048: the value is longer than one DNS string, so it comes in 255-character pieces too.
     expect(dkim.value.length).toBeGreaterThan(255);
     expect(dkim.valueChunks.join('')).toBe(dkim.value);
     expect(dkim.valueChunks.map((c: string) => c.length)).toEqual([255, dkim.value.length - 255]);
-    expect(spf).toMatchObject({ value: 'v=spf1 include:amazonses.com ~all', status: 'NOT_STARTED', valueChunks: ['v=spf1 include:amazonses.com ~all'] });
+    expect(spf).toMatchObject({
+      value: 'v=spf1 include:amazonses.com ~all',
+      status: 'NOT_STARTED',
+      valueChunks: ['v=spf1 include:amazonses.com ~all'],
+    });
     expect(dmarc).toMatchObject({ value: 'v=DMARC1; p=none;', status: 'NOT_STARTED', recommended: true });
 
     const row = await api.deps.db.domain.findUniqueOrThrow({ where: { id: d.id } });
@@ -63,7 +92,12 @@ describe('POST /api/v1/domains', () => {
     expect(row.nextCheckAt).not.toBeNull();
 
     const identity = await api.deps.db.localSesIdentity.findUniqueOrThrow({ where: { identity: 'example.com' } });
-    expect(identity).toMatchObject({ region: 'us-east-1', dkimSelector: 'usesend', dkimPublicKey: d.publicKey, mailFromDomain: 'mail.example.com' });
+    expect(identity).toMatchObject({
+      region: 'us-east-1',
+      dkimSelector: 'usesend',
+      dkimPublicKey: d.publicKey,
+      mailFromDomain: 'mail.example.com',
+    });
 
     const events = await outbox(d.id);
     expect(events.map((e) => e.type)).toEqual(['domain.created']);
@@ -75,8 +109,19 @@ describe('POST /api/v1/domains', () => {
   it('names the records of a subdomain relative to the registrable domain', async () => {
     const res = await post({ name: 'news.example.co.uk', region: 'eu-west-1', clickTracking: true });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: 'news.example.co.uk', subdomain: 'news', region: 'eu-west-1', clickTracking: true, openTracking: false });
-    expect(res.body.dnsRecords.map((r: { name: string }) => r.name)).toEqual(['mail.news', 'usesend._domainkey.news', 'mail.news', '_dmarc']);
+    expect(res.body).toMatchObject({
+      name: 'news.example.co.uk',
+      subdomain: 'news',
+      region: 'eu-west-1',
+      clickTracking: true,
+      openTracking: false,
+    });
+    expect(res.body.dnsRecords.map((r: { name: string }) => r.name)).toEqual([
+      'mail.news',
+      'usesend._domainkey.news',
+      'mail.news',
+      '_dmarc',
+    ]);
     expect(res.body.dnsRecords[0].value).toBe('feedback-smtp.eu-west-1.amazonses.com');
     const identity = await api.deps.db.localSesIdentity.findUniqueOrThrow({ where: { identity: 'news.example.co.uk' } });
     expect(identity.mailFromDomain).toBe('mail.news.example.co.uk');
@@ -89,8 +134,17 @@ describe('POST /api/v1/domains', () => {
   });
 
   it.each([
-    ['localhost'], ['com'], ['co.uk'], ['-bad-.com'], ['1.2.3.4'], ['under_score.com'], ['exa mple.com'], ['foo.local'],
-    [`${'a'.repeat(64)}.com`], [`${Array.from({ length: 60 }, () => 'abcd').join('.')}.com`], [''],
+    ['localhost'],
+    ['com'],
+    ['co.uk'],
+    ['-bad-.com'],
+    ['1.2.3.4'],
+    ['under_score.com'],
+    ['exa mple.com'],
+    ['foo.local'],
+    [`${'a'.repeat(64)}.com`],
+    [`${Array.from({ length: 60 }, () => 'abcd').join('.')}.com`],
+    [''],
   ])('refuses the name %j with 400 and writes nothing', async (name) => {
     const before = await api.deps.db.domain.count();
     const res = await post({ name, region: 'us-east-1' });
@@ -118,7 +172,11 @@ describe('POST /api/v1/domains', () => {
   });
 
   it('keeps exactly one row when the same name is created concurrently', async () => {
-    const results = await Promise.all([post({ name: 'race.example.com' }), post({ name: 'race.example.com' }), post({ name: 'race.example.com' })]);
+    const results = await Promise.all([
+      post({ name: 'race.example.com' }),
+      post({ name: 'race.example.com' }),
+      post({ name: 'race.example.com' }),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409]);
     expect(await api.deps.db.domain.count({ where: { name: 'race.example.com' } })).toBe(1);
     expect(await api.deps.db.localSesIdentity.count({ where: { identity: 'race.example.com' } })).toBe(1);
@@ -143,7 +201,12 @@ describe('one name in two teams', () => {
     expect(a.body.dnsRecords.map((r: { name: string }) => r.name)).toEqual(['mail.both', 'usesend._domainkey.both', 'mail.both', '_dmarc']);
     expect(b.body.dnsRecords.slice(0, 4)).toEqual(a.body.dnsRecords);
     const ownership = b.body.dnsRecords.at(-1);
-    expect(ownership).toMatchObject({ type: 'TXT', name: '_mailrail-verification.both', status: 'PENDING', value: expect.stringMatching(/^mailrail-verification=[0-9a-f]{32}$/) });
+    expect(ownership).toMatchObject({
+      type: 'TXT',
+      name: '_mailrail-verification.both',
+      status: 'PENDING',
+      value: expect.stringMatching(/^mailrail-verification=[0-9a-f]{32}$/),
+    });
     expect(await api.deps.db.localSesIdentity.count({ where: { identity: 'both.example.com' } })).toBe(1);
     const identity = await api.deps.db.localSesIdentity.findUniqueOrThrow({ where: { identity: 'both.example.com' } });
     expect(identity.dkimPublicKey).toBe(a.body.publicKey);
@@ -258,7 +321,8 @@ describe('reading, updating and deleting domains', () => {
       request(api.app).put(`/api/v1/domains/${a}/verify`).set(other.auth),
       request(api.app).patch(`/api/v1/domains/${a}`).set(other.auth).send({ openTracking: true }),
       request(api.app).delete(`/api/v1/domains/${a}`).set(other.auth),
-    ]) expectError(await call, 404, 'NOT_FOUND');
+    ])
+      expectError(await call, 404, 'NOT_FOUND');
     expect((await request(api.app).get('/api/v1/domains').set(other.auth)).body).toEqual([]);
     expect(await api.deps.db.domain.count({ where: { id: a } })).toBe(1);
   });
@@ -331,8 +395,14 @@ describe('when SES refuses', () => {
 
   it('writes no domain and no event when the identity cannot be created', async () => {
     const events = await api.deps.db.webhookEvent.count();
-    for (const [name, status] of [['BadRequestException', 400], ['ServiceUnavailableException', 503]] as const) {
-      const err = await createDomain({ db: api.deps.db, config: api.config, identities: refusing(name) }, { teamId: api.team.teamId, name: 'refused.example.com' }).catch((e) => e);
+    for (const [name, status] of [
+      ['BadRequestException', 400],
+      ['ServiceUnavailableException', 503],
+    ] as const) {
+      const err = await createDomain(
+        { db: api.deps.db, config: api.config, identities: refusing(name) },
+        { teamId: api.team.teamId, name: 'refused.example.com' },
+      ).catch((e) => e);
       expect(err).toBeInstanceOf(ApiError);
       expect(err.status).toBe(status);
     }
@@ -350,7 +420,13 @@ describe('when SES refuses', () => {
     expect(await api.deps.db.domain.count({ where: { id: d.id } })).toBe(1);
     expect(await api.deps.db.apiKey.count({ where: { domainId: d.id, revokedAt: null } })).toBe(1);
     expect(await outbox(d.id)).toEqual([]);
-    expect((await request(api.app).get(`/api/v1/domains/${d.id}`).set({ Authorization: `Bearer ${key}` })).status).toBe(200);
+    expect(
+      (
+        await request(api.app)
+          .get(`/api/v1/domains/${d.id}`)
+          .set({ Authorization: `Bearer ${key}` })
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -370,11 +446,18 @@ describe('when Redis cannot announce the revoked keys', () => {
       },
     });
     const auth = { teamId: api.team.teamId, apiKeyId: 0, permission: 'FULL' as const, domainId: null, rateLimit: 0 };
-    expect(await deleteDomain({ ...api.deps, identities: createIdentityPort(api.config, { db: api.deps.db }), redis, log, metrics }, auth, d.id)).toMatchObject({ id: d.id, success: true });
+    expect(
+      await deleteDomain({ ...api.deps, identities: createIdentityPort(api.config, { db: api.deps.db }), redis, log, metrics }, auth, d.id),
+    ).toMatchObject({ id: d.id, success: true });
     expect(await api.deps.db.apiKey.count({ where: { clientId: bound.clientId, revokedAt: { not: null } } })).toBe(1);
     expect(publishes).toBe(3); // retried before giving up
     const logged = lines.map((l) => JSON.parse(l)).find((l) => l.msg?.includes('revoked API keys not announced'));
-    expect(logged).toMatchObject({ level: 50, clientIds: [bound.clientId], cachedForSeconds: api.config.API_KEY_CACHE_SECONDS, err: { message: 'Connection is closed.' } });
+    expect(logged).toMatchObject({
+      level: 50,
+      clientIds: [bound.clientId],
+      cachedForSeconds: api.config.API_KEY_CACHE_SECONDS,
+      err: { message: 'Connection is closed.' },
+    });
     expect((await metrics.registry.getSingleMetric('mailrail_api_key_revocations_unannounced_total')!.get()).values[0].value).toBe(1);
   });
 });

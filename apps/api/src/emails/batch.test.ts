@@ -18,9 +18,17 @@ afterAll(async () => {
   await api.close();
 });
 
-const batch = (body: unknown, auth = api.team.auth) => request(api.app).post('/api/v1/emails/batch').set(auth).send(body as object);
+const batch = (body: unknown, auth = api.team.auth) =>
+  request(api.app)
+    .post('/api/v1/emails/batch')
+    .set(auth)
+    .send(body as object);
 const item = (i: number, extra: Record<string, unknown> = {}) => ({ to: `r${i}@dest.org`, from, subject: `s${i}`, text: 'T', ...extra });
-const counts = async () => ({ emails: await api.deps.db.email.count(), events: await api.deps.db.emailEvent.count(), jobs: await queue.count() });
+const counts = async () => ({
+  emails: await api.deps.db.email.count(),
+  events: await api.deps.db.emailEvent.count(),
+  jobs: await queue.count(),
+});
 
 describe('POST /api/v1/emails/batch', () => {
   it('creates every email, answers the ids in input order and enqueues each', async () => {
@@ -72,7 +80,10 @@ describe('POST /api/v1/emails/batch', () => {
     const before = await counts();
     const res = await batch([item(0, { templateId: 'nope' }), item(1, { inReplyToId: 'nope' })]);
     expect(res.status).toBe(400);
-    expect(res.body.error.issues.map((i: { path: unknown[] }) => i.path)).toEqual([[0, 'templateId'], [1, 'inReplyToId']]);
+    expect(res.body.error.issues.map((i: { path: unknown[] }) => i.path)).toEqual([
+      [0, 'templateId'],
+      [1, 'inReplyToId'],
+    ]);
     expect(await counts()).toEqual(before);
   });
 

@@ -27,7 +27,12 @@ function messageSize(p: SendEmailPayload, subject: string, html: string | null, 
  * before anything is written, and turns each into a rendered draft. `indexed` prefixes issue
  * paths with the item index (batch). Reads are one query per kind, whatever the item count.
  */
-export async function buildDrafts(ctx: DraftContext, auth: AuthContext, payloads: SendEmailPayload[], indexed: boolean): Promise<EmailDraft[]> {
+export async function buildDrafts(
+  ctx: DraftContext,
+  auth: AuthContext,
+  payloads: SendEmailPayload[],
+  indexed: boolean,
+): Promise<EmailDraft[]> {
   const { config } = ctx.deps;
   const at = (i: number, ...path: (string | number)[]) => (indexed ? [i, ...path] : path);
   const issues: Issue[] = [];
@@ -53,7 +58,13 @@ export async function buildDrafts(ctx: DraftContext, auth: AuthContext, payloads
     const atItem: IssuePath = (...path) => at(i, ...path);
     const content = renderContent(p, templateById, atItem, issues);
     if (!content) continue;
-    checkSize(messageSize(p, content.subject, content.html, content.text), maxBytes, config.EMAIL_MAX_MESSAGE_MB, indexed ? `Email ${i}` : 'The email', atItem);
+    checkSize(
+      messageSize(p, content.subject, content.html, content.text),
+      maxBytes,
+      config.EMAIL_MAX_MESSAGE_MB,
+      indexed ? `Email ${i}` : 'The email',
+      atItem,
+    );
     drafts.push(toDraft(auth, domain, p, content));
   }
   if (issues.length) throw invalid(issues, indexed);
@@ -71,7 +82,10 @@ async function loadReferences(ctx: DraftContext, auth: AuthContext, payloads: Se
   const replyIds = [...new Set(payloads.map((p) => p.inReplyToId).filter((t): t is string => !!t))];
   const [templates, replied] = await Promise.all([
     templateIds.length
-      ? db.template.findMany({ where: { id: { in: templateIds }, teamId: auth.teamId }, select: { id: true, subject: true, html: true, text: true } })
+      ? db.template.findMany({
+          where: { id: { in: templateIds }, teamId: auth.teamId },
+          select: { id: true, subject: true, html: true, text: true },
+        })
       : [],
     replyIds.length ? db.email.findMany({ where: { id: { in: replyIds }, teamId: auth.teamId }, select: { id: true } }) : [],
   ]);
@@ -105,9 +119,11 @@ function renderContent(p: SendEmailPayload, templateById: Map<string, Template>,
 /** A message over EMAIL_MAX_MESSAGE_MB is a 413 at once (not one issue among others). */
 function checkSize(size: number, maxBytes: number, maxMb: number, where: string, at: IssuePath): void {
   if (size > maxBytes) {
-    throw new ApiError('PAYLOAD_TOO_LARGE', `${where} is ${(size / 1048576).toFixed(1)} MB; the limit is ${maxMb} MB including attachments (base64)`, [
-      { path: at('attachments'), message: 'message too large' },
-    ]);
+    throw new ApiError(
+      'PAYLOAD_TOO_LARGE',
+      `${where} is ${(size / 1048576).toFixed(1)} MB; the limit is ${maxMb} MB including attachments (base64)`,
+      [{ path: at('attachments'), message: 'message too large' }],
+    );
   }
 }
 

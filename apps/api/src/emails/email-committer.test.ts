@@ -15,7 +15,14 @@ afterAll(async () => {
 });
 
 const draft = (subject: string, overrides: Partial<EmailDraft> = {}): EmailDraft => ({
-  teamId: api.team.teamId, domainId, region: api.config.AWS_REGION, from: 'a@commit.org', to: ['x@dest.org'], subject, text: 'T', ...overrides,
+  teamId: api.team.teamId,
+  domainId,
+  region: api.config.AWS_REGION,
+  from: 'a@commit.org',
+  to: ['x@dest.org'],
+  subject,
+  text: 'T',
+  ...overrides,
 });
 
 describe('createEmailCommitter', () => {
@@ -47,7 +54,10 @@ describe('createEmailCommitter', () => {
 
   it('never splits one call across flushes, even when it exceeds maxBatch', async () => {
     const committer = createEmailCommitter({ ...api.deps, now: () => new Date() }, { maxBatch: 3, concurrency: 1 });
-    const [a, b] = await Promise.all([committer.submit([draft('s1'), draft('s2')]), committer.submit([1, 2, 3, 4, 5].map((i) => draft(`big${i}`)))]);
+    const [a, b] = await Promise.all([
+      committer.submit([draft('s1'), draft('s2')]),
+      committer.submit([1, 2, 3, 4, 5].map((i) => draft(`big${i}`))),
+    ]);
     expect(a).toHaveLength(2);
     expect(b).toHaveLength(5);
     expect(committer.stats()).toEqual({ pending: 0, pendingDrafts: 0, inFlight: 0 });

@@ -7,8 +7,21 @@ export async function getEmail(deps: ApiDeps, auth: AuthContext, emailId: string
   const email = await deps.db.email.findFirst({
     where: { id: emailId, teamId: auth.teamId, ...(auth.domainId !== null ? { domainId: auth.domainId } : {}) },
     select: {
-      id: true, teamId: true, to: true, from: true, subject: true, html: true, text: true, createdAt: true, updatedAt: true,
-      latestStatus: true, scheduledAt: true, domainId: true, replyTo: true, cc: true, bcc: true,
+      id: true,
+      teamId: true,
+      to: true,
+      from: true,
+      subject: true,
+      html: true,
+      text: true,
+      createdAt: true,
+      updatedAt: true,
+      latestStatus: true,
+      scheduledAt: true,
+      domainId: true,
+      replyTo: true,
+      cc: true,
+      bcc: true,
       emailEvents: { select: { emailId: true, status: true, createdAt: true, data: true }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
     },
   });

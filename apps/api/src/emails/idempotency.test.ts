@@ -118,7 +118,11 @@ describe('Idempotency-Key', () => {
     expect(first.status).toBe(200);
     expect(again.body).toEqual(first.body);
     expect(await emailsWithSubject('batch-idem-1')).toBe(1);
-    const other = await request(server).post('/api/v1/emails/batch').set(api.team.auth).set('Idempotency-Key', 'k-batch').send(items.slice(0, 1));
+    const other = await request(server)
+      .post('/api/v1/emails/batch')
+      .set(api.team.auth)
+      .set('Idempotency-Key', 'k-batch')
+      .send(items.slice(0, 1));
     expect(other.status).toBe(409);
   });
 });

@@ -38,8 +38,18 @@ export const DEFAULT_LIST_STREAM_LIMITS: ListStreamLimits = { pieceChars: 1 << 2
 
 // The list item of useSend's wire format, in the order the fields are written.
 const metaSelect = {
-  id: true, to: true, from: true, subject: true, createdAt: true, updatedAt: true,
-  latestStatus: true, scheduledAt: true, domainId: true, replyTo: true, cc: true, bcc: true,
+  id: true,
+  to: true,
+  from: true,
+  subject: true,
+  createdAt: true,
+  updatedAt: true,
+  latestStatus: true,
+  scheduledAt: true,
+  domainId: true,
+  replyTo: true,
+  cc: true,
+  bcc: true,
 } as const;
 type BodyColumn = 'html' | 'text';
 interface BodySize {
@@ -69,13 +79,24 @@ export async function streamEmailList(
   const where = {
     teamId: auth.teamId,
     ...(domainFilter ? { domainId: { in: domainFilter } } : {}),
-    ...(q.startDate || q.endDate ? { createdAt: { ...(q.startDate ? { gte: q.startDate } : {}), ...(q.endDate ? { lte: q.endDate } : {}) } } : {}),
+    ...(q.startDate || q.endDate
+      ? { createdAt: { ...(q.startDate ? { gte: q.startDate } : {}), ...(q.endDate ? { lte: q.endDate } : {}) } }
+      : {}),
   };
   const [rows, count] = await Promise.all([
-    deps.db.email.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (q.page - 1) * q.limit, take: q.limit, select: metaSelect }),
+    deps.db.email.findMany({
+      where,
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      skip: (q.page - 1) * q.limit,
+      take: q.limit,
+      select: metaSelect,
+    }),
     deps.db.email.count({ where }),
   ]);
-  const sizes = await bodySizes(deps, rows.map((r) => r.id));
+  const sizes = await bodySizes(
+    deps,
+    rows.map((r) => r.id),
+  );
 
   let gone = res.destroyed;
   res.once('close', () => (gone = true));
@@ -92,7 +113,8 @@ export async function streamEmailList(
     let bodies = new Map<string, { html: string | null; text: string | null }>();
     for (const [i, row] of rows.entries()) {
       const size = sizes.get(row.id) ?? { id: row.id, html: null, text: null };
-      if (!bodies.has(row.id) && bodyBytes(size) <= limits.batchBytes) bodies = await readSmallBodies(deps, batchFrom(rows.slice(i), sizes, limits), limits);
+      if (!bodies.has(row.id) && bodyBytes(size) <= limits.batchBytes)
+        bodies = await readSmallBodies(deps, batchFrom(rows.slice(i), sizes, limits), limits);
       const small = bodies.get(row.id);
       const { id, to, from, subject, createdAt, updatedAt, latestStatus, scheduledAt, domainId, replyTo, cc, bcc } = row;
       await write(`${i ? ',' : ''}{"id":${json(id)},"to":${json(to)},"from":${json(from)},"subject":${json(subject)},"html":`);
@@ -167,7 +189,14 @@ async function readSmallBodies(deps: ApiDeps, ids: string[], limits: ListStreamL
 }
 
 /** One body as a JSON string, read and escaped piece by piece (pieces never split a character). */
-async function writeBody(deps: ApiDeps, write: (s: string) => Promise<void>, id: string, column: BodyColumn, bytes: number | null, limits: ListStreamLimits) {
+async function writeBody(
+  deps: ApiDeps,
+  write: (s: string) => Promise<void>,
+  id: string,
+  column: BodyColumn,
+  bytes: number | null,
+  limits: ListStreamLimits,
+) {
   if (bytes === null) return write('null');
   await write('"');
   for (let from = 1; ; from += limits.pieceChars) {

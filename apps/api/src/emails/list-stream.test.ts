@@ -30,13 +30,25 @@ afterAll(async () => {
 
 const MB = 1 << 20;
 
-async function insertEmail(team: TestTeam, fields: { html?: string | null; text?: string | null; subject?: string; createdAt?: Date; scheduledAt?: Date }) {
+async function insertEmail(
+  team: TestTeam,
+  fields: { html?: string | null; text?: string | null; subject?: string; createdAt?: Date; scheduledAt?: Date },
+) {
   const id = newId();
   await api.deps.db.email.create({
     data: {
-      id, teamId: team.teamId, from: 'me@a.org', to: ['x@dest.org', 'y@dest.org'], replyTo: ['r@a.org'], cc: [], bcc: ['b@dest.org'],
-      subject: fields.subject ?? 'S', html: fields.html ?? null, text: fields.text ?? null,
-      createdAt: fields.createdAt, scheduledAt: fields.scheduledAt,
+      id,
+      teamId: team.teamId,
+      from: 'me@a.org',
+      to: ['x@dest.org', 'y@dest.org'],
+      replyTo: ['r@a.org'],
+      cc: [],
+      bcc: ['b@dest.org'],
+      subject: fields.subject ?? 'S',
+      html: fields.html ?? null,
+      text: fields.text ?? null,
+      createdAt: fields.createdAt,
+      scheduledAt: fields.scheduledAt,
     },
   });
   return id;
@@ -61,7 +73,13 @@ describe('GET /api/v1/emails streams the page', () => {
     const team = await api.newTeam('Shape');
     const tricky = 'quote " backslash \\ newline \n tab \t control \u0001 é 日本 emoji 😀 </script> \u2028';
     await insertEmail(team, { html: `<b>${tricky}</b>`, text: tricky, subject: 'small', createdAt: new Date('2026-01-01T00:00:00Z') });
-    await insertEmail(team, { html: null, text: null, subject: 'empty', createdAt: new Date('2026-01-02T00:00:00Z'), scheduledAt: new Date('2026-02-01T00:00:00Z') });
+    await insertEmail(team, {
+      html: null,
+      text: null,
+      subject: 'empty',
+      createdAt: new Date('2026-01-02T00:00:00Z'),
+      scheduledAt: new Date('2026-02-01T00:00:00Z'),
+    });
     await insertEmail(team, { html: tricky.repeat(50), text: '', subject: 'long', createdAt: new Date('2026-01-03T00:00:00Z') });
     await insertEmail(team, { html: '', text: 'x'.repeat(300), subject: 'text only', createdAt: new Date('2026-01-03T00:00:00Z') });
 
@@ -69,10 +87,25 @@ describe('GET /api/v1/emails streams the page', () => {
     const previous = async (skip: number, take: number) => {
       const where = { teamId: team.teamId };
       const data = await api.deps.db.email.findMany({
-        where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take,
+        where,
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        skip,
+        take,
         select: {
-          id: true, to: true, from: true, subject: true, html: true, text: true, createdAt: true, updatedAt: true,
-          latestStatus: true, scheduledAt: true, domainId: true, replyTo: true, cc: true, bcc: true,
+          id: true,
+          to: true,
+          from: true,
+          subject: true,
+          html: true,
+          text: true,
+          createdAt: true,
+          updatedAt: true,
+          latestStatus: true,
+          scheduledAt: true,
+          domainId: true,
+          replyTo: true,
+          cc: true,
+          bcc: true,
         },
       });
       return JSON.stringify({ data, count: await api.deps.db.email.count({ where }) });
@@ -85,8 +118,8 @@ describe('GET /api/v1/emails streams the page', () => {
     const body = await res.text();
     expect(body).toBe(await previous(0, 50));
     expect(JSON.parse(body).count).toBe(4);
-    expect((await fetch(`${base}/api/v1/emails?page=2&limit=3`, { headers: team.auth }).then((r) => r.text()))).toBe(await previous(3, 3));
-    expect((await fetch(`${base}/api/v1/emails?page=9`, { headers: team.auth }).then((r) => r.text()))).toBe('{"data":[],"count":4}');
+    expect(await fetch(`${base}/api/v1/emails?page=2&limit=3`, { headers: team.auth }).then((r) => r.text())).toBe(await previous(3, 3));
+    expect(await fetch(`${base}/api/v1/emails?page=9`, { headers: team.auth }).then((r) => r.text())).toBe('{"data":[],"count":4}');
 
     // With tiny limits every body is read in 7-character pieces, escapes cut anywhere.
     const pieces: number[] = [];
@@ -115,7 +148,9 @@ describe('GET /api/v1/emails streams the page', () => {
     // instead of reading and queueing the rest.
     let received = 0;
     let tail = '';
-    const res = await new Promise<http.IncomingMessage>((resolve, reject) => http.get(`${base}/api/v1/emails?limit=5`, { headers: team.auth }, resolve).on('error', reject));
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      http.get(`${base}/api/v1/emails?limit=5`, { headers: team.auth }, resolve).on('error', reject),
+    );
     expect(res.statusCode).toBe(200);
     await new Promise<void>((resolve) => res.once('data', (c: Buffer) => ((received += c.length), res.pause(), resolve())));
     await new Promise((r) => setTimeout(r, 1500));
@@ -168,19 +203,29 @@ describe('GET /api/v1/emails streams the page', () => {
 
     // A database error after the 200 went out: the client sees a cut connection, never valid JSON.
     let n = 0;
-    const failing = serve({ pieceChars: 64 * 1024, batchBytes: 0, onPiece: () => { if (++n === 5) throw new Error('database went away'); } });
+    const failing = serve({
+      pieceChars: 64 * 1024,
+      batchBytes: 0,
+      onPiece: () => {
+        if (++n === 5) throw new Error('database went away');
+      },
+    });
     try {
       const outcome = await new Promise<string>((resolve) => {
-        http.get(failing.url, (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => (text += c.toString()));
-          res.on('end', () => resolve(`ended: ${text.slice(-20)}`));
-          res.on('error', () => resolve('cut'));
-          res.on('aborted', () => resolve('cut'));
-        }).on('error', () => resolve('cut'));
+        http
+          .get(failing.url, (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => (text += c.toString()));
+            res.on('end', () => resolve(`ended: ${text.slice(-20)}`));
+            res.on('error', () => resolve('cut'));
+            res.on('aborted', () => resolve('cut'));
+          })
+          .on('error', () => resolve('cut'));
       });
       expect(outcome).toBe('cut');
-      expect(errors).toEqual([expect.objectContaining({ err: expect.objectContaining({ message: 'database went away' }), teamId: team.teamId })]);
+      expect(errors).toEqual([
+        expect.objectContaining({ err: expect.objectContaining({ message: 'database went away' }), teamId: team.teamId }),
+      ]);
     } finally {
       failing.s.close();
     }

@@ -25,13 +25,20 @@ afterAll(async () => {
 });
 
 const send = async (extra: Record<string, unknown> = {}, team: TestTeam = api.team) => {
-  const res = await request(api.app).post('/api/v1/emails').set(team.auth).send({ to: 'x@dest.org', from: 'me@a.org', subject: 'S', text: 'T', ...extra });
+  const res = await request(api.app)
+    .post('/api/v1/emails')
+    .set(team.auth)
+    .send({ to: 'x@dest.org', from: 'me@a.org', subject: 'S', text: 'T', ...extra });
   expect(res.status).toBe(200);
   return res.body.emailId as string;
 };
 const later = (ms = hour) => new Date(Date.now() + ms).toISOString();
 const get = (id: string, auth = api.team.auth) => request(api.app).get(`/api/v1/emails/${id}`).set(auth);
-const patch = (id: string, body: unknown, auth = api.team.auth) => request(api.app).patch(`/api/v1/emails/${id}`).set(auth).send(body as object);
+const patch = (id: string, body: unknown, auth = api.team.auth) =>
+  request(api.app)
+    .patch(`/api/v1/emails/${id}`)
+    .set(auth)
+    .send(body as object);
 const cancel = (id: string, auth = api.team.auth) => request(api.app).post(`/api/v1/emails/${id}/cancel`).set(auth);
 
 describe('GET /api/v1/emails', () => {
@@ -57,7 +64,22 @@ describe('GET /api/v1/emails', () => {
     expect(res.body.count).toBe(5);
     expect(res.body.data.map((e: { subject: string }) => e.subject)).toEqual(['n4', 'n3', 'n2', 'n1', 'n0']);
     expect(Object.keys(res.body.data[0]).sort()).toEqual(
-      ['bcc', 'cc', 'createdAt', 'domainId', 'from', 'html', 'id', 'latestStatus', 'replyTo', 'scheduledAt', 'subject', 'text', 'to', 'updatedAt'].sort(),
+      [
+        'bcc',
+        'cc',
+        'createdAt',
+        'domainId',
+        'from',
+        'html',
+        'id',
+        'latestStatus',
+        'replyTo',
+        'scheduledAt',
+        'subject',
+        'text',
+        'to',
+        'updatedAt',
+      ].sort(),
     );
   });
 
@@ -98,11 +120,26 @@ describe('GET /api/v1/emails/{id}', () => {
     const res = await get(id);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      id, teamId: api.team.teamId, to: ['x@dest.org'], from: 'me@a.org', subject: 'S', text: 'T', html: null,
-      cc: ['c@dest.org'], bcc: ['b@dest.org'], replyTo: ['r@a.org'], latestStatus: 'CANCELLED', domainId: domainA,
+      id,
+      teamId: api.team.teamId,
+      to: ['x@dest.org'],
+      from: 'me@a.org',
+      subject: 'S',
+      text: 'T',
+      html: null,
+      cc: ['c@dest.org'],
+      bcc: ['b@dest.org'],
+      replyTo: ['r@a.org'],
+      latestStatus: 'CANCELLED',
+      domainId: domainA,
     });
     expect(res.body.emailEvents.map((e: { status: string }) => e.status)).toEqual(['SCHEDULED', 'CANCELLED']);
-    expect(res.body.emailEvents[0]).toEqual({ emailId: id, status: 'SCHEDULED', createdAt: expect.any(String), data: { scheduledAt: expect.any(String) } });
+    expect(res.body.emailEvents[0]).toEqual({
+      emailId: id,
+      status: 'SCHEDULED',
+      createdAt: expect.any(String),
+      data: { scheduledAt: expect.any(String) },
+    });
   });
 
   it('answers 404 Email not found for another team, a key bound elsewhere, or nothing', async () => {

@@ -37,27 +37,81 @@ const email = emailListItem
   .meta({ id: 'Email' });
 
 const idempotencyHeader = z.object({
-  'Idempotency-Key': z.string().min(1).max(256).optional().describe('Same key and body within 24 h returns the first answer; another body is 409 NOT_UNIQUE'),
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
+    .describe('Same key and body within 24 h returns the first answer; another body is 409 NOT_UNIQUE'),
 });
 
 const emailId = z.object({ emailId: z.string() });
-const example = { from: 'Acme <hello@example.com>', to: ['ada@example.org'], subject: 'Welcome', html: '<p>Hello {{name}}</p>', text: 'Hello' };
+const example = {
+  from: 'Acme <hello@example.com>',
+  to: ['ada@example.org'],
+  subject: 'Welcome',
+  html: '<p>Hello {{name}}</p>',
+  text: 'Hello',
+};
 
 export function documentEmailRoutes(r: DocRegistry) {
   const tag = 'Emails';
   documentRoute(r, {
-    method: 'post', path: '/api/v1/emails', tag, summary: 'Send one email (now or at scheduledAt)', headers: idempotencyHeader, body: sendEmailPayload, response: emailId, example,
+    method: 'post',
+    path: '/api/v1/emails',
+    tag,
+    summary: 'Send one email (now or at scheduledAt)',
+    headers: idempotencyHeader,
+    body: sendEmailPayload,
+    response: emailId,
+    example,
     errors: [400, 401, 403, 409, 413, 429, 503],
   });
   documentRoute(r, {
-    method: 'post', path: '/api/v1/emails/batch', tag, summary: 'Send up to 100 emails, validated as a whole', headers: idempotencyHeader, body: batchPayload,
-    response: z.object({ data: z.array(emailId) }), example: [example, { ...example, to: 'grace@example.org' }], errors: [400, 401, 403, 409, 413, 429, 503],
+    method: 'post',
+    path: '/api/v1/emails/batch',
+    tag,
+    summary: 'Send up to 100 emails, validated as a whole',
+    headers: idempotencyHeader,
+    body: batchPayload,
+    response: z.object({ data: z.array(emailId) }),
+    example: [example, { ...example, to: 'grace@example.org' }],
+    errors: [400, 401, 403, 409, 413, 429, 503],
   });
-  documentRoute(r, { method: 'get', path: '/api/v1/emails', tag, summary: 'List emails, newest first', description: 'Streamed (chunked, no Content-Length or ETag): bodies are read and written piece by piece. An error after the answer started closes the connection.', query: listEmailsQuery, response: z.object({ data: z.array(emailListItem), count: z.number().int() }) });
-  documentRoute(r, { method: 'get', path: '/api/v1/emails/:emailId', tag, summary: 'Get an email with its events in time order', params: emailIdParam, response: email });
   documentRoute(r, {
-    method: 'patch', path: '/api/v1/emails/:emailId', tag, summary: 'Reschedule a SCHEDULED email', params: emailIdParam, body: rescheduleBody, response: emailId,
+    method: 'get',
+    path: '/api/v1/emails',
+    tag,
+    summary: 'List emails, newest first',
+    description:
+      'Streamed (chunked, no Content-Length or ETag): bodies are read and written piece by piece. An error after the answer started closes the connection.',
+    query: listEmailsQuery,
+    response: z.object({ data: z.array(emailListItem), count: z.number().int() }),
+  });
+  documentRoute(r, {
+    method: 'get',
+    path: '/api/v1/emails/:emailId',
+    tag,
+    summary: 'Get an email with its events in time order',
+    params: emailIdParam,
+    response: email,
+  });
+  documentRoute(r, {
+    method: 'patch',
+    path: '/api/v1/emails/:emailId',
+    tag,
+    summary: 'Reschedule a SCHEDULED email',
+    params: emailIdParam,
+    body: rescheduleBody,
+    response: emailId,
     example: { scheduledAt: '2026-12-01T09:00:00+01:00' },
   });
-  documentRoute(r, { method: 'post', path: '/api/v1/emails/:emailId/cancel', tag, summary: 'Cancel a SCHEDULED email', params: emailIdParam, response: emailId });
+  documentRoute(r, {
+    method: 'post',
+    path: '/api/v1/emails/:emailId/cancel',
+    tag,
+    summary: 'Cancel a SCHEDULED email',
+    params: emailIdParam,
+    response: emailId,
+  });
 }

@@ -8,7 +8,9 @@ it('refuses every reserved header, whatever its case', () => {
   for (const name of RESERVED_HEADERS) {
     for (const spelled of [name, name.toUpperCase()]) {
       const r = sendEmailPayload.safeParse({ ...base, headers: { [spelled]: 'x' } });
-      expect(r.success ? spelled : r.error.issues.map((i) => i.message)).toEqual([`header ${spelled} is set by mailrail and cannot be overridden`]);
+      expect(r.success ? spelled : r.error.issues.map((i) => i.message)).toEqual([
+        `header ${spelled} is set by mailrail and cannot be overridden`,
+      ]);
     }
   }
 });

@@ -3,7 +3,13 @@ import { addressField } from '@mailrail/domain/emails/address';
 import { HEADER_NAME, isReservedHeader, isSafeHeaderValue } from '@mailrail/domain/emails/headers';
 import { MAX_RECIPIENTS } from '@mailrail/domain/emails/email-intake';
 import {
-  MAX_ATTACHMENT_BASE64_LENGTH, MAX_BODY_LENGTH, MAX_HEADER_VALUE_LENGTH, MAX_ID_LENGTH, MAX_KEY_LENGTH, MAX_SUBJECT_LENGTH, MAX_VALUE_LENGTH,
+  MAX_ATTACHMENT_BASE64_LENGTH,
+  MAX_BODY_LENGTH,
+  MAX_HEADER_VALUE_LENGTH,
+  MAX_ID_LENGTH,
+  MAX_KEY_LENGTH,
+  MAX_SUBJECT_LENGTH,
+  MAX_VALUE_LENGTH,
 } from '../http/limits';
 import { isoDateTime } from '../http/query';
 
@@ -15,13 +21,17 @@ const addressList = z
   .union([addressField(), z.array(addressField()).min(1, 'must contain at least one address')])
   .transform((v) => (Array.isArray(v) ? v : [v]));
 
-const headersField = z.record(z.string().max(MAX_KEY_LENGTH), z.string().min(1).max(MAX_HEADER_VALUE_LENGTH)).superRefine((headers, ctx) => {
-  for (const [name, value] of Object.entries(headers)) {
-    if (!HEADER_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'header name has characters that are not allowed' });
-    else if (isReservedHeader(name)) ctx.addIssue({ code: 'custom', path: [name], message: `header ${name} is set by mailrail and cannot be overridden` });
-    if (!isSafeHeaderValue(value)) ctx.addIssue({ code: 'custom', path: [name], message: 'header value must not contain CR or LF' });
-  }
-});
+const headersField = z
+  .record(z.string().max(MAX_KEY_LENGTH), z.string().min(1).max(MAX_HEADER_VALUE_LENGTH))
+  .superRefine((headers, ctx) => {
+    for (const [name, value] of Object.entries(headers)) {
+      if (!HEADER_NAME.test(name))
+        ctx.addIssue({ code: 'custom', path: [name], message: 'header name has characters that are not allowed' });
+      else if (isReservedHeader(name))
+        ctx.addIssue({ code: 'custom', path: [name], message: `header ${name} is set by mailrail and cannot be overridden` });
+      if (!isSafeHeaderValue(value)) ctx.addIssue({ code: 'custom', path: [name], message: 'header value must not contain CR or LF' });
+    }
+  });
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const base64Content = z
@@ -34,7 +44,11 @@ const base64Content = z
   }, 'must be base64');
 
 const attachment = z.object({
-  filename: z.string().min(1).max(255).refine((f) => !/[\r\n"\\/]/.test(f), 'must not contain CR, LF, quotes or slashes'),
+  filename: z
+    .string()
+    .min(1)
+    .max(255)
+    .refine((f) => !/[\r\n"\\/]/.test(f), 'must not contain CR, LF, quotes or slashes'),
   content: base64Content,
 });
 
@@ -46,7 +60,9 @@ export const sendEmailPayload = z
     from: addressField(),
     subject: z.string().min(1).max(MAX_SUBJECT_LENGTH).optional(),
     templateId: z.string().min(1).max(MAX_ID_LENGTH).optional(),
-    variables: z.record(z.string().max(MAX_KEY_LENGTH), z.union([z.string().max(MAX_VALUE_LENGTH), z.number(), z.boolean(), z.null()])).optional(),
+    variables: z
+      .record(z.string().max(MAX_KEY_LENGTH), z.union([z.string().max(MAX_VALUE_LENGTH), z.number(), z.boolean(), z.null()]))
+      .optional(),
     replyTo: addressList.optional(),
     cc: addressList.optional(),
     bcc: addressList.optional(),
@@ -60,7 +76,11 @@ export const sendEmailPayload = z
   .superRefine((p, ctx) => {
     const recipients = p.to.length + (p.cc?.length ?? 0) + (p.bcc?.length ?? 0);
     if (recipients > MAX_RECIPIENTS) {
-      ctx.addIssue({ code: 'custom', path: ['to'], message: `at most ${MAX_RECIPIENTS} recipients (to, cc and bcc together), got ${recipients}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['to'],
+        message: `at most ${MAX_RECIPIENTS} recipients (to, cc and bcc together), got ${recipients}`,
+      });
     }
     // With a template, the template supplies subject and body.
     if (!p.templateId) {

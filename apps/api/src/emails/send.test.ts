@@ -21,7 +21,10 @@ afterAll(async () => {
 });
 
 const send = (body: unknown, team: TestTeam | { auth: { Authorization: string } } = api.team) =>
-  request(api.app).post('/api/v1/emails').set(team.auth).send(body as object);
+  request(api.app)
+    .post('/api/v1/emails')
+    .set(team.auth)
+    .send(body as object);
 
 const validPayload = { to: 'ann@dest.org', from, subject: 'S', text: 'T' };
 
@@ -34,8 +37,17 @@ describe('POST /api/v1/emails', () => {
     expect(res.body).toEqual({ emailId: expect.any(String) });
     const row = await email(res.body.emailId);
     expect(row).toMatchObject({
-      teamId: api.team.teamId, domainId, from, to: ['ann@dest.org'], subject: 'Hi', html: '<p>Hi</p>', text: 'Hi',
-      latestStatus: 'QUEUED', scheduledAt: null, headers: null, attachments: null,
+      teamId: api.team.teamId,
+      domainId,
+      from,
+      to: ['ann@dest.org'],
+      subject: 'Hi',
+      html: '<p>Hi</p>',
+      text: 'Hi',
+      latestStatus: 'QUEUED',
+      scheduledAt: null,
+      headers: null,
+      attachments: null,
     });
     expect(row.emailEvents.map((e) => e.status)).toEqual(['QUEUED']);
     const job = await queue.getJob(res.body.emailId);
@@ -47,8 +59,15 @@ describe('POST /api/v1/emails', () => {
 
   it('accepts lists for to, cc, bcc and replyTo, and stores headers and attachments', async () => {
     const res = await send({
-      to: ['a@dest.org', 'b@dest.org'], cc: 'c@dest.org', bcc: ['d@dest.org'], replyTo: 'r@example.com', from: 'hello@example.com',
-      subject: 'S', text: 'T', headers: { 'X-Campaign': 'spring' }, attachments: [{ filename: 'a.txt', content: b64('hello') }],
+      to: ['a@dest.org', 'b@dest.org'],
+      cc: 'c@dest.org',
+      bcc: ['d@dest.org'],
+      replyTo: 'r@example.com',
+      from: 'hello@example.com',
+      subject: 'S',
+      text: 'T',
+      headers: { 'X-Campaign': 'spring' },
+      attachments: [{ filename: 'a.txt', content: b64('hello') }],
     });
     expect(res.status).toBe(200);
     const row = await email(res.body.emailId);
@@ -95,7 +114,11 @@ describe('POST /api/v1/emails', () => {
     ['html not a string', { html: true }, ['html']],
     ['text empty', { text: '' }, ['text']],
     ['variables not strings', { variables: { a: { b: 1 } } }, ['variables', 'a']],
-    ['more than 10 attachments', { attachments: Array.from({ length: 11 }, (_, i) => ({ filename: `${i}.txt`, content: b64('x') })) }, ['attachments']],
+    [
+      'more than 10 attachments',
+      { attachments: Array.from({ length: 11 }, (_, i) => ({ filename: `${i}.txt`, content: b64('x') })) },
+      ['attachments'],
+    ],
     ['attachment not base64', { attachments: [{ filename: 'a.txt', content: 'not base64!' }] }, ['attachments', 0, 'content']],
     ['attachment without filename', { attachments: [{ filename: '', content: b64('x') }] }, ['attachments', 0, 'filename']],
     ['header value with CRLF', { headers: { 'X-A': 'a\r\nBcc: evil@x.org' } }, ['headers', 'X-A']],
@@ -118,7 +141,11 @@ describe('POST /api/v1/emails', () => {
     ['a variable value over 10,000 characters', { variables: { a: 'v'.repeat(10_001) } }, ['variables', 'a']],
     ['templateId over 128 characters', { templateId: 't'.repeat(129) }, ['templateId']],
     ['inReplyToId over 128 characters', { inReplyToId: 'i'.repeat(129) }, ['inReplyToId']],
-    ['more than 50 recipients', { to: Array.from({ length: 30 }, (_, i) => `t${i}@dest.org`), cc: Array.from({ length: 21 }, (_, i) => `c${i}@dest.org`) }, ['to']],
+    [
+      'more than 50 recipients',
+      { to: Array.from({ length: 30 }, (_, i) => `t${i}@dest.org`), cc: Array.from({ length: 21 }, (_, i) => `c${i}@dest.org`) },
+      ['to'],
+    ],
   ];
   it.each(invalid)('answers 400 naming the field: %s', async (_name, patch, path) => {
     const before = await api.deps.db.email.count();
@@ -183,14 +210,23 @@ describe('named addresses ("Name <addr>", as useSend and Resend take them)', () 
     expect(res.status).toBe(200);
     const row = await email(res.body.emailId);
     expect(row).toMatchObject({
-      to: ['Ada Lovelace <ada@dest.org>', 'plain@dest.org'], cc: ['Zoë Ünicode <zoe@dest.org>'], bcc: ['"Hidden, Person" <hidden@dest.org>'], replyTo: ['Replies <r@example.com>'],
+      to: ['Ada Lovelace <ada@dest.org>', 'plain@dest.org'],
+      cc: ['Zoë Ünicode <zoe@dest.org>'],
+      bcc: ['"Hidden, Person" <hidden@dest.org>'],
+      replyTo: ['Replies <r@example.com>'],
     });
     const got = await request(api.app).get(`/api/v1/emails/${res.body.emailId}`).set(api.team.auth);
-    expect(got.body).toMatchObject({ to: ['Ada Lovelace <ada@dest.org>', 'plain@dest.org'], cc: ['Zoë Ünicode <zoe@dest.org>'], replyTo: ['Replies <r@example.com>'] });
+    expect(got.body).toMatchObject({
+      to: ['Ada Lovelace <ada@dest.org>', 'plain@dest.org'],
+      cc: ['Zoë Ünicode <zoe@dest.org>'],
+      replyTo: ['Replies <r@example.com>'],
+    });
   });
 
   it('checks suppressions against the bare address inside the name', async () => {
-    await api.deps.db.suppression.create({ data: { id: 'sup-named', teamId: api.team.teamId, email: 'named-gone@dest.org', reason: 'COMPLAINT' } });
+    await api.deps.db.suppression.create({
+      data: { id: 'sup-named', teamId: api.team.teamId, email: 'named-gone@dest.org', reason: 'COMPLAINT' },
+    });
     const all = await send({ ...validPayload, to: 'Gone Person <Named-Gone@dest.org>' });
     expect((await email(all.body.emailId)).latestStatus).toBe('SUPPRESSED');
     const some = await send({ ...validPayload, to: ['ok@dest.org'], cc: ['Gone <named-gone@dest.org>', 'Kept <kept@dest.org>'] });
@@ -238,7 +274,7 @@ describe('the from domain', () => {
     expect((await send({ to: 'a@dest.org', subject: 'S', text: 'T', from: 'x@other-brand.org' }, auth)).status).toBe(200);
   });
 
-  it('gives the email its region: the job goes to that region\'s queue', async () => {
+  it("gives the email its region: the job goes to that region's queue", async () => {
     await api.addDomain(api.team.teamId, 'eu.example.org', { region: 'eu-west-1' });
     const res = await send({ to: 'a@dest.org', subject: 'S', text: 'T', from: 'x@eu.example.org' });
     expect(res.status).toBe(200);
@@ -281,7 +317,10 @@ describe('templates in sends', () => {
   let templateId: string;
   beforeAll(async () => {
     const res = await request(api.app).post('/api/v1/templates').set(api.team.auth).send({
-      name: 'Welcome', subject: 'Hello {{name}}', html: '<p>Hi {{ name }}, from {{company,fallback=us}}</p>', text: 'Hi {{name}} {{missing}}!',
+      name: 'Welcome',
+      subject: 'Hello {{name}}',
+      html: '<p>Hi {{ name }}, from {{company,fallback=us}}</p>',
+      text: 'Hi {{name}} {{missing}}!',
     });
     expect(res.status).toBe(200);
     templateId = res.body.id;
@@ -297,7 +336,7 @@ describe('templates in sends', () => {
     expect(row.templateId).toBe(templateId);
   });
 
-  it('answers 400 for an unknown template or another team\'s', async () => {
+  it("answers 400 for an unknown template or another team's", async () => {
     const unknown = await send({ to: 'a@dest.org', from, templateId: 'nope' });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.issues[0]).toEqual({ path: ['templateId'], message: 'Template not found' });
@@ -321,7 +360,12 @@ describe('templates in sends', () => {
 describe('suppressed recipients', () => {
   beforeAll(async () => {
     await api.deps.db.suppression.createMany({
-      data: ['gone@dest.org', 'cc-gone@dest.org'].map((email, i) => ({ id: `sup${i}`, teamId: api.team.teamId, email, reason: 'HARD_BOUNCE' as const })),
+      data: ['gone@dest.org', 'cc-gone@dest.org'].map((email, i) => ({
+        id: `sup${i}`,
+        teamId: api.team.teamId,
+        email,
+        reason: 'HARD_BOUNCE' as const,
+      })),
     });
   });
 
@@ -337,12 +381,19 @@ describe('suppressed recipients', () => {
   });
 
   it('drops suppressed addresses silently otherwise', async () => {
-    const res = await send({ to: ['gone@dest.org', 'ok@dest.org'], cc: ['Cc-Gone@dest.org', 'cc@dest.org'], bcc: 'gone@dest.org', from, subject: 'S', text: 'T' });
+    const res = await send({
+      to: ['gone@dest.org', 'ok@dest.org'],
+      cc: ['Cc-Gone@dest.org', 'cc@dest.org'],
+      bcc: 'gone@dest.org',
+      from,
+      subject: 'S',
+      text: 'T',
+    });
     const row = await email(res.body.emailId);
     expect(row).toMatchObject({ latestStatus: 'QUEUED', to: ['ok@dest.org'], cc: ['cc@dest.org'], bcc: [] });
   });
 
-  it('only looks at the sending team\'s list', async () => {
+  it("only looks at the sending team's list", async () => {
     const other = await api.newTeam('Unsuppressed');
     await api.addDomain(other.teamId, 'unsuppressed.org');
     const res = await send({ to: 'gone@dest.org', from: 'x@unsuppressed.org', subject: 'S', text: 'T' }, other);
@@ -355,7 +406,12 @@ describe('concurrent sends (group commit)', () => {
     const server = api.app.listen(0);
     try {
       const responses = await Promise.all(
-        Array.from({ length: 60 }, (_, i) => request(server).post('/api/v1/emails').set(api.team.auth).send({ to: `n${i}@dest.org`, from, subject: `n${i}`, text: 'T' })),
+        Array.from({ length: 60 }, (_, i) =>
+          request(server)
+            .post('/api/v1/emails')
+            .set(api.team.auth)
+            .send({ to: `n${i}@dest.org`, from, subject: `n${i}`, text: 'T' }),
+        ),
       );
       expect(responses.every((r) => r.status === 200)).toBe(true);
       const ids = responses.map((r) => r.body.emailId);

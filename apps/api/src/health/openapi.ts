@@ -1,10 +1,22 @@
 import { z } from 'zod';
 import { documentRoute, type DocRegistry } from '../openapi/registry';
 
-const readiness = z.object({ status: z.enum(['ok', 'unavailable']), postgres: z.enum(['ok', 'unavailable']), redis: z.enum(['ok', 'unavailable']) });
+const readiness = z.object({
+  status: z.enum(['ok', 'unavailable']),
+  postgres: z.enum(['ok', 'unavailable']),
+  redis: z.enum(['ok', 'unavailable']),
+});
 
 export function documentHealthRoutes(r: DocRegistry) {
-  documentRoute(r, { method: 'get', path: '/health', tag: 'Operations', summary: 'Liveness probe', public: true, errors: [], response: z.object({ status: z.literal('ok') }) });
+  documentRoute(r, {
+    method: 'get',
+    path: '/health',
+    tag: 'Operations',
+    summary: 'Liveness probe',
+    public: true,
+    errors: [],
+    response: z.object({ status: z.literal('ok') }),
+  });
   documentRoute(r, {
     method: 'get',
     path: '/ready',

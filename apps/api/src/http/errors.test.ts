@@ -5,11 +5,19 @@ import { errorHandler } from './errors';
 // The shape Prisma 7's pg driver adapter throws when PostgreSQL terminates the backend mid-query
 // (seen by the fault scenario `npm run test:faults -- 4`, which answered 500 before this fix).
 function prismaWrapped(originalCode: string, message: string): Error {
-  return Object.assign(new Error(`Invalid \`prisma.$executeRawUnsafe()\` invocation:\n\nRaw query failed. Code: \`${originalCode}\`. Message: \`${message}\``), {
-    name: 'PrismaClientKnownRequestError',
-    code: 'P2010',
-    meta: { driverAdapterError: { name: 'DriverAdapterError', cause: { originalCode, originalMessage: message, kind: 'postgres', code: originalCode } } },
-  });
+  return Object.assign(
+    new Error(`Invalid \`prisma.$executeRawUnsafe()\` invocation:\n\nRaw query failed. Code: \`${originalCode}\`. Message: \`${message}\``),
+    {
+      name: 'PrismaClientKnownRequestError',
+      code: 'P2010',
+      meta: {
+        driverAdapterError: {
+          name: 'DriverAdapterError',
+          cause: { originalCode, originalMessage: message, kind: 'postgres', code: originalCode },
+        },
+      },
+    },
+  );
 }
 
 describe('isUnavailable', () => {
@@ -31,10 +39,21 @@ describe('errorHandler', () => {
   it("answers express's URIError for a malformed %-encoded route parameter with a 400, not a 500", () => {
     let status = 0;
     let body: unknown;
-    const res = { headersSent: false, status: (s: number) => ((status = s), res), json: (b: unknown) => ((body = b), res), setHeader: () => res };
+    const res = {
+      headersSent: false,
+      status: (s: number) => ((status = s), res),
+      json: (b: unknown) => ((body = b), res),
+      setHeader: () => res,
+    };
     const err = Object.assign(new URIError("Failed to decode param '%ff%fe'"), { status: 400 });
     errorHandler(err, { log: undefined } as unknown as Request, res as unknown as Response, () => undefined);
     expect(status).toBe(400);
-    expect(body).toEqual({ error: { code: 'BAD_REQUEST', message: 'Invalid path: malformed percent-encoding', issues: [{ path: [], message: 'malformed percent-encoding' }] } });
+    expect(body).toEqual({
+      error: {
+        code: 'BAD_REQUEST',
+        message: 'Invalid path: malformed percent-encoding',
+        issues: [{ path: [], message: 'malformed percent-encoding' }],
+      },
+    });
   });
 });

@@ -72,8 +72,14 @@ describe('hostile query strings', () => {
     for (const op of operations) {
       const base = fill(op.path, () => 'abc123');
       for (const name of [...op.queryParams, 'probe']) {
-        expect400(await send(op.method, `${base}?${name}=a%00b`, op.hasBody ? {} : undefined), `${op.method.toUpperCase()} ${base}?${name}=a%00b`);
-        expect400(await send(op.method, `${base}?${name}[x]=%00`, op.hasBody ? {} : undefined), `${op.method.toUpperCase()} ${base}?${name}[x]=%00`);
+        expect400(
+          await send(op.method, `${base}?${name}=a%00b`, op.hasBody ? {} : undefined),
+          `${op.method.toUpperCase()} ${base}?${name}=a%00b`,
+        );
+        expect400(
+          await send(op.method, `${base}?${name}[x]=%00`, op.hasBody ? {} : undefined),
+          `${op.method.toUpperCase()} ${base}?${name}[x]=%00`,
+        );
         // A query value that does not decode (an encoded lone surrogate, a cut sequence) is kept
         // as its literal text by the query parser: harmless, but never a 500.
         for (const bad of ['%ED%A0%80x', 'a%F0%9F', '%zz']) {
@@ -160,9 +166,18 @@ describe('hostile JSON bodies', () => {
     expect(campaign.status).toBe(200);
     for (const scheduledAt of ['0000-01-01T00:00:00Z', '1969-12-31T00:00:00Z', '+010000-01-01T00:00:00Z']) {
       expect400(await send('patch', '/api/v1/emails/abc123', { scheduledAt }), `PATCH scheduledAt=${scheduledAt}`);
-      const res = await send('post', '/api/v1/emails', { to: 'a@example.com', from: 'x@example.com', subject: 's', text: 't', scheduledAt });
+      const res = await send('post', '/api/v1/emails', {
+        to: 'a@example.com',
+        from: 'x@example.com',
+        subject: 's',
+        text: 't',
+        scheduledAt,
+      });
       expect400(res, `POST /emails scheduledAt=${scheduledAt}`);
-      expect400(await send('post', `/api/v1/campaigns/${campaign.body.id}/schedule`, { scheduledAt }), `schedule scheduledAt=${scheduledAt}`);
+      expect400(
+        await send('post', `/api/v1/campaigns/${campaign.body.id}/schedule`, { scheduledAt }),
+        `schedule scheduledAt=${scheduledAt}`,
+      );
     }
   });
 });

@@ -76,7 +76,8 @@ describe('failed authentication is bounded per client IP', () => {
   });
   const randomClientId = () => Math.random().toString(36).slice(2, 12).padEnd(10, '0');
   const badKey = () => `us_${randomClientId()}_${'0'.repeat(32)}`;
-  const get = (ip: string, key: string) => request(limited.app).get('/api/v1/emails').set('X-Forwarded-For', ip).set('Authorization', `Bearer ${key}`);
+  const get = (ip: string, key: string) =>
+    request(limited.app).get('/api/v1/emails').set('X-Forwarded-For', ip).set('Authorization', `Bearer ${key}`);
 
   it('N bad keys from one IP give 429 and no further database lookups; a good key from another IP still works', async () => {
     const lookups = jest.spyOn(limited.deps.db.apiKey, 'findUnique');
@@ -105,7 +106,10 @@ describe('failed authentication is bounded per client IP', () => {
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) {
-        const res = await request(direct.app).get('/api/v1/emails').set('X-Forwarded-For', `203.0.113.${i + 10}`).set('Authorization', `Bearer ${badKey()}`);
+        const res = await request(direct.app)
+          .get('/api/v1/emails')
+          .set('X-Forwarded-For', `203.0.113.${i + 10}`)
+          .set('Authorization', `Bearer ${badKey()}`);
         statuses.push(res.status);
       }
       expect(statuses).toEqual([403, 403, 403, 429, 429, 429]);
@@ -139,7 +143,10 @@ describe('request errors', () => {
   });
 
   it('answers an oversized body with 413', async () => {
-    const res = await request(api.app).post('/api/v1/emails').set(api.team.auth).send({ html: 'x'.repeat(5000) });
+    const res = await request(api.app)
+      .post('/api/v1/emails')
+      .set(api.team.auth)
+      .send({ html: 'x'.repeat(5000) });
     expectError(res, 413, 'PAYLOAD_TOO_LARGE');
   });
 

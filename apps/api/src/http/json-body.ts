@@ -16,5 +16,9 @@ export function jsonBody(limit: string): RequestHandler[] {
     }
     next();
   };
-  return [requireJson, express.json({ limit, strict: false, type: (req) => JSON_TYPE.test(String(req.headers['content-type'] ?? '')) }), rejectUnsafeBody];
+  return [
+    requireJson,
+    express.json({ limit, strict: false, type: (req) => JSON_TYPE.test(String(req.headers['content-type'] ?? '')) }),
+    rejectUnsafeBody,
+  ];
 }

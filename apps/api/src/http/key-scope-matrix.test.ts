@@ -63,7 +63,10 @@ type CampaignState = 'DRAFT' | 'SCHEDULED' | 'PAUSED';
 const full = () => api.team.auth;
 
 async function must(method: 'post' | 'get', path: string, body?: unknown) {
-  const res = await request(api.app)[method](`/api/v1${path}`).set(full()).send(body as object);
+  const res = await request(api.app)
+    [method](`/api/v1${path}`)
+    .set(full())
+    .send(body as object);
   if (res.status !== 200) throw new Error(`${method} ${path} → ${res.status} ${res.text.slice(0, 300)}`);
   return res.body;
 }
@@ -78,13 +81,21 @@ async function domainSide(prefix: string, contactBookId: string, campaignState: 
     verified: true,
     keyPair: await keyPair,
   });
-  const email = await must('post', '/emails', { from: `A <a@${d.name}>`, to: 'reader@example.org', subject: 'Later', text: 'later', scheduledAt: tomorrow().toISOString() });
+  const email = await must('post', '/emails', {
+    from: `A <a@${d.name}>`,
+    to: 'reader@example.org',
+    subject: 'Later',
+    text: 'later',
+    scheduledAt: tomorrow().toISOString(),
+  });
   const campaign = await must('post', '/campaigns', { name: 'C', from: `News <news@${d.name}>`, subject: 'S', contactBookId, html: HTML });
   if (campaignState !== 'DRAFT') {
     await api.deps.db.campaign.update({ where: { id: campaign.id }, data: { status: campaignState, scheduledAt: tomorrow() } });
   }
   const hook = await must('post', '/webhooks', { url: WEBHOOK_URL, events: ['email.sent'], domainIds: [d.id] });
-  await api.deps.db.dailyEmailUsage.create({ data: { teamId: api.team.teamId, domainId: d.id, date: today(), type: 'TRANSACTIONAL', sent: figures } });
+  await api.deps.db.dailyEmailUsage.create({
+    data: { teamId: api.team.teamId, domainId: d.id, date: today(), type: 'TRANSACTIONAL', sent: figures },
+  });
   await api.deps.db.cumulatedMetrics.create({ data: { teamId: api.team.teamId, domainId: d.id, delivered: figures * 10 } });
   return {
     domain: { id: d.id, name: d.name },
@@ -155,26 +166,44 @@ const ids = (rows: { id: string | number }[]) => rows.map((r) => String(r.id));
 
 const RULES: Record<string, Rule> = {
   'POST /api/v1/emails': { bound: 'scoped', crossTeam: 400, input: (_w, s) => ({ body: emailBody(s) }) },
-  'GET /api/v1/emails': { bound: 'list', crossTeam: 'empty-list', lists: 'emailId', read: (b) => ids(b.data), input: (w) => ({ query: { domainId: w.other.domain.id } }) },
+  'GET /api/v1/emails': {
+    bound: 'list',
+    crossTeam: 'empty-list',
+    lists: 'emailId',
+    read: (b) => ids(b.data),
+    input: (w) => ({ query: { domainId: w.other.domain.id } }),
+  },
   'POST /api/v1/emails/batch': { bound: 'scoped', crossTeam: 400, input: (_w, s) => ({ body: [emailBody(s)] }) },
   'GET /api/v1/emails/{emailId}': { bound: 'scoped' },
   'PATCH /api/v1/emails/{emailId}': { bound: 'scoped', input: () => ({ body: { scheduledAt: inAnHour() } }) },
   'POST /api/v1/emails/{emailId}/cancel': { bound: 'scoped' },
 
-  'POST /api/v1/templates': { bound: 'team', crossTeam: 'own-team', input: () => ({ body: { name: 'T', subject: 'S', html: '<p>x</p>' } }) },
+  'POST /api/v1/templates': {
+    bound: 'team',
+    crossTeam: 'own-team',
+    input: () => ({ body: { name: 'T', subject: 'S', html: '<p>x</p>' } }),
+  },
   'GET /api/v1/templates': { bound: 'team', crossTeam: 'empty-list', read: (b) => ids(b.data) },
   'GET /api/v1/templates/{templateId}': { bound: 'team' },
   'PATCH /api/v1/templates/{templateId}': { bound: 'team', input: () => ({ body: { subject: 'Changed' } }) },
   'DELETE /api/v1/templates/{templateId}': { bound: 'team' },
 
-  'POST /api/v1/domains': { bound: 'forbidden', crossTeam: 'own-team', input: () => ({ body: { name: `new${++seq}.scope.test`, region: api.config.AWS_REGION } }) },
+  'POST /api/v1/domains': {
+    bound: 'forbidden',
+    crossTeam: 'own-team',
+    input: () => ({ body: { name: `new${++seq}.scope.test`, region: api.config.AWS_REGION } }),
+  },
   'GET /api/v1/domains': { bound: 'list', crossTeam: 'empty-list', lists: 'domain', read: (b) => ids(b) },
   'GET /api/v1/domains/{id}': { bound: 'scoped' },
   'PATCH /api/v1/domains/{id}': { bound: 'scoped', input: () => ({ body: { clickTracking: true } }) },
   'DELETE /api/v1/domains/{id}': { bound: 'scoped' },
   'PUT /api/v1/domains/{id}/verify': { bound: 'scoped' },
 
-  'POST /api/v1/webhooks': { bound: 'scoped', crossTeam: 400, input: (_w, s) => ({ body: { url: WEBHOOK_URL, events: ['email.sent'], domainIds: [s.domain.id] } }) },
+  'POST /api/v1/webhooks': {
+    bound: 'scoped',
+    crossTeam: 400,
+    input: (_w, s) => ({ body: { url: WEBHOOK_URL, events: ['email.sent'], domainIds: [s.domain.id] } }),
+  },
   'GET /api/v1/webhooks': { bound: 'list', crossTeam: 'empty-list', lists: 'webhookId', read: (b) => ids(b.data) },
   'GET /api/v1/webhooks/{id}': { bound: 'scoped' },
   'PATCH /api/v1/webhooks/{id}': { bound: 'scoped', input: () => ({ body: { description: 'changed' } }) },
@@ -190,10 +219,16 @@ const RULES: Record<string, Rule> = {
   'DELETE /api/v1/contactBooks/{contactBookId}': { bound: 'team' },
   'POST /api/v1/contactBooks/{contactBookId}/contacts': { bound: 'team', input: () => ({ body: { email: `new${++seq}@example.org` } }) },
   'GET /api/v1/contactBooks/{contactBookId}/contacts': { bound: 'team' },
-  'POST /api/v1/contactBooks/{contactBookId}/contacts/bulk': { bound: 'team', input: () => ({ body: [{ email: `bulk${++seq}@example.org` }] }) },
+  'POST /api/v1/contactBooks/{contactBookId}/contacts/bulk': {
+    bound: 'team',
+    input: () => ({ body: [{ email: `bulk${++seq}@example.org` }] }),
+  },
   'DELETE /api/v1/contactBooks/{contactBookId}/contacts/bulk': { bound: 'team', input: (w) => ({ body: { contactIds: [w.contactId] } }) },
   'GET /api/v1/contactBooks/{contactBookId}/contacts/{contactId}': { bound: 'team' },
-  'PUT /api/v1/contactBooks/{contactBookId}/contacts/{contactId}': { bound: 'team', input: (w) => ({ body: { email: w.contactEmail, firstName: 'Put' } }) },
+  'PUT /api/v1/contactBooks/{contactBookId}/contacts/{contactId}': {
+    bound: 'team',
+    input: (w) => ({ body: { email: w.contactEmail, firstName: 'Put' } }),
+  },
   'PATCH /api/v1/contactBooks/{contactBookId}/contacts/{contactId}': { bound: 'team', input: () => ({ body: { firstName: 'Patched' } }) },
   'DELETE /api/v1/contactBooks/{contactBookId}/contacts/{contactId}': { bound: 'team' },
 
@@ -219,7 +254,9 @@ const RULES: Record<string, Rule> = {
   'POST /api/v1/campaigns': {
     bound: 'scoped',
     crossTeam: 400,
-    input: (w, s) => ({ body: { name: 'C', from: `News <news@${s.domain.name}>`, subject: 'S', contactBookId: w.contactBookId, html: HTML } }),
+    input: (w, s) => ({
+      body: { name: 'C', from: `News <news@${s.domain.name}>`, subject: 'S', contactBookId: w.contactBookId, html: HTML },
+    }),
   },
   'GET /api/v1/campaigns': { bound: 'list', crossTeam: 'empty-list', lists: 'campaignId', read: (b) => ids(b.campaigns) },
   'GET /api/v1/campaigns/{campaignId}': { bound: 'scoped' },
@@ -267,7 +304,9 @@ function fillPath(path: string, w: World, s: DomainSide): string {
 async function call(route: Route, auth: { Authorization: string }, w: World, side: Side) {
   const s = w[side];
   const { body, query } = RULES[route.key].input?.(w, s) ?? {};
-  let req = request(api.app)[route.method](fillPath(route.path, w, s)).set(auth);
+  let req = request(api.app)
+    [route.method](fillPath(route.path, w, s))
+    .set(auth);
   if (query) req = req.query(query);
   return body === undefined ? req : req.send(body as object);
 }
@@ -325,7 +364,8 @@ it("a key bound to domain 2 cannot see or touch domain 1's resources, and lists 
     const rule = RULES[route.key];
     const w = await newWorld(rule.campaign);
     const note = (what: string, res: request.Response, expected: string) => {
-      if (outcome(res) !== expected) wrong.push(`${route.key} ${what}: ${outcome(res)}, expected ${expected} ${res.status >= 400 ? res.body?.error?.message : ''}`);
+      if (outcome(res) !== expected)
+        wrong.push(`${route.key} ${what}: ${outcome(res)}, expected ${expected} ${res.status >= 400 ? res.body?.error?.message : ''}`);
     };
     const before = await snapshot(w.other);
     if (rule.bound === 'scoped') {
@@ -363,7 +403,8 @@ it("another team's FULL key gets 404 for every id of this team and sees none of 
     const res = await call(route, otherTeam.auth, w, 'other');
     if (expected === undefined) wrong.push(`${route.key}: no crossTeam rule`);
     else if (expected === 'empty-list') {
-      if (res.status !== 200 || rule.read!(res.body).length !== 0) wrong.push(`${route.key}: ${res.status}, lists ${res.status === 200 ? rule.read!(res.body).length : '?'} item(s)`);
+      if (res.status !== 200 || rule.read!(res.body).length !== 0)
+        wrong.push(`${route.key}: ${res.status}, lists ${res.status === 200 ? rule.read!(res.body).length : '?'} item(s)`);
     } else {
       const want = `${expected} ${expected === 404 ? 'NOT_FOUND' : 'BAD_REQUEST'}`;
       if (outcome(res) !== want) wrong.push(`${route.key}: ${outcome(res)}, expected ${want}`);

@@ -25,10 +25,17 @@ afterAll(() => api.close());
 const sendEmail = (from: string, auth: Auth) =>
   request(api.app).post('/api/v1/emails').set(auth).send({ from, to: 'a@dest.org', subject: 'S', text: 'T' });
 const sendBatch = (from: string, auth: Auth) =>
-  request(api.app).post('/api/v1/emails/batch').set(auth).send([{ from, to: 'a@dest.org', subject: 'S', text: 'T' }]);
+  request(api.app)
+    .post('/api/v1/emails/batch')
+    .set(auth)
+    .send([{ from, to: 'a@dest.org', subject: 'S', text: 'T' }]);
 const createCampaign = (from: string, auth: Auth) =>
   request(api.app).post('/api/v1/campaigns').set(auth).send({
-    name: 'N', from, subject: 'S', contactBookId: bookId, html: '<a href="{{usesend_unsubscribe_url}}">u</a>',
+    name: 'N',
+    from,
+    subject: 'S',
+    contactBookId: bookId,
+    html: '<a href="{{usesend_unsubscribe_url}}">u</a>',
   });
 const createBook = (doubleOptInFrom: string, auth: Auth) =>
   request(api.app).post('/api/v1/contactBooks').set(auth).send({ name: 'B', doubleOptInFrom });

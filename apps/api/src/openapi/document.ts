@@ -13,7 +13,20 @@ import { documentWebhookRoutes } from '../webhooks/openapi';
 import { documentCampaignRoutes } from '../campaigns/openapi';
 
 /** Every capability's route documentation; add a capability's documentRoutes function here. */
-export const documentedCapabilities = [documentHealthRoutes, documentOpsRoutes, documentEmailRoutes, documentTemplateRoutes, documentDomainRoutes, documentWebhookRoutes, documentContactBookRoutes, documentContactRoutes, documentSuppressionRoutes, documentAnalyticsRoutes, documentSesNotificationRoutes, documentCampaignRoutes];
+export const documentedCapabilities = [
+  documentHealthRoutes,
+  documentOpsRoutes,
+  documentEmailRoutes,
+  documentTemplateRoutes,
+  documentDomainRoutes,
+  documentWebhookRoutes,
+  documentContactBookRoutes,
+  documentContactRoutes,
+  documentSuppressionRoutes,
+  documentAnalyticsRoutes,
+  documentSesNotificationRoutes,
+  documentCampaignRoutes,
+];
 
 export function apiDocumentation(serverUrl: string) {
   return generateOpenApiDocument(documentedCapabilities, serverUrl);

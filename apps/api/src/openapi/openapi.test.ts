@@ -1,3 +1,5 @@
+// The OpenAPI document is walked as plain JSON: its shape is the spec's, not a type of ours.
+/* eslint-disable @typescript-eslint/no-explicit-any */
 import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv2020 from 'ajv/dist/2020';
 import type { Express } from 'express';
@@ -7,7 +9,7 @@ import { UNDOCUMENTED_PATHS } from '../testing/response-contract';
 import { toOpenApiPath } from './registry';
 
 let api: TestApi;
-let doc: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+let doc: any;
 beforeAll(async () => {
   api = await startTestApi();
   const res = await request(api.app).get('/api/v1/doc');
@@ -40,7 +42,9 @@ function expressRoutes(app: Express): string[] {
   walk((app as unknown as { router: { stack: Layer[] } }).router.stack, '');
   // The dashboard's routes are documented in docs/dashboard-api.md; its /teams/{teamId}/v1 mounts
   // the very routers documented here (response-contract.ts holds their answers to this document).
-  return [...new Set(out)].filter((r) => !UNDOCUMENTED_PATHS.some((p) => p.test(r.split(' ')[1])) && !r.split(' ')[1].startsWith('/api/dashboard/'));
+  return [...new Set(out)].filter(
+    (r) => !UNDOCUMENTED_PATHS.some((p) => p.test(r.split(' ')[1])) && !r.split(' ')[1].startsWith('/api/dashboard/'),
+  );
 }
 
 describe('OpenAPI document', () => {
@@ -51,7 +55,9 @@ describe('OpenAPI document', () => {
 
   it('documents every route the API serves', () => {
     const documented = new Set(
-      Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)),
+      Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+      ),
     );
     const routes = expressRoutes(api.app);
     expect(routes.length).toBeGreaterThan(5);
@@ -59,10 +65,10 @@ describe('OpenAPI document', () => {
   });
 
   it('accepts every documented example request, and its schema rejects a wrong one', async () => {
-    const deref: any = await SwaggerParser.dereference(structuredClone(doc)); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const deref: any = await SwaggerParser.dereference(structuredClone(doc));
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     let checked = 0;
-    for (const [path, ops] of Object.entries(deref.paths as Record<string, Record<string, any>>)) { // eslint-disable-line @typescript-eslint/no-explicit-any
+    for (const [path, ops] of Object.entries(deref.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(ops)) {
         const media = op.requestBody?.content?.['application/json'];
         if (!media?.example) continue;
@@ -77,10 +83,10 @@ describe('OpenAPI document', () => {
 });
 
 /** Every string a request may carry (body, query, path, header) that has no maxLength, as "route location.path". */
-function uncappedRequestStrings(deref: any): string[] { // eslint-disable-line @typescript-eslint/no-explicit-any
+function uncappedRequestStrings(deref: any): string[] {
   const out: string[] = [];
   const seen = new Set<unknown>();
-  const walk = (schema: any, where: string) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const walk = (schema: any, where: string) => {
     if (!schema || typeof schema !== 'object' || seen.has(schema)) return;
     seen.add(schema);
     const types = Array.isArray(schema.type) ? schema.type : [schema.type];
@@ -94,11 +100,12 @@ function uncappedRequestStrings(deref: any): string[] { // eslint-disable-line @
     if (schema.propertyNames) walk({ type: 'string', ...schema.propertyNames }, `${where}{key}`);
     seen.delete(schema);
   };
-  for (const [path, ops] of Object.entries(deref.paths as Record<string, Record<string, any>>)) { // eslint-disable-line @typescript-eslint/no-explicit-any
+  for (const [path, ops] of Object.entries(deref.paths as Record<string, Record<string, any>>)) {
     for (const [method, op] of Object.entries(ops)) {
       const route = `${method.toUpperCase()} ${path}`;
       for (const p of op.parameters ?? []) walk(p.schema, `${route} ${p.in}.${p.name}`);
-      for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) walk((media as { schema: unknown }).schema, `${route} body(${type})`);
+      for (const [type, media] of Object.entries(op.requestBody?.content ?? {}))
+        walk((media as { schema: unknown }).schema, `${route} body(${type})`);
     }
   }
   return out;
@@ -144,7 +151,10 @@ describe('enums in the document', () => {
     const copies: string[] = [];
     for (const f of productionSources()) {
       for (const [, list] of f.text.matchAll(/(?:z\.enum\(|new Set(?:<[^>]*>)?\()\[([^\]]*)\]/g)) {
-        const values = [...list.matchAll(/'([^']*)'/g)].map((m) => m[1]).sort().join(',');
+        const values = [...list.matchAll(/'([^']*)'/g)]
+          .map((m) => m[1])
+          .sort()
+          .join(',');
         if (vocabularies.includes(values)) copies.push(`${f.path}: [${list.trim()}]`);
       }
     }

@@ -85,12 +85,24 @@ export function documentRoute(registry: DocRegistry, doc: RouteDoc): void {
       ...(doc.params ? { params: doc.params } : {}),
       ...(doc.query ? { query: doc.query } : {}),
       ...(doc.headers ? { headers: doc.headers } : {}),
-      ...(doc.body ? { body: { required: true, content: { 'application/json': { schema: doc.body, ...(doc.example !== undefined ? { example: doc.example } : {}) } } } } : {}),
+      ...(doc.body
+        ? {
+            body: {
+              required: true,
+              content: { 'application/json': { schema: doc.body, ...(doc.example !== undefined ? { example: doc.example } : {}) } },
+            },
+          }
+        : {}),
     },
     responses: {
       200: { description: 'Success', content: { [doc.contentType ?? 'application/json']: { schema: doc.response } } },
       ...Object.fromEntries(errors.map((s) => [s, { description: errorDescriptions[s] ?? 'Error', content: errorContent(doc) }])),
-      ...Object.fromEntries(Object.entries(doc.responses ?? {}).map(([s, r]) => [s, { description: r.description, content: { 'application/json': { schema: r.schema } } }])),
+      ...Object.fromEntries(
+        Object.entries(doc.responses ?? {}).map(([s, r]) => [
+          s,
+          { description: r.description, content: { 'application/json': { schema: r.schema } } },
+        ]),
+      ),
     },
   });
 }
@@ -102,7 +114,7 @@ const API_KEY_RULES = [
   'A key bound to a domain acts only on that domain wherever a resource has one (emails, campaigns, domains, webhooks, analytics):',
   "another domain's resource is a 404 like another team's, a write naming another domain (`from`, `domainIds`) is a 403, lists hold only its domain's,",
   'and it cannot add domains. Contact books, contacts, templates and suppressions have no domain and are team-wide for it;',
-  "double opt-in mail for contacts it adds leaves from its domain only (`doubleOptInFrom` when on that domain, else `hello@<its domain>`).",
+  'double opt-in mail for contacts it adds leaves from its domain only (`doubleOptInFrom` when on that domain, else `hello@<its domain>`).',
 ].join(' ');
 
 export function generateOpenApiDocument(register: ((r: DocRegistry) => void)[], serverUrl: string) {

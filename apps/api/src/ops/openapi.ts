@@ -12,6 +12,23 @@ export function documentOpsRoutes(r: DocRegistry) {
     contentType: 'text/plain',
     response: z.string(),
   });
-  documentRoute(r, { method: 'get', path: '/api/v1/doc', tag: 'Operations', summary: 'This OpenAPI 3.1 document', public: true, errors: [], response: z.record(z.string(), z.unknown()) });
-  documentRoute(r, { method: 'get', path: '/api/v1/ui', tag: 'Operations', summary: 'Interactive API documentation page', public: true, errors: [], contentType: 'text/html', response: z.string() });
+  documentRoute(r, {
+    method: 'get',
+    path: '/api/v1/doc',
+    tag: 'Operations',
+    summary: 'This OpenAPI 3.1 document',
+    public: true,
+    errors: [],
+    response: z.record(z.string(), z.unknown()),
+  });
+  documentRoute(r, {
+    method: 'get',
+    path: '/api/v1/ui',
+    tag: 'Operations',
+    summary: 'Interactive API documentation page',
+    public: true,
+    errors: [],
+    contentType: 'text/html',
+    response: z.string(),
+  });
 }

@@ -39,10 +39,17 @@ describe('GET /metrics', () => {
     expect(res.headers['content-type']).toMatch(/text\/plain/);
     expect(res.text).toMatch(/mailrail_http_requests_total\{method="GET",route="\/api\/v1\/emails",status="200",process="api"\} 1/);
     expect(res.text).toMatch(/mailrail_http_requests_total\{method="GET",route="\/api\/v1\/emails",status="400",process="api"\} 1/);
-    expect(res.text).toMatch(/mailrail_http_request_duration_seconds_count\{process="api",method="GET",route="\/api\/v1\/emails",status="200"\} 1/);
+    expect(res.text).toMatch(
+      /mailrail_http_request_duration_seconds_count\{process="api",method="GET",route="\/api\/v1\/emails",status="200"\} 1/,
+    );
     expect(res.text).toMatch(/mailrail_queue_jobs\{queue="send-transactional-us-east-1",state="waiting",process="api"\} 0/);
     expect(res.text).toContain('mailrail_process_resident_memory_bytes');
-    for (const series of ['mailrail_job_duration_seconds', 'mailrail_emails_total', 'mailrail_ses_errors_total', 'mailrail_rate_limit_waits_total']) {
+    for (const series of [
+      'mailrail_job_duration_seconds',
+      'mailrail_emails_total',
+      'mailrail_ses_errors_total',
+      'mailrail_rate_limit_waits_total',
+    ]) {
       expect(res.text).toContain(`# TYPE ${series}`);
     }
   });
@@ -67,7 +74,9 @@ describe('metric labels', () => {
     await hitRandomPaths();
     const before = await scrape();
     expect(before).toMatch(/mailrail_http_requests_total\{method="GET",route="\/api\/v1\/emails\/:emailId",status="404",process="api"\}/);
-    expect(before).toMatch(/mailrail_http_requests_total\{method="GET",route="\/api\/v1\/contactBooks\/:contactBookId\/contacts\/:contactId",status="404",process="api"\}/);
+    expect(before).toMatch(
+      /mailrail_http_requests_total\{method="GET",route="\/api\/v1\/contactBooks\/:contactBookId\/contacts\/:contactId",status="404",process="api"\}/,
+    );
     expect(before).toMatch(/mailrail_http_requests_total\{method="GET",route="unmatched",status="404",process="api"\}/);
     for (let i = 0; i < 34; i++) await hitRandomPaths(); // 204 random paths
     const after = await scrape();
@@ -97,7 +106,9 @@ describe('queue dashboard', () => {
     expect(first.headers.location).toBe('/admin/queues?x=1');
     const cookie = String(first.headers['set-cookie']);
     expect(cookie).not.toContain('admin-secret');
-    expect(cookie).toMatch(/^mailrail_admin=\d+\.[0-9a-f]{64}; Max-Age=43200; Path=\/admin\/queues; Expires=[^;]+; HttpOnly; SameSite=Strict$/);
+    expect(cookie).toMatch(
+      /^mailrail_admin=\d+\.[0-9a-f]{64}; Max-Age=43200; Path=\/admin\/queues; Expires=[^;]+; HttpOnly; SameSite=Strict$/,
+    );
     const session = cookie.split(';')[0];
     expect((await request(api.app).get('/admin/queues/api/queues').set('Cookie', session)).status).toBe(200);
     // The session is bound to SECRET and ADMIN_TOKEN: a tampered one is no session.
@@ -121,7 +132,13 @@ describe('queue dashboard', () => {
   });
 
   it('treats a malformed cookie as no cookie: 401, never 500', async () => {
-    for (const cookie of ['mailrail_admin=%', 'mailrail_admin=%E0%A4%A', 'mailrail_admin=%ff%fe', 'mailrail_admin=', 'mailrail_admin=1.zz; other=%']) {
+    for (const cookie of [
+      'mailrail_admin=%',
+      'mailrail_admin=%E0%A4%A',
+      'mailrail_admin=%ff%fe',
+      'mailrail_admin=',
+      'mailrail_admin=1.zz; other=%',
+    ]) {
       const res = await request(api.app).get('/admin/queues/api/queues').set('Cookie', cookie);
       expect([cookie, res.status]).toEqual([cookie, 401]);
       expect(res.body.error.code).toBe('UNAUTHORIZED');

@@ -30,7 +30,8 @@ export function queueDashboard(deps: ApiDeps): { guard: RequestHandler; router: 
 
   // Compare digests so the check takes the same time whatever the guess.
   const expected = hmacHex(deps.config.SECRET, token);
-  const matches = (candidate: string | undefined) => candidate !== undefined && safeEqualHex(hmacHex(deps.config.SECRET, candidate), expected);
+  const matches = (candidate: string | undefined) =>
+    candidate !== undefined && safeEqualHex(hmacHex(deps.config.SECRET, candidate), expected);
   const sessionMac = (expiresAt: string) => hmacHex(deps.config.SECRET, `admin-session:${expiresAt}:${expected}`);
   const validSession = (value: string | undefined) => {
     const m = value ? SESSION_VALUE.exec(value) : null;

@@ -19,7 +19,10 @@ it('sends jobs added in the same tick as one addBulk, in order, and splits large
   const { queue, batches } = fakeQueue();
   const enqueue = batchedEnqueue(queue, 3);
   await Promise.all(['a', 'b', 'c', 'd', 'e'].map((id) => enqueue('e', {}, { jobId: id })));
-  expect(batches).toEqual([['a', 'b', 'c'], ['d', 'e']]);
+  expect(batches).toEqual([
+    ['a', 'b', 'c'],
+    ['d', 'e'],
+  ]);
   await enqueue('e', {}, { jobId: 'f' });
   expect(batches[2]).toEqual(['f']);
 });

@@ -73,7 +73,10 @@ export async function receiveSnsPost(ctx: SnsIntakeContext, rawBody: unknown, me
   if (Number.isNaN(sentAt)) throw new ApiError('BAD_REQUEST', 'SNS Timestamp is not a date');
   if (now - sentAt > ctx.maxMessageAgeMs || sentAt - now > MAX_FUTURE_SKEW_MS) {
     ctx.onRejected?.('stale');
-    ctx.log.warn({ topicArn: envelope.TopicArn, messageId: envelope.MessageId, timestamp: envelope.Timestamp }, 'SNS message outside the accepted time window refused');
+    ctx.log.warn(
+      { topicArn: envelope.TopicArn, messageId: envelope.MessageId, timestamp: envelope.Timestamp },
+      'SNS message outside the accepted time window refused',
+    );
     throw new ApiError('FORBIDDEN', 'SNS message Timestamp is too old or in the future');
   }
   try {

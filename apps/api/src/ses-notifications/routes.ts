@@ -26,7 +26,10 @@ export function sesNotificationRoutes(deps: ApiDeps, opts: SesNotificationOption
     verifier: opts.verifier ?? createSnsVerifier(httpGet),
     httpGet,
     enqueue: batchedEnqueue(deps.queues.get(queueNames.sesEvents)),
-    topics: createTopicPolicy({ configured: configuredSnsTopicArns(deps.config.SNS_TOPIC_ARNS), loadStored: () => listOwnedSnsTopicArns(deps.db) }),
+    topics: createTopicPolicy({
+      configured: configuredSnsTopicArns(deps.config.SNS_TOPIC_ARNS),
+      loadStored: () => listOwnedSnsTopicArns(deps.db),
+    }),
     maxMessageAgeMs: deps.config.SNS_MAX_MESSAGE_AGE_SECONDS * 1000,
     now: () => deps.clock.now().getTime(),
     onRejected: (reason: string) => opts.metrics?.snsRejected.inc({ reason }),

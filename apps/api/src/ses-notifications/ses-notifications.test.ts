@@ -66,8 +66,11 @@ async function deliver(envelope: SnsEnvelope) {
   return processSesEventJob({ db: api.deps.db }, job!.data as SesEventJob);
 }
 
-const event = (type: string, sesMessageId: string, opts: Parameters<typeof sesEventMessage>[1] extends infer O ? Omit<O, 'sesMessageId'> : never = {}) =>
-  sns.notification(sesEventMessage(type, { sesMessageId, ...opts }));
+const event = (
+  type: string,
+  sesMessageId: string,
+  opts: Parameters<typeof sesEventMessage>[1] extends infer O ? Omit<O, 'sesMessageId'> : never = {},
+) => sns.notification(sesEventMessage(type, { sesMessageId, ...opts }));
 
 interface Fixture {
   team: TestTeam;
@@ -80,7 +83,10 @@ async function fixture(): Promise<Fixture> {
   return { team, domainId: domain.id };
 }
 
-async function newEmail(f: Fixture, opts: { sesEmailId?: string | null; campaignId?: string; contactId?: string; to?: string; cc?: string[]; bcc?: string[] } = {}) {
+async function newEmail(
+  f: Fixture,
+  opts: { sesEmailId?: string | null; campaignId?: string; contactId?: string; to?: string; cc?: string[]; bcc?: string[] } = {},
+) {
   const id = newId();
   await api.deps.db.email.create({
     data: {
@@ -144,14 +150,18 @@ describe('SES events through SNS', () => {
     expect(rows.every((r) => r.domainId === f.domainId && r.type === 'TRANSACTIONAL')).toBe(true);
     // Counted on the UTC day the event happened.
     expect([...new Set(rows.map((r) => r.date))]).toEqual(['2026-03-04']);
-    const cumulated = await api.deps.db.cumulatedMetrics.findUniqueOrThrow({ where: { teamId_domainId: { teamId: f.team.teamId, domainId: f.domainId } } });
+    const cumulated = await api.deps.db.cumulatedMetrics.findUniqueOrThrow({
+      where: { teamId_domainId: { teamId: f.team.teamId, domainId: f.domainId } },
+    });
     expect(cumulated).toMatchObject({ delivered: 1, hardBounced: 1, complained: 1 });
   });
 
   it('accepts the notification format (notificationType) and SignatureVersion 2', async () => {
     const f = await fixture();
     const email = await newEmail(f);
-    const envelope = sns.notification(sesEventMessage('Delivery', { sesMessageId: email.sesEmailId!, format: 'notification' }), { signatureVersion: '2' });
+    const envelope = sns.notification(sesEventMessage('Delivery', { sesMessageId: email.sesEmailId!, format: 'notification' }), {
+      signatureVersion: '2',
+    });
     expect(await deliver(envelope)).toBe('processed');
     expect(await statusOf(email.id)).toBe('DELIVERED');
   });
@@ -213,7 +223,9 @@ describe('SES events through SNS', () => {
 
   it('updates campaign counters once per email per status, as MARKETING usage', async () => {
     const f = await fixture();
-    const campaign = await api.deps.db.campaign.create({ data: { id: newId(), teamId: f.team.teamId, name: 'c', from: 'a@example.com', subject: 's' } });
+    const campaign = await api.deps.db.campaign.create({
+      data: { id: newId(), teamId: f.team.teamId, name: 'c', from: 'a@example.com', subject: 's' },
+    });
     const email = await newEmail(f, { campaignId: campaign.id });
     for (const t of ['Send', 'Delivery', 'Delivery', 'Open', 'Click', 'Click']) await deliver(event(t, email.sesEmailId!));
     const c = await api.deps.db.campaign.findUniqueOrThrow({ where: { id: campaign.id } });
@@ -240,7 +252,9 @@ describe('suppression from bounces and complaints', () => {
     const other = await fixture();
     const contacts = await books(f.team.teamId, 'gone@example.org');
     const [otherContact] = await books(other.team.teamId, 'gone@example.org');
-    const campaign = await api.deps.db.campaign.create({ data: { id: newId(), teamId: f.team.teamId, name: 'c', from: 'a@example.com', subject: 's' } });
+    const campaign = await api.deps.db.campaign.create({
+      data: { id: newId(), teamId: f.team.teamId, name: 'c', from: 'a@example.com', subject: 's' },
+    });
     const email = await newEmail(f, { to: 'gone@example.org', campaignId: campaign.id, contactId: contacts[0] });
     await deliver(event('Bounce', email.sesEmailId!, { detail: { bouncedRecipients: [{ emailAddress: 'Gone@Example.org' }] } }));
 
@@ -248,17 +262,31 @@ describe('suppression from bounces and complaints', () => {
     expect(suppressed).toHaveLength(1);
     expect(suppressed[0]).toMatchObject({ teamId: f.team.teamId, reason: 'HARD_BOUNCE', source: email.id });
     for (const id of contacts) {
-      expect(await api.deps.db.contact.findUniqueOrThrow({ where: { id } })).toMatchObject({ subscribed: false, unsubscribeReason: 'BOUNCED' });
+      expect(await api.deps.db.contact.findUniqueOrThrow({ where: { id } })).toMatchObject({
+        subscribed: false,
+        unsubscribeReason: 'BOUNCED',
+      });
     }
     // Another team's contact with the same address is not touched.
-    expect(await api.deps.db.contact.findUniqueOrThrow({ where: { id: otherContact } })).toMatchObject({ subscribed: true, unsubscribeReason: null });
-    expect(await api.deps.db.campaign.findUniqueOrThrow({ where: { id: campaign.id } })).toMatchObject({ bounced: 1, hardBounced: 1, unsubscribed: 1 });
+    expect(await api.deps.db.contact.findUniqueOrThrow({ where: { id: otherContact } })).toMatchObject({
+      subscribed: true,
+      unsubscribeReason: null,
+    });
+    expect(await api.deps.db.campaign.findUniqueOrThrow({ where: { id: campaign.id } })).toMatchObject({
+      bounced: 1,
+      hardBounced: 1,
+      unsubscribed: 1,
+    });
   });
 
   it('a transient bounce counts as bounced but suppresses nobody', async () => {
     const f = await fixture();
     const email = await newEmail(f, { to: 'full@example.org' });
-    await deliver(event('Bounce', email.sesEmailId!, { detail: { bounceType: 'Transient', bouncedRecipients: [{ emailAddress: 'full@example.org' }] } }));
+    await deliver(
+      event('Bounce', email.sesEmailId!, {
+        detail: { bounceType: 'Transient', bouncedRecipients: [{ emailAddress: 'full@example.org' }] },
+      }),
+    );
     expect(await api.deps.db.suppression.count({ where: { teamId: f.team.teamId } })).toBe(0);
     expect((await usage(f.team.teamId)).sum).toMatchObject({ bounced: 1, hardBounced: 0 });
     expect(await statusOf(email.id)).toBe('BOUNCED');
@@ -269,12 +297,18 @@ describe('suppression from bounces and complaints', () => {
     const contacts = await books(f.team.teamId, 'angry@example.org');
     const email = await newEmail(f, { to: 'angry@example.org' });
     await deliver(event('Complaint', email.sesEmailId!, { detail: { complainedRecipients: [{ emailAddress: 'angry@example.org' }] } }));
-    expect(await api.deps.db.suppression.findFirstOrThrow({ where: { teamId: f.team.teamId } })).toMatchObject({ email: 'angry@example.org', reason: 'COMPLAINT' });
-    expect(await api.deps.db.contact.findUniqueOrThrow({ where: { id: contacts[1] } })).toMatchObject({ subscribed: false, unsubscribeReason: 'COMPLAINED' });
+    expect(await api.deps.db.suppression.findFirstOrThrow({ where: { teamId: f.team.teamId } })).toMatchObject({
+      email: 'angry@example.org',
+      reason: 'COMPLAINT',
+    });
+    expect(await api.deps.db.contact.findUniqueOrThrow({ where: { id: contacts[1] } })).toMatchObject({
+      subscribed: false,
+      unsubscribeReason: 'COMPLAINED',
+    });
   });
 });
 
-describe('suppression is limited to the email\'s own recipients', () => {
+describe("suppression is limited to the email's own recipients", () => {
   it('a bounce naming a non-recipient address suppresses nothing for it while the real recipients are suppressed', async () => {
     const f = await fixture();
     const [bystander] = await (async () => {
@@ -296,13 +330,18 @@ describe('suppression is limited to the email\'s own recipients', () => {
     );
     const suppressed = await api.deps.db.suppression.findMany({ where: { teamId: f.team.teamId }, orderBy: { email: 'asc' } });
     expect(suppressed.map((s) => s.email)).toEqual(['copy@example.org', 'hidden@example.org', 'real@example.org']);
-    expect(await api.deps.db.contact.findUniqueOrThrow({ where: { id: bystander.id } })).toMatchObject({ subscribed: true, unsubscribeReason: null });
+    expect(await api.deps.db.contact.findUniqueOrThrow({ where: { id: bystander.id } })).toMatchObject({
+      subscribed: true,
+      unsubscribeReason: null,
+    });
   });
 
   it('a complaint that names only strangers suppresses nobody', async () => {
     const f = await fixture();
     const email = await newEmail(f, { to: 'reader@example.org' });
-    await deliver(event('Complaint', email.sesEmailId!, { detail: { complainedRecipients: [{ emailAddress: 'someone-else@example.org' }] } }));
+    await deliver(
+      event('Complaint', email.sesEmailId!, { detail: { complainedRecipients: [{ emailAddress: 'someone-else@example.org' }] } }),
+    );
     expect(await api.deps.db.suppression.count({ where: { teamId: f.team.teamId } })).toBe(0);
   });
 });
@@ -403,14 +442,26 @@ describe('forged and malformed posts are refused and write nothing', () => {
     const fresh = express();
     const calls: string[] = [];
     let fail = true;
-    fresh.use('/n', sesNotificationRoutes(api.deps, { httpGet: async (url) => (calls.push(url), fail ? { status: 500, body: 'oops' } : { status: 200, body: sns.certPem }) }));
+    fresh.use(
+      '/n',
+      sesNotificationRoutes(api.deps, {
+        httpGet: async (url) => (calls.push(url), fail ? { status: 500, body: 'oops' } : { status: 200, body: sns.certPem }),
+      }),
+    );
     fresh.use(errorHandler);
     const envelope = event('Delivery', 'ses-x');
     const first = await request(fresh).post('/n').set('Content-Type', 'text/plain').send(JSON.stringify(envelope));
     expect(first.status).toBe(503);
     fail = false;
     for (let i = 0; i < 3; i++) {
-      expect((await request(fresh).post('/n').set('Content-Type', 'text/plain').send(JSON.stringify(event('Delivery', 'ses-x')))).status).toBe(200);
+      expect(
+        (
+          await request(fresh)
+            .post('/n')
+            .set('Content-Type', 'text/plain')
+            .send(JSON.stringify(event('Delivery', 'ses-x')))
+        ).status,
+      ).toBe(200);
     }
     // Fetched once after the failure, then served from the cache.
     expect(calls).toEqual([sns.certUrl, sns.certUrl]);
@@ -423,7 +474,10 @@ describe('message age', () => {
     const email = await newEmail(f);
     const before = await rejected('stale');
     const fresh = event('Delivery', email.sesEmailId!);
-    const old = sns.sign({ ...fresh, Timestamp: new Date(Date.now() - (api.config.SNS_MAX_MESSAGE_AGE_SECONDS + 60) * 1000).toISOString() });
+    const old = sns.sign({
+      ...fresh,
+      Timestamp: new Date(Date.now() - (api.config.SNS_MAX_MESSAGE_AGE_SECONDS + 60) * 1000).toISOString(),
+    });
     const res = await post(old);
     expect(res.status).toBe(403);
     expect(res.body.error).toMatchObject({ code: 'FORBIDDEN', message: 'SNS message Timestamp is too old or in the future' });
@@ -508,10 +562,15 @@ describe('subscription and topics', () => {
       const a = express();
       a.use('/n', sesNotificationRoutes(limited.deps, { httpGet: async () => ({ status: 200, body: sns.certPem }) }));
       a.use(errorHandler);
-      const foreign = sns.notification(sesEventMessage('Delivery', { sesMessageId: 'x' }), { topicArn: 'arn:aws:sns:us-east-1:999:attacker' });
+      const foreign = sns.notification(sesEventMessage('Delivery', { sesMessageId: 'x' }), {
+        topicArn: 'arn:aws:sns:us-east-1:999:attacker',
+      });
       const refused = await request(a).post('/n').set('Content-Type', 'text/plain').send(JSON.stringify(foreign));
       expect(refused.status).toBe(403);
-      const accepted = await request(a).post('/n').set('Content-Type', 'text/plain').send(JSON.stringify(event('Delivery', 'x')));
+      const accepted = await request(a)
+        .post('/n')
+        .set('Content-Type', 'text/plain')
+        .send(JSON.stringify(event('Delivery', 'x')));
       expect(accepted.status).toBe(200);
     } finally {
       await limited.close();
@@ -521,7 +580,8 @@ describe('subscription and topics', () => {
   it('refuses a subscription confirmation from a topic mailrail does not own, without confirming it', async () => {
     httpCalls.length = 0;
     const before = await rejected('unknown-topic');
-    const url = 'https://sns.us-east-1.amazonaws.com/?Action=ConfirmSubscription&TopicArn=arn:aws:sns:us-east-1:999999999999:attacker&Token=t';
+    const url =
+      'https://sns.us-east-1.amazonaws.com/?Action=ConfirmSubscription&TopicArn=arn:aws:sns:us-east-1:999999999999:attacker&Token=t';
     const res = await post(sns.subscriptionConfirmation(url, { topicArn: 'arn:aws:sns:us-east-1:999999999999:attacker' }));
     expect(res.status).toBe(403);
     expect(res.body.error).toMatchObject({ code: 'FORBIDDEN', message: 'SNS topic is not accepted here' });
@@ -533,9 +593,15 @@ describe('subscription and topics', () => {
   it('refuses events of a topic mailrail does not own, SNS_TOPIC_ARNS unset, and writes nothing', async () => {
     const f = await fixture();
     const email = await newEmail(f, { to: 'victim@example.org' });
-    const forged = sns.notification(sesEventMessage('Bounce', { sesMessageId: email.sesEmailId!, detail: { bouncedRecipients: [{ emailAddress: 'victim@example.org' }] } }), {
-      topicArn: 'arn:aws:sns:us-east-1:999999999999:attacker',
-    });
+    const forged = sns.notification(
+      sesEventMessage('Bounce', {
+        sesMessageId: email.sesEmailId!,
+        detail: { bouncedRecipients: [{ emailAddress: 'victim@example.org' }] },
+      }),
+      {
+        topicArn: 'arn:aws:sns:us-east-1:999999999999:attacker',
+      },
+    );
     const res = await post(forged);
     expect(res.status).toBe(403);
     expect(await queue().getJob(forged.MessageId)).toBeUndefined();

@@ -9,7 +9,6 @@ import type { AuthContext } from '../http/auth';
 import { MAX_SHORT_TEXT_LENGTH } from '../http/limits';
 import { intString } from '../http/query';
 
-
 export const listSuppressionsQuery = z.object({
   page: intString(1, 1_000_000).default(1),
   limit: intString(1, 100).default(50),
@@ -31,10 +30,19 @@ const SELECT = { id: true, email: true, reason: true, source: true, createdAt: t
 /** Newest first; `search` matches a substring of the address. */
 export async function listSuppressions(deps: ApiDeps, auth: AuthContext, q: z.infer<typeof listSuppressionsQuery>) {
   // Prisma passes LIKE wildcards through: escape them so the search is a plain substring.
-  const search = q.search?.trim().toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+  const search = q.search
+    ?.trim()
+    .toLowerCase()
+    .replace(/[\\%_]/g, (c) => `\\${c}`);
   const where: Prisma.SuppressionWhereInput = { teamId: auth.teamId, ...(search ? { email: { contains: search } } : {}) };
   const [data, count] = await Promise.all([
-    deps.db.suppression.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (q.page - 1) * q.limit, take: q.limit, select: SELECT }),
+    deps.db.suppression.findMany({
+      where,
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      skip: (q.page - 1) * q.limit,
+      take: q.limit,
+      select: SELECT,
+    }),
     deps.db.suppression.count({ where }),
   ]);
   return { data, count };

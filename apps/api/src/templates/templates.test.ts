@@ -13,15 +13,24 @@ afterAll(async () => {
   await api.close();
 });
 
-const create = (body: unknown, auth = api.team.auth) => request(api.app).post('/api/v1/templates').set(auth).send(body as object);
+const create = (body: unknown, auth = api.team.auth) =>
+  request(api.app)
+    .post('/api/v1/templates')
+    .set(auth)
+    .send(body as object);
 
 describe('/api/v1/templates', () => {
   it('creates, reads, updates and deletes a template', async () => {
     const created = await create({ name: 'Welcome', subject: 'Hi {{name}}', html: '<p>{{name}}</p>' });
     expect(created.status).toBe(200);
     expect(created.body).toEqual({
-      id: expect.any(String), name: 'Welcome', subject: 'Hi {{name}}', html: '<p>{{name}}</p>', text: null,
-      createdAt: expect.any(String), updatedAt: expect.any(String),
+      id: expect.any(String),
+      name: 'Welcome',
+      subject: 'Hi {{name}}',
+      html: '<p>{{name}}</p>',
+      text: null,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
     const id = created.body.id;
 
@@ -37,7 +46,7 @@ describe('/api/v1/templates', () => {
     expect((await request(api.app).get(`/api/v1/templates/${id}`).set(api.team.auth)).status).toBe(404);
   });
 
-  it('lists the team\'s templates newest first with a count', async () => {
+  it("lists the team's templates newest first with a count", async () => {
     const team = await api.newTeam('Lister');
     for (const name of ['one', 'two', 'three']) await create({ name, subject: 's' }, team.auth);
     const res = await request(api.app).get('/api/v1/templates?limit=2').set(team.auth);
@@ -60,7 +69,13 @@ describe('/api/v1/templates', () => {
     }
     const t = await create({ name: 'n', subject: 's' });
     expect((await request(api.app).patch(`/api/v1/templates/${t.body.id}`).set(api.team.auth).send({})).status).toBe(400);
-    expect((await request(api.app).get(`/api/v1/templates/${'t'.repeat(129)}`).set(api.team.auth)).status).toBe(400);
+    expect(
+      (
+        await request(api.app)
+          .get(`/api/v1/templates/${'t'.repeat(129)}`)
+          .set(api.team.auth)
+      ).status,
+    ).toBe(400);
   });
 
   it('keeps templates to their team: 404 on get, update and delete', async () => {

@@ -30,7 +30,14 @@ const select = { id: true, name: true, subject: true, html: true, text: true, cr
 
 export async function createTemplate(deps: ApiDeps, auth: AuthContext, input: z.infer<typeof createTemplateBody>) {
   return deps.db.template.create({
-    data: { id: newId(), teamId: auth.teamId, name: input.name, subject: input.subject, html: input.html ?? null, text: input.text ?? null },
+    data: {
+      id: newId(),
+      teamId: auth.teamId,
+      name: input.name,
+      subject: input.subject,
+      html: input.html ?? null,
+      text: input.text ?? null,
+    },
     select,
   });
 }
@@ -38,7 +45,13 @@ export async function createTemplate(deps: ApiDeps, auth: AuthContext, input: z.
 export async function listTemplates(deps: ApiDeps, auth: AuthContext, q: z.infer<typeof listTemplatesQuery>) {
   const where = { teamId: auth.teamId };
   const [data, count] = await Promise.all([
-    deps.db.template.findMany({ where, select, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (q.page - 1) * q.limit, take: q.limit }),
+    deps.db.template.findMany({
+      where,
+      select,
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      skip: (q.page - 1) * q.limit,
+      take: q.limit,
+    }),
     deps.db.template.count({ where }),
   ]);
   return { data, count };

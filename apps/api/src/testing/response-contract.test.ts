@@ -10,16 +10,39 @@ beforeAll(async () => {
 });
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
-const answer = (r: Partial<ObservedResponse>): ObservedResponse => ({ method: 'GET', url: '/', status: 200, contentType: 'application/json; charset=utf-8', body: json({}), ...r });
+const answer = (r: Partial<ObservedResponse>): ObservedResponse => ({
+  method: 'GET',
+  url: '/',
+  status: 200,
+  contentType: 'application/json; charset=utf-8',
+  body: json({}),
+  ...r,
+});
 const listItem = {
-  id: 'e1', to: ['a@x.org'], from: 'b@x.org', subject: 's', html: null, text: 't', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
-  latestStatus: 'QUEUED', scheduledAt: null, domainId: null, replyTo: [], cc: [], bcc: [],
+  id: 'e1',
+  to: ['a@x.org'],
+  from: 'b@x.org',
+  subject: 's',
+  html: null,
+  text: 't',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  latestStatus: 'QUEUED',
+  scheduledAt: null,
+  domainId: null,
+  replyTo: [],
+  cc: [],
+  bcc: [],
 };
 
 describe('the response contract', () => {
   it('accepts a response the document describes (the streamed email list included)', () => {
     expect(contract.problems(answer({ url: '/api/v1/emails?limit=1', body: json({ data: [listItem], count: 1 }) }))).toEqual([]);
-    expect(contract.problems(answer({ url: '/api/v1/emails/e1', status: 404, body: json({ error: { code: 'NOT_FOUND', message: 'Email not found' } }) }))).toEqual([]);
+    expect(
+      contract.problems(
+        answer({ url: '/api/v1/emails/e1', status: 404, body: json({ error: { code: 'NOT_FOUND', message: 'Email not found' } }) }),
+      ),
+    ).toEqual([]);
   });
 
   it('refuses a field the document does not name, a wrong type, a missing field and an unknown enum value', () => {
@@ -28,20 +51,32 @@ describe('the response contract', () => {
     expect(list({ ...listItem, domainId: '3' })).toEqual([expect.stringMatching(/\/data\/0\/domainId must be integer/)]);
     const { subject: _omitted, ...noSubject } = listItem;
     expect(list(noSubject)).toEqual([expect.stringMatching(/must have required property 'subject'/)]);
-    expect(list({ ...listItem, latestStatus: 'LOST' })).toEqual([expect.stringMatching(/latestStatus must be equal to one of the allowed values/)]);
+    expect(list({ ...listItem, latestStatus: 'LOST' })).toEqual([
+      expect.stringMatching(/latestStatus must be equal to one of the allowed values/),
+    ]);
   });
 
   it('refuses a status the route does not list, an error not in the error shape, and an undocumented content type', () => {
-    expect(contract.problems(answer({ url: '/api/v1/emails', status: 418, body: json({ error: { code: 'BAD_REQUEST', message: 'x' } }) }))).toEqual([
-      expect.stringMatching(/status 418 is not documented for GET \/api\/v1\/emails/),
+    expect(
+      contract.problems(answer({ url: '/api/v1/emails', status: 418, body: json({ error: { code: 'BAD_REQUEST', message: 'x' } }) })),
+    ).toEqual([expect.stringMatching(/status 418 is not documented for GET \/api\/v1\/emails/)]);
+    expect(contract.problems(answer({ url: '/api/v1/emails', status: 400, body: json({ message: 'bad' }) }))).toEqual([
+      expect.stringMatching(/must have required property 'error'/),
     ]);
-    expect(contract.problems(answer({ url: '/api/v1/emails', status: 400, body: json({ message: 'bad' }) }))).toEqual([expect.stringMatching(/must have required property 'error'/)]);
-    expect(contract.problems(answer({ url: '/api/v1/emails', contentType: 'text/html', body: Buffer.from('<p>') }))).toEqual([expect.stringMatching(/content type text\/html is not documented/)]);
+    expect(contract.problems(answer({ url: '/api/v1/emails', contentType: 'text/html', body: Buffer.from('<p>') }))).toEqual([
+      expect.stringMatching(/content type text\/html is not documented/),
+    ]);
   });
 
   it('lets an unknown route answer only with an error in the error shape', () => {
-    expect(contract.problems(answer({ url: '/nowhere', status: 404, body: json({ error: { code: 'NOT_FOUND', message: 'Route GET /nowhere not found' } }) }))).toEqual([]);
-    expect(contract.problems(answer({ url: '/nowhere', status: 200, body: json({}) }))).toEqual([expect.stringMatching(/no GET route for this path/)]);
+    expect(
+      contract.problems(
+        answer({ url: '/nowhere', status: 404, body: json({ error: { code: 'NOT_FOUND', message: 'Route GET /nowhere not found' } }) }),
+      ),
+    ).toEqual([]);
+    expect(contract.problems(answer({ url: '/nowhere', status: 200, body: json({}) }))).toEqual([
+      expect.stringMatching(/no GET route for this path/),
+    ]);
     expect(contract.problems(answer({ url: '/nowhere', status: 404, body: json({ missing: true }) }))).toHaveLength(1);
   });
 

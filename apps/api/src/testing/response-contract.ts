@@ -39,7 +39,10 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function pathMatcher(template: string): RegExp {
   // Express matches paths case-insensitively and ignores one trailing slash.
-  const pattern = template.split(/\{\w+\}/).map(escapeRegex).join('[^/]+');
+  const pattern = template
+    .split(/\{\w+\}/)
+    .map(escapeRegex)
+    .join('[^/]+');
   return new RegExp(`^${pattern}/?$`, 'i');
 }
 
@@ -59,7 +62,10 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:
 function describe(errors: ValidateFunction['errors']): string {
   return (errors ?? [])
     .slice(0, 5)
-    .map((e) => `${e.instancePath || '(body)'} ${e.message}${e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`)
+    .map(
+      (e) =>
+        `${e.instancePath || '(body)'} ${e.message}${e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`,
+    )
     .join('; ');
 }
 
@@ -73,7 +79,13 @@ async function buildContract(): Promise<ResponseContract> {
   const operations: Operation[] = [];
   for (const [template, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
     for (const [method, op] of Object.entries(ops)) {
-      operations.push({ template, method: method.toUpperCase(), matcher: pathMatcher(template), params: (template.match(/\{/g) ?? []).length, responses: op.responses });
+      operations.push({
+        template,
+        method: method.toUpperCase(),
+        matcher: pathMatcher(template),
+        params: (template.match(/\{/g) ?? []).length,
+        responses: op.responses,
+      });
     }
   }
   // A literal segment beats a parameter (/contacts/bulk before /contacts/{contactId}).
@@ -114,7 +126,11 @@ async function buildContract(): Promise<ResponseContract> {
       const media = contentType?.split(';')[0].trim().toLowerCase();
       // Other dashboard routes are documented in docs/dashboard-api.md; their errors still have the one shape.
       if (DASHBOARD_OWN.test(path)) {
-        return status < 400 || method === 'HEAD' ? [] : media === 'application/json' ? checkJson(errorSchema, body, `${where} (dashboard)`) : [`${where}: an error must be JSON in the error shape, got ${media}`];
+        return status < 400 || method === 'HEAD'
+          ? []
+          : media === 'application/json'
+            ? checkJson(errorSchema, body, `${where} (dashboard)`)
+            : [`${where}: an error must be JSON in the error shape, got ${media}`];
       }
       // The dashboard app (HTML, its assets) outside /api.
       if (!/^\/api(\/|$)/i.test(path) && status < 400 && media !== 'application/json') return [];
@@ -123,17 +139,24 @@ async function buildContract(): Promise<ResponseContract> {
         // No such route: only an error in the one error shape may answer.
         if (status < 400) return [`${where}: answered, but the document has no ${asked} route for this path`];
         if (method === 'HEAD') return [];
-        return media === 'application/json' ? checkJson(errorSchema, body, `${where} (undocumented route)`) : [`${where}: an error must be JSON in the error shape, got ${media}`];
+        return media === 'application/json'
+          ? checkJson(errorSchema, body, `${where} (undocumented route)`)
+          : [`${where}: an error must be JSON in the error shape, got ${media}`];
       }
       const route = `${op.method} ${op.template}`;
       const response = op.responses[String(status)];
       // The dashboard's own gate (session 401, CSRF 403, "Team not found" 404) answers before the API's route.
-      if (!response && path !== requested && [401, 403, 404].includes(status)) return checkJson(errorSchema, body, `${where} (dashboard gate)`);
-      if (!response) return [`${where}: status ${status} is not documented for ${route} (documented: ${Object.keys(op.responses).join(', ')})`];
+      if (!response && path !== requested && [401, 403, 404].includes(status))
+        return checkJson(errorSchema, body, `${where} (dashboard gate)`);
+      if (!response)
+        return [`${where}: status ${status} is not documented for ${route} (documented: ${Object.keys(op.responses).join(', ')})`];
       if (method === 'HEAD' || (!response.content && body.length === 0)) return [];
       const documented = response.content ?? {};
       const entry = media ? documented[media] : undefined;
-      if (!entry) return [`${where}: content type ${media ?? '(none)'} is not documented for ${route} ${status} (documented: ${Object.keys(documented).join(', ') || 'no body'})`];
+      if (!entry)
+        return [
+          `${where}: content type ${media ?? '(none)'} is not documented for ${route} ${status} (documented: ${Object.keys(documented).join(', ') || 'no body'})`,
+        ];
       return media === 'application/json' && entry.schema ? checkJson(entry.schema, body, `${where} (${route})`) : [];
     },
   };
@@ -155,7 +178,11 @@ function observe(req: IncomingMessage, res: ServerResponse, onResponse: (r: Obse
   const chunks: Buffer[] = [];
   const keep = (chunk: unknown, encoding: unknown) => {
     if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
-    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk as Uint8Array));
+    chunks.push(
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+        : Buffer.from(chunk as Uint8Array),
+    );
   };
   const write = res.write;
   const end = res.end;
@@ -170,7 +197,13 @@ function observe(req: IncomingMessage, res: ServerResponse, onResponse: (r: Obse
   // A response cut short (the client left, or the stream failed after it began) has no body to judge.
   res.once('finish', () => {
     const type = res.getHeader('content-type');
-    onResponse({ method, url, status: res.statusCode, contentType: type === undefined ? undefined : String(type), body: Buffer.concat(chunks) });
+    onResponse({
+      method,
+      url,
+      status: res.statusCode,
+      contentType: type === undefined ? undefined : String(type),
+      body: Buffer.concat(chunks),
+    });
   });
 }
 
@@ -178,7 +211,11 @@ function observe(req: IncomingMessage, res: ServerResponse, onResponse: (r: Obse
  * The app, unchanged for its callers (supertest, app.listen, its router), but every response it
  * gives is checked against the document; what does not conform goes to `onViolation`.
  */
-export function checkedAgainstDocument<App extends Handler>(app: App, contract: ResponseContract, onViolation: (problem: string) => void): App {
+export function checkedAgainstDocument<App extends Handler>(
+  app: App,
+  contract: ResponseContract,
+  onViolation: (problem: string) => void,
+): App {
   return new Proxy(app, {
     apply(target, thisArg, args: Parameters<Handler>) {
       const [req, res] = args;

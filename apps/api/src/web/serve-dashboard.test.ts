@@ -56,7 +56,9 @@ it('compresses the app for browsers that accept gzip, and only for them', async 
 it('never shadows or swallows a server route', async () => {
   await request(api.app).get('/health').expect(200).expect('Content-Type', /json/);
   await request(api.app).get('/api/v1/doc').expect(200).expect('Content-Type', /json/);
-  await request(api.app).get('/metrics').expect((res) => expect(res.text).not.toContain('id="root"'));
+  await request(api.app)
+    .get('/metrics')
+    .expect((res) => expect(res.text).not.toContain('id="root"'));
   await request(api.app).get('/api/v1/emails').expect(401);
   for (const p of ['/api/nope', '/api/dashboard/nope', '/api', '/admin/queues/x', '/unsubscribe/nope']) {
     const res = await request(api.app).get(p);

@@ -25,7 +25,14 @@ export function dashboardApp(config: Pick<Config, 'DASHBOARD_WEB_DIR'>): Router 
   // The app's JavaScript is about 600 KB as built and under 200 KB gzipped on first load: compress
   // what the browser accepts (the 300 KB first-load budget is a compressed figure).
   r.use(compression());
-  r.use('/assets', express.static(path.join(dir, 'assets'), { index: false, redirect: false, setHeaders: (res) => res.setHeader('Cache-Control', IMMUTABLE) }));
+  r.use(
+    '/assets',
+    express.static(path.join(dir, 'assets'), {
+      index: false,
+      redirect: false,
+      setHeaders: (res) => res.setHeader('Cache-Control', IMMUTABLE),
+    }),
+  );
   // A missing asset is a 404, never the app's shell (a stale page asking for an old hash must fail visibly).
   r.use('/assets', (req, _res, next) => next(notFound(`Asset ${req.path} not found`)));
   // Other top-level files (favicon, robots.txt): revalidated, their names are not hashed.

@@ -42,17 +42,63 @@ export function documentWebhookRoutes(r: DocRegistry) {
   const tag = 'Webhooks';
   const params = webhookIdParam;
   documentRoute(r, {
-    method: 'post', path: '/api/v1/webhooks', tag, summary: 'Create a webhook endpoint (the secret is shown once)', body: createWebhookBody, response: withSecret,
+    method: 'post',
+    path: '/api/v1/webhooks',
+    tag,
+    summary: 'Create a webhook endpoint (the secret is shown once)',
+    body: createWebhookBody,
+    response: withSecret,
     example: { url: 'https://example.com/hooks/mailrail', events: ['email.delivered', 'email.bounced'], description: 'CRM sync' },
   });
-  documentRoute(r, { method: 'get', path: '/api/v1/webhooks', tag, summary: 'List webhook endpoints', response: z.object({ data: z.array(webhook), count: z.number().int() }) });
-  documentRoute(r, { method: 'get', path: '/api/v1/webhooks/:id', tag, summary: 'Get a webhook endpoint', params, response: webhook });
-  documentRoute(r, { method: 'patch', path: '/api/v1/webhooks/:id', tag, summary: 'Update url, events, domains, description or enabled', params, body: updateWebhookBody, response: webhook, example: { enabled: false } });
-  documentRoute(r, { method: 'delete', path: '/api/v1/webhooks/:id', tag, summary: 'Delete a webhook endpoint', params, response: z.object({ id: z.string(), success: z.literal(true), message: z.string() }) });
-  documentRoute(r, { method: 'post', path: '/api/v1/webhooks/:id/rotate-secret', tag, summary: 'Replace the signing secret (shown once)', params, response: withSecret });
-  documentRoute(r, { method: 'post', path: '/api/v1/webhooks/:id/test', tag, summary: 'Send a webhook.test event to this endpoint', params, response: z.object({ success: z.literal(true), eventId: z.string() }) });
   documentRoute(r, {
-    method: 'get', path: '/api/v1/webhooks/:id/deliveries', tag, summary: 'Recent deliveries with status code, duration and attempt', params, query: listDeliveriesQuery,
+    method: 'get',
+    path: '/api/v1/webhooks',
+    tag,
+    summary: 'List webhook endpoints',
+    response: z.object({ data: z.array(webhook), count: z.number().int() }),
+  });
+  documentRoute(r, { method: 'get', path: '/api/v1/webhooks/:id', tag, summary: 'Get a webhook endpoint', params, response: webhook });
+  documentRoute(r, {
+    method: 'patch',
+    path: '/api/v1/webhooks/:id',
+    tag,
+    summary: 'Update url, events, domains, description or enabled',
+    params,
+    body: updateWebhookBody,
+    response: webhook,
+    example: { enabled: false },
+  });
+  documentRoute(r, {
+    method: 'delete',
+    path: '/api/v1/webhooks/:id',
+    tag,
+    summary: 'Delete a webhook endpoint',
+    params,
+    response: z.object({ id: z.string(), success: z.literal(true), message: z.string() }),
+  });
+  documentRoute(r, {
+    method: 'post',
+    path: '/api/v1/webhooks/:id/rotate-secret',
+    tag,
+    summary: 'Replace the signing secret (shown once)',
+    params,
+    response: withSecret,
+  });
+  documentRoute(r, {
+    method: 'post',
+    path: '/api/v1/webhooks/:id/test',
+    tag,
+    summary: 'Send a webhook.test event to this endpoint',
+    params,
+    response: z.object({ success: z.literal(true), eventId: z.string() }),
+  });
+  documentRoute(r, {
+    method: 'get',
+    path: '/api/v1/webhooks/:id/deliveries',
+    tag,
+    summary: 'Recent deliveries with status code, duration and attempt',
+    params,
+    query: listDeliveriesQuery,
     response: z.object({ data: z.array(delivery), count: z.number().int() }),
   });
 }

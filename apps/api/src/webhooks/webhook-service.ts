@@ -106,7 +106,11 @@ async function assertSafeUrl(deps: WebhookServiceDeps, url: string): Promise<voi
  * A key bound to a domain may only manage webhooks limited to that domain; without a list it
  * gets exactly that one. Every listed domain must belong to the team.
  */
-async function resolveDomainIds(deps: WebhookServiceDeps, auth: AuthContext, requested: number[] | undefined): Promise<number[] | undefined> {
+async function resolveDomainIds(
+  deps: WebhookServiceDeps,
+  auth: AuthContext,
+  requested: number[] | undefined,
+): Promise<number[] | undefined> {
   const ids = requested ?? (auth.domainId !== null ? [auth.domainId] : undefined);
   if (ids === undefined) return undefined;
   if (auth.domainId !== null && (ids.length !== 1 || ids[0] !== auth.domainId)) {

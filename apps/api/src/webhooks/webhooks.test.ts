@@ -18,9 +18,17 @@ afterAll(async () => {
 
 const PUBLIC_URL = 'https://93.184.215.14/hooks/mailrail';
 
-const post = (path: string, body: unknown, auth = api.team.auth) => request(api.app).post(`/api/v1/webhooks${path}`).set(auth).send(body as object);
+const post = (path: string, body: unknown, auth = api.team.auth) =>
+  request(api.app)
+    .post(`/api/v1/webhooks${path}`)
+    .set(auth)
+    .send(body as object);
 const get = (path: string, auth = api.team.auth) => request(api.app).get(`/api/v1/webhooks${path}`).set(auth);
-const patch = (path: string, body: unknown, auth = api.team.auth) => request(api.app).patch(`/api/v1/webhooks${path}`).set(auth).send(body as object);
+const patch = (path: string, body: unknown, auth = api.team.auth) =>
+  request(api.app)
+    .patch(`/api/v1/webhooks${path}`)
+    .set(auth)
+    .send(body as object);
 const del = (path: string, auth = api.team.auth) => request(api.app).delete(`/api/v1/webhooks${path}`).set(auth);
 
 async function createHook(body: Record<string, unknown> = {}, auth = api.team.auth) {
@@ -135,7 +143,9 @@ describe('server-side request forgery at create and update', () => {
     const err = await createWebhook(deps, auth, { url: 'https://hooks.example.com/x', events: [] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(400);
-    expect((err as ApiError).issues).toEqual([{ path: ['url'], message: expect.stringMatching(/hooks\.example\.com resolves to 10\.0\.0\.8/) }]);
+    expect((err as ApiError).issues).toEqual([
+      { path: ['url'], message: expect.stringMatching(/hooks\.example\.com resolves to 10\.0\.0\.8/) },
+    ]);
   });
 
   it('refuses a private URL on update too', async () => {
@@ -150,7 +160,12 @@ describe('server-side request forgery at create and update', () => {
       const res = await request(open.app).post('/api/v1/webhooks').set(open.team.auth).send({ url: 'http://127.0.0.1:9000/hook' });
       expect(res.status).toBe(200);
       // Cloud metadata and link-local stay refused whatever the setting says.
-      for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/', 'http://100.100.100.200/', 'http://[fe80::1]/']) {
+      for (const url of [
+        'http://169.254.169.254/latest/meta-data/',
+        'http://[fd00:ec2::254]/',
+        'http://100.100.100.200/',
+        'http://[fe80::1]/',
+      ]) {
         const refused = await request(open.app).post('/api/v1/webhooks').set(open.team.auth).send({ url });
         expect([url, refused.status]).toEqual([url, 400]);
       }
@@ -163,9 +178,20 @@ describe('server-side request forgery at create and update', () => {
 describe('update, pause, delete', () => {
   it('updates fields and pauses with enabled:false', async () => {
     const hook = await createHook({ description: 'old' });
-    const res = await patch(`/${hook.id}`, { url: 'https://93.184.215.14/new', events: ['contact.created'], description: null, enabled: false });
+    const res = await patch(`/${hook.id}`, {
+      url: 'https://93.184.215.14/new',
+      events: ['contact.created'],
+      description: null,
+      enabled: false,
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ url: 'https://93.184.215.14/new', events: ['contact.created'], description: null, status: 'PAUSED', enabled: false });
+    expect(res.body).toMatchObject({
+      url: 'https://93.184.215.14/new',
+      events: ['contact.created'],
+      description: null,
+      status: 'PAUSED',
+      enabled: false,
+    });
     expect((await patch(`/${hook.id}`, { enabled: true })).body.status).toBe('ACTIVE');
   });
 
@@ -223,16 +249,33 @@ describe('deliveries', () => {
     const hook = await createHook();
     for (let i = 0; i < 3; i++) {
       const eventId = newId();
-      await api.deps.db.webhookEvent.create({ data: { id: eventId, teamId: api.team.teamId, type: i === 2 ? 'email.bounced' : 'email.sent', data: {}, dispatchedAt: new Date() } });
+      await api.deps.db.webhookEvent.create({
+        data: { id: eventId, teamId: api.team.teamId, type: i === 2 ? 'email.bounced' : 'email.sent', data: {}, dispatchedAt: new Date() },
+      });
       await api.deps.db.webhookDelivery.create({
-        data: { id: `d${i}${newId(8)}`, webhookId: hook.id, eventId, status: i === 1 ? 'FAILED' : 'DELIVERED', attempt: i + 1, responseStatus: i === 1 ? 500 : 200, durationMs: 10 * i, createdAt: new Date(Date.now() + i * 1000) },
+        data: {
+          id: `d${i}${newId(8)}`,
+          webhookId: hook.id,
+          eventId,
+          status: i === 1 ? 'FAILED' : 'DELIVERED',
+          attempt: i + 1,
+          responseStatus: i === 1 ? 500 : 200,
+          durationMs: 10 * i,
+          createdAt: new Date(Date.now() + i * 1000),
+        },
       });
     }
     const res = await get(`/${hook.id}/deliveries?limit=2`);
     expect(res.status).toBe(200);
     expect(res.body.count).toBe(3);
     expect(res.body.data).toHaveLength(2);
-    expect(res.body.data[0]).toMatchObject({ eventType: 'email.bounced', status: 'DELIVERED', attempt: 3, responseStatus: 200, durationMs: 20 });
+    expect(res.body.data[0]).toMatchObject({
+      eventType: 'email.bounced',
+      status: 'DELIVERED',
+      attempt: 3,
+      responseStatus: 200,
+      durationMs: 20,
+    });
     expect(res.body.data[1]).toMatchObject({ eventType: 'email.sent', status: 'FAILED', attempt: 2, responseStatus: 500 });
     const page2 = await get(`/${hook.id}/deliveries?limit=2&page=2`);
     expect(page2.body.data).toHaveLength(1);

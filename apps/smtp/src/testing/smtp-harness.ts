@@ -31,7 +31,15 @@ export interface TestRelay {
   newKey(teamId: number, opts?: { permission?: Permission; domainId?: number }): Promise<string>;
   addDomain(teamId: number, name: string, opts?: { verified?: boolean }): Promise<{ id: number; name: string }>;
   /** Nodemailer's SMTP transport to the relay (or to `port`), verifying its certificate: STARTTLS (required) by default, implicit TLS with `secure`. */
-  transport(opts?: { secure?: boolean; user?: string; pass?: string | null; authMethod?: 'PLAIN' | 'LOGIN'; pool?: boolean; maxConnections?: number; port?: number }): Transporter<SMTPTransport.SentMessageInfo>;
+  transport(opts?: {
+    secure?: boolean;
+    user?: string;
+    pass?: string | null;
+    authMethod?: 'PLAIN' | 'LOGIN';
+    pool?: boolean;
+    maxConnections?: number;
+    port?: number;
+  }): Transporter<SMTPTransport.SentMessageInfo>;
   close(): Promise<void>;
 }
 
@@ -61,13 +69,20 @@ export async function startTestRelay(
   const deps = createSmtpDeps(config);
   const relay = await startSmtpRelay(deps, { host: '127.0.0.1', starttlsPort: 0, tlsPort: 0, tls: cert, serverName: 'localhost' });
 
-  const newKey: TestRelay['newKey'] = async (teamId, o = {}) => (await createApiKey(db, { teamId, permission: o.permission ?? 'FULL', domainId: o.domainId })).apiKey;
+  const newKey: TestRelay['newKey'] = async (teamId, o = {}) =>
+    (await createApiKey(db, { teamId, permission: o.permission ?? 'FULL', domainId: o.domainId })).apiKey;
   const newTeam: TestRelay['newTeam'] = async (name = 'SMTP team') => {
     const t = await createTeam(db, name);
     return { teamId: t.id, apiKey: await newKey(t.id) };
   };
   const addDomain: TestRelay['addDomain'] = async (teamId, name, o = {}) => {
-    const d = await insertDomain(db, config.SECRET, { teamId, name, region: config.AWS_REGION, dkimSelector: config.DKIM_SELECTOR, verified: o.verified ?? true });
+    const d = await insertDomain(db, config.SECRET, {
+      teamId,
+      name,
+      region: config.AWS_REGION,
+      dkimSelector: config.DKIM_SELECTOR,
+      verified: o.verified ?? true,
+    });
     return { id: d.id, name: d.name };
   };
   const team = await newTeam();

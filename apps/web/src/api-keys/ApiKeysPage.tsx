@@ -47,13 +47,20 @@ function ApiKeys() {
   const domainName = (id: number | null) => (id === null ? 'any domain' : (domains.data?.find((d) => d.id === id)?.name ?? `domain ${id}`));
   return (
     <>
-      <PageHeader title="API keys" description="Keys for the HTTP API and SMTP. A key is shown once, when it is created." actions={<CreateKey domains={domains.data ?? []} />} />
+      <PageHeader
+        title="API keys"
+        description="Keys for the HTTP API and SMTP. A key is shown once, when it is created."
+        actions={<CreateKey domains={domains.data ?? []} />}
+      />
       <ErrorNotice error={keys.error} />
       <ErrorNotice error={domains.error} prefix="The domains could not be loaded" />
       {keys.isPending && <Loading />}
       {keys.data?.data.length === 0 && (
         <EmptyState title="No API keys yet">
-          <p>Create a key to send email from your application. A SENDING key is enough to send; FULL can also manage domains, webhooks and the rest.</p>
+          <p>
+            Create a key to send email from your application. A SENDING key is enough to send; FULL can also manage domains, webhooks and
+            the rest.
+          </p>
           <CreateKey domains={domains.data ?? []} />
         </EmptyState>
       )}
@@ -122,7 +129,12 @@ function CreateKey({ domains }: { domains: Domain[] }) {
   const [permission, setPermission] = useState<ApiPermission>('SENDING');
   const [domainId, setDomainId] = useState('');
   const create = useMutation({
-    mutationFn: () => api.post<ApiKey & { apiKey: string }>(`${base}/api-keys`, { name: name.trim(), permission, domainId: domainId ? Number(domainId) : null }),
+    mutationFn: () =>
+      api.post<ApiKey & { apiKey: string }>(`${base}/api-keys`, {
+        name: name.trim(),
+        permission,
+        domainId: domainId ? Number(domainId) : null,
+      }),
     onSuccess: () => qc.invalidateQueries({ queryKey: teamKey(team.id, 'api-keys') }),
   });
   const close = (o: boolean) => {
@@ -157,7 +169,9 @@ function CreateKey({ domains }: { domains: Domain[] }) {
             <CopyButton value={created.apiKey} label="Copy the API key" />
           </div>
           <p className="muted small">Send a first email with it:</p>
-          <FirstEmailSnippet domain={domains.find((d) => d.id === created.domainId)?.name ?? domains.find((d) => d.status === 'SUCCESS')?.name} />
+          <FirstEmailSnippet
+            domain={domains.find((d) => d.id === created.domainId)?.name ?? domains.find((d) => d.status === 'SUCCESS')?.name}
+          />
           <div className="dialog-actions">
             <button type="button" className="btn btn-primary" onClick={() => close(false)}>
               Done

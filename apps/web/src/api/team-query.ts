@@ -6,7 +6,12 @@ import { useTeam } from '../session/session';
  * A GET under the current team (`/api/dashboard/teams/<id><path>`), cached under
  * ['team', id, ...key] so that a team's data never shows under another team.
  */
-export function useTeamQuery<T>(key: unknown[], path: string, query?: Parameters<typeof api.get>[1], opts: Partial<UseQueryOptions<T>> = {}) {
+export function useTeamQuery<T>(
+  key: unknown[],
+  path: string,
+  query?: Parameters<typeof api.get>[1],
+  opts: Partial<UseQueryOptions<T>> = {},
+) {
   const { team, base } = useTeam();
   return useQuery<T>({
     queryKey: ['team', team.id, ...key, query ?? null],

@@ -1,6 +1,13 @@
 // The answers of the routes the dashboard calls (docs/dashboard-api.md; the /v1 ones are the public
 // API's, documented at /api/v1/doc). Only what the pages read is typed here.
-import type { ApiPermission, DomainStatus, EmailStatus, SuppressionReason, WebhookDeliveryStatus, WebhookStatus } from '@mailrail/platform/db/generated/enums';
+import type {
+  ApiPermission,
+  DomainStatus,
+  EmailStatus,
+  SuppressionReason,
+  WebhookDeliveryStatus,
+  WebhookStatus,
+} from '@mailrail/platform/db/generated/enums';
 
 export type Role = 'ADMIN' | 'MEMBER';
 

@@ -54,7 +54,10 @@ export function TeamLayout() {
         {ctx ? (
           <Outlet context={ctx} />
         ) : (
-          <PageHeader title="Team not found" description="This team does not exist or you are not a member of it. Pick one of your teams from the menu." />
+          <PageHeader
+            title="Team not found"
+            description="This team does not exist or you are not a member of it. Pick one of your teams from the menu."
+          />
         )}
       </main>
     </div>

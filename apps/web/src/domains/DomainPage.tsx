@@ -23,9 +23,14 @@ export default function DomainPage() {
   const rel = `/v1/domains/${encodeURIComponent(domainId)}`;
   const path = `${base}${rel}`;
   // While a check runs the status changes on its own: poll until it is done.
-  const domain = useTeamQuery<Domain>(['domain', domainId], rel, undefined, { refetchInterval: (q) => (q.state.data?.isVerifying ? 2000 : false) });
+  const domain = useTeamQuery<Domain>(['domain', domainId], rel, undefined, {
+    refetchInterval: (q) => (q.state.data?.isVerifying ? 2000 : false),
+  });
   const refresh = () => qc.invalidateQueries({ queryKey: teamKey(team.id) });
-  const checkNow = useMutation({ mutationFn: () => api.put<{ message: string }>(`${path}/verify`), onSuccess: (r) => (toast({ title: r.message }), refresh()) });
+  const checkNow = useMutation({
+    mutationFn: () => api.put<{ message: string }>(`${path}/verify`),
+    onSuccess: (r) => (toast({ title: r.message }), refresh()),
+  });
   const setTracking = useMutation({
     mutationFn: (change: Partial<Pick<Domain, 'clickTracking' | 'openTracking'>>) => api.patch<Domain>(path, change),
     onSuccess: (d) => {
@@ -59,7 +64,12 @@ export default function DomainPage() {
                   </button>
                 }
                 title={`Delete ${d.name}?`}
-                description={<p>Emails can no longer be sent from {d.name}, and API keys bound to it stop working. Its DNS records can be removed afterwards.</p>}
+                description={
+                  <p>
+                    Emails can no longer be sent from {d.name}, and API keys bound to it stop working. Its DNS records can be removed
+                    afterwards.
+                  </p>
+                }
                 confirmLabel="Delete domain"
                 onConfirm={async () => {
                   await api.delete(path);
@@ -73,7 +83,9 @@ export default function DomainPage() {
           <section className="card" aria-labelledby="verify-h">
             <h2 id="verify-h">Verification</h2>
             <p>
-              {d.status === 'SUCCESS' ? 'Verified: mail can be sent from this domain.' : 'Publish the records below at your DNS provider, then check again. DNS changes can take a while to show.'}
+              {d.status === 'SUCCESS'
+                ? 'Verified: mail can be sent from this domain.'
+                : 'Publish the records below at your DNS provider, then check again. DNS changes can take a while to show.'}
             </p>
             <p className="muted">
               Last checked {formatRelative(d.lastCheckedTime)}
@@ -92,8 +104,18 @@ export default function DomainPage() {
           <section className="card" aria-labelledby="tracking-h">
             <h2 id="tracking-h">Tracking</h2>
             <p className="muted">Opens are counted with an invisible image, clicks by sending links through a redirect.</p>
-            <LabelledSwitch label="Track opens" checked={d.openTracking} disabled={setTracking.isPending} onChange={(v) => setTracking.mutate({ openTracking: v })} />
-            <LabelledSwitch label="Track clicks" checked={d.clickTracking} disabled={setTracking.isPending} onChange={(v) => setTracking.mutate({ clickTracking: v })} />
+            <LabelledSwitch
+              label="Track opens"
+              checked={d.openTracking}
+              disabled={setTracking.isPending}
+              onChange={(v) => setTracking.mutate({ openTracking: v })}
+            />
+            <LabelledSwitch
+              label="Track clicks"
+              checked={d.clickTracking}
+              disabled={setTracking.isPending}
+              onChange={(v) => setTracking.mutate({ clickTracking: v })}
+            />
             <ErrorNotice error={setTracking.error} />
           </section>
         </>

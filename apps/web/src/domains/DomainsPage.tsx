@@ -19,12 +19,19 @@ export default function DomainsPage() {
   const domains = useTeamQuery<Domain[]>(['domains'], '/v1/domains');
   return (
     <>
-      <PageHeader title="Domains" description="Domains you send from. Each needs its DNS records published before SES accepts mail from it." actions={<AddDomain />} />
+      <PageHeader
+        title="Domains"
+        description="Domains you send from. Each needs its DNS records published before SES accepts mail from it."
+        actions={<AddDomain />}
+      />
       <ErrorNotice error={domains.error} />
       {domains.isPending && <Loading />}
       {domains.data?.length === 0 && (
         <EmptyState title="No domains yet">
-          <p>Add the domain you want to send from (for example mail.yourcompany.com). You will get the DNS records to publish, each with a copy button.</p>
+          <p>
+            Add the domain you want to send from (for example mail.yourcompany.com). You will get the DNS records to publish, each with a
+            copy button.
+          </p>
           <AddDomain />
         </EmptyState>
       )}
@@ -71,7 +78,8 @@ function AddDomain() {
   const [name, setName] = useState('');
   const [region, setRegion] = useState('');
   const add = useMutation({
-    mutationFn: () => api.post<Domain>(`${base}/v1/domains`, region.trim() ? { name: name.trim(), region: region.trim() } : { name: name.trim() }),
+    mutationFn: () =>
+      api.post<Domain>(`${base}/v1/domains`, region.trim() ? { name: name.trim(), region: region.trim() } : { name: name.trim() }),
     onSuccess: async (d) => {
       await qc.invalidateQueries({ queryKey: teamKey(team.id) });
       setOpen(false);

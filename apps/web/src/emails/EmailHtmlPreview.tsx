@@ -4,7 +4,8 @@ import { useState } from 'react';
 // and a Content-Security-Policy that blocks every remote load (tracking pixels, fonts, styles)
 // until the user asks for them. Inline styles and data: images still show.
 const BLOCK_REMOTE = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:";
-const ALLOW_REMOTE_IMAGES = "default-src 'none'; img-src data: https: http:; style-src 'unsafe-inline' https: http:; font-src data: https: http:";
+const ALLOW_REMOTE_IMAGES =
+  "default-src 'none'; img-src data: https: http:; style-src 'unsafe-inline' https: http:; font-src data: https: http:";
 
 function framed(html: string, csp: string): string {
   // The policy must come before anything in the email that could load: it goes first.
@@ -27,7 +28,13 @@ export function EmailHtmlPreview({ html }: { html: string }) {
           </>
         )}
       </div>
-      <iframe key={String(remote)} title="HTML part of the email" sandbox="" referrerPolicy="no-referrer" srcDoc={framed(html, remote ? ALLOW_REMOTE_IMAGES : BLOCK_REMOTE)} />
+      <iframe
+        key={String(remote)}
+        title="HTML part of the email"
+        sandbox=""
+        referrerPolicy="no-referrer"
+        srcDoc={framed(html, remote ? ALLOW_REMOTE_IMAGES : BLOCK_REMOTE)}
+      />
     </div>
   );
 }

@@ -20,7 +20,9 @@ export default function EmailPage() {
   const { base } = useTeam();
   const { emailId = '' } = useParams();
   // Statuses move on for a while after sending (sent, delivered, opened): keep the page current.
-  const email = useTeamQuery<EmailDetail>(['email', emailId], `/v1/emails/${encodeURIComponent(emailId)}`, undefined, { refetchInterval: 5000 });
+  const email = useTeamQuery<EmailDetail>(['email', emailId], `/v1/emails/${encodeURIComponent(emailId)}`, undefined, {
+    refetchInterval: 5000,
+  });
   const e = email.data;
   return (
     <>

@@ -39,7 +39,10 @@ export default function EmailsPage() {
   };
   const filtered = FILTERS.some((f) => params.get(f));
   // The first page refreshes itself so new emails and status changes show up while watching.
-  const log = useTeamQuery<EmailLogPage>(['email-log'], '/email-log', query, { refetchInterval: cursor ? false : 5000, placeholderData: (prev) => prev });
+  const log = useTeamQuery<EmailLogPage>(['email-log'], '/email-log', query, {
+    refetchInterval: cursor ? false : 5000,
+    placeholderData: (prev) => prev,
+  });
   const domains = useTeamQuery<Domain[]>(['domains'], '/v1/domains');
   const domainName = (id: number | null) => domains.data?.find((d) => d.id === id)?.name ?? '';
 
@@ -106,8 +109,10 @@ export default function EmailsPage() {
       <ErrorNotice error={log.error} />
       <ErrorNotice error={domains.error} prefix="The domains could not be loaded" />
       {log.isPending && <Loading />}
-      {log.data && log.data.data.length === 0 && !cursor && (
-        filtered ? (
+      {log.data &&
+        log.data.data.length === 0 &&
+        !cursor &&
+        (filtered ? (
           <EmptyState title="No email matches these filters">
             <p>Widen the date range, pick another status, or clear the filters.</p>
           </EmptyState>
@@ -116,8 +121,7 @@ export default function EmailsPage() {
             <p>Emails sent through the API or SMTP with this team's keys show up here within seconds.</p>
             <FirstEmailSnippet domain={domains.data?.find((d) => d.status === 'SUCCESS')?.name} />
           </EmptyState>
-        )
-      )}
+        ))}
       {log.data && log.data.data.length > 0 && (
         <div className="table-wrap card">
           <table className="list">
@@ -136,7 +140,9 @@ export default function EmailsPage() {
                 <tr key={e.id}>
                   <td>
                     <StatusBadge status={e.latestStatus} />
-                    {e.latestStatus === 'SCHEDULED' && e.scheduledAt && <div className="muted small">for {formatDateTime(e.scheduledAt)}</div>}
+                    {e.latestStatus === 'SCHEDULED' && e.scheduledAt && (
+                      <div className="muted small">for {formatDateTime(e.scheduledAt)}</div>
+                    )}
                   </td>
                   <td className="truncate">
                     <Link to={`${base}/emails/${e.id}`}>{e.subject || '(no subject)'}</Link>
@@ -156,7 +162,12 @@ export default function EmailsPage() {
             Previous
           </button>
           <span>Page {cursors.length + 1}</span>
-          <button type="button" className="btn btn-small" disabled={!log.data?.nextCursor} onClick={() => setCursors((c) => [...c, log.data!.nextCursor!])}>
+          <button
+            type="button"
+            className="btn btn-small"
+            disabled={!log.data?.nextCursor}
+            onClick={() => setCursors((c) => [...c, log.data!.nextCursor!])}
+          >
             Next
           </button>
         </nav>

@@ -87,11 +87,24 @@ function Reputation({ overview }: { overview: Overview }) {
     <section aria-labelledby="rep-h" className="card">
       <h2 id="rep-h">Reputation</h2>
       <p className="muted">
-        All time, in percent of delivered mail ({formatNumber(r.delivered)} delivered). SES reviews an account at the first mark and may pause its sending at the second.
+        All time, in percent of delivered mail ({formatNumber(r.delivered)} delivered). SES reviews an account at the first mark and may
+        pause its sending at the second.
       </p>
       <div className="rates">
-        <RateMeter label="Bounce rate" value={r.bounceRate} review={t.bounceRate.review} pause={t.bounceRate.pause} count={plural(r.hardBounced, 'hard bounce')} />
-        <RateMeter label="Complaint rate" value={r.complaintRate} review={t.complaintRate.review} pause={t.complaintRate.pause} count={plural(r.complained, 'complaint')} />
+        <RateMeter
+          label="Bounce rate"
+          value={r.bounceRate}
+          review={t.bounceRate.review}
+          pause={t.bounceRate.pause}
+          count={plural(r.hardBounced, 'hard bounce')}
+        />
+        <RateMeter
+          label="Complaint rate"
+          value={r.complaintRate}
+          review={t.complaintRate.review}
+          pause={t.complaintRate.pause}
+          count={plural(r.complained, 'complaint')}
+        />
       </div>
     </section>
   );
@@ -101,7 +114,12 @@ const plural = (n: number, word: string) => `${formatNumber(n)} ${word}${n === 1
 
 function RateMeter({ label, value, review, pause, count }: { label: string; value: number; review: number; pause: number; count: string }) {
   const state = value >= pause ? 'bad' : value >= review ? 'warn' : 'good';
-  const words = state === 'bad' ? 'at or above the pause threshold' : state === 'warn' ? 'at or above the review threshold' : 'below the review threshold';
+  const words =
+    state === 'bad'
+      ? 'at or above the pause threshold'
+      : state === 'warn'
+        ? 'at or above the review threshold'
+        : 'below the review threshold';
   const scale = pause * 1.25;
   const pct = (v: number) => `${Math.min(100, (v / scale) * 100)}%`;
   return (
@@ -110,7 +128,15 @@ function RateMeter({ label, value, review, pause, count }: { label: string; valu
         <span>{label}</span>
         <strong className={`tone-${state}`}>{formatPercent(value, value < 1 ? 3 : 2)}</strong>
       </p>
-      <div className="meter" role="meter" aria-label={label} aria-valuemin={0} aria-valuemax={scale} aria-valuenow={value} aria-valuetext={`${formatPercent(value)}, ${words}`}>
+      <div
+        className="meter"
+        role="meter"
+        aria-label={label}
+        aria-valuemin={0}
+        aria-valuemax={scale}
+        aria-valuenow={value}
+        aria-valuetext={`${formatPercent(value)}, ${words}`}
+      >
         <div className={`meter-fill tone-bg-${state}`} style={{ width: pct(value) }} />
         <div className="meter-mark" style={{ left: pct(review) }} title={`review at ${review} %`} />
         <div className="meter-mark meter-mark-pause" style={{ left: pct(pause) }} title={`pause at ${pause} %`} />
@@ -147,7 +173,8 @@ function GetStarted({ domains }: { domains: Domain[] }) {
           )}
         </li>
         <li>
-          {isAdmin ? <Link to={`${base}/api-keys`}>Create an API key</Link> : 'Ask an admin of the team for an API key'} (SENDING is enough to send).
+          {isAdmin ? <Link to={`${base}/api-keys`}>Create an API key</Link> : 'Ask an admin of the team for an API key'} (SENDING is enough
+          to send).
         </li>
         <li>
           Send with it:

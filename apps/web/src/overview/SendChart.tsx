@@ -19,7 +19,10 @@ export default function SendChart({ series }: { series: Overview['series'] }) {
   useEffect(() => {
     const el = box.current;
     if (!el) return;
-    const data: uPlot.AlignedData = [series.map((d) => Date.parse(`${d.date}T00:00:00Z`) / 1000), ...LINES.map((l) => series.map((d) => d[l.key]))];
+    const data: uPlot.AlignedData = [
+      series.map((d) => Date.parse(`${d.date}T00:00:00Z`) / 1000),
+      ...LINES.map((l) => series.map((d) => d[l.key])),
+    ];
     const chart = new uPlot(
       {
         width: el.clientWidth || 800,

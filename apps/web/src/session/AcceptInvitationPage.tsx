@@ -57,7 +57,8 @@ export function AcceptInvitationPage() {
       {lookup.data && !accept.data && (
         <form onSubmit={submit} className="stack">
           <p>
-            <strong>{lookup.data.email}</strong> is invited to <strong>{lookup.data.teamName}</strong> as {lookup.data.role === 'ADMIN' ? 'an admin' : 'a member'}.
+            <strong>{lookup.data.email}</strong> is invited to <strong>{lookup.data.teamName}</strong> as{' '}
+            {lookup.data.role === 'ADMIN' ? 'an admin' : 'a member'}.
           </p>
           {lookup.data.needsPassword && (
             <Field label="Choose a password" hint="At least 10 characters. You sign in with your email and this password.">

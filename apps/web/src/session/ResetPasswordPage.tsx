@@ -14,7 +14,10 @@ export function ResetPasswordPage() {
   const token = tokenFromHash();
   const signedIn = useSignedIn();
   const [password, setPassword] = useState('');
-  const confirm = useMutation({ mutationFn: () => api.post<Session>('/auth/password-reset/confirm', { token, password }), onSuccess: signedIn });
+  const confirm = useMutation({
+    mutationFn: () => api.post<Session>('/auth/password-reset/confirm', { token, password }),
+    onSuccess: signedIn,
+  });
   if (confirm.isSuccess) return <Navigate to="/" replace />;
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -42,7 +42,10 @@ export default function AccountPage() {
   };
   return (
     <>
-      <PageHeader title="Account" description={`Signed in as ${session.user.email}. This session ends ${formatDateTime(session.expiresAt)} if unused.`} />
+      <PageHeader
+        title="Account"
+        description={`Signed in as ${session.user.email}. This session ends ${formatDateTime(session.expiresAt)} if unused.`}
+      />
       {!hasPassword && params.get('setPassword') && (
         <p className="notice notice-warn" role="status">
           Choose a password so that you can sign in with your email next time.
@@ -53,7 +56,13 @@ export default function AccountPage() {
         <form className="stack narrow" onSubmit={submit}>
           {hasPassword && (
             <Field label="Current password">
-              <input type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} required />
+              <input
+                type="password"
+                autoComplete="current-password"
+                value={current}
+                onChange={(e) => setCurrent(e.target.value)}
+                required
+              />
             </Field>
           )}
           <Field label="New password" hint="At least 10 characters.">

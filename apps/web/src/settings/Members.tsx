@@ -61,7 +61,12 @@ export function Members() {
                     </td>
                     <td>
                       {isAdmin ? (
-                        <select aria-label={`Role of ${m.email}`} value={m.role} disabled={setRole.isPending} onChange={(e) => setRole.mutate({ userId: m.userId, role: e.target.value as Role })}>
+                        <select
+                          aria-label={`Role of ${m.email}`}
+                          value={m.role}
+                          disabled={setRole.isPending}
+                          onChange={(e) => setRole.mutate({ userId: m.userId, role: e.target.value as Role })}
+                        >
                           {ROLES.map((r) => (
                             <option key={r} value={r}>
                               {r === 'ADMIN' ? 'Admin' : 'Member'}
@@ -102,7 +107,9 @@ export function Members() {
       <section className="card" aria-labelledby="invitations-h">
         <h2 id="invitations-h">Pending invitations</h2>
         <ErrorNotice error={invitations.error} />
-        {invitations.data?.data.length === 0 && <p className="muted">{isAdmin ? 'No pending invitations. Invite someone with the button above.' : 'No pending invitations.'}</p>}
+        {invitations.data?.data.length === 0 && (
+          <p className="muted">{isAdmin ? 'No pending invitations. Invite someone with the button above.' : 'No pending invitations.'}</p>
+        )}
         {!!invitations.data?.data.length && (
           <div className="table-wrap">
             <table className="list">

@@ -32,7 +32,8 @@ function TeamForm({ settings }: { settings: TeamSettings }) {
   const [name, setName] = useState(settings.name);
   const [limit, setLimit] = useState(settings.apiRateLimit === null ? '' : String(settings.apiRateLimit));
   const save = useMutation({
-    mutationFn: () => api.patch<TeamSettings>(`${base}/settings`, { name: name.trim(), apiRateLimit: limit.trim() === '' ? null : Number(limit) }),
+    mutationFn: () =>
+      api.patch<TeamSettings>(`${base}/settings`, { name: name.trim(), apiRateLimit: limit.trim() === '' ? null : Number(limit) }),
     onSuccess: async () => {
       toast({ title: 'Settings saved' });
       await Promise.all([qc.invalidateQueries({ queryKey: teamKey(team.id, 'settings') }), qc.invalidateQueries({ queryKey: sessionKey })]);
@@ -51,7 +52,10 @@ function TeamForm({ settings }: { settings: TeamSettings }) {
           <Field label="Team name">
             <input value={name} onChange={(e) => setName(e.target.value)} required />
           </Field>
-          <Field label="API request rate limit (per second)" hint={`Empty: the server default (${formatNumber(settings.defaultRateLimit)}). 0: unlimited. Now: ${rateWords}.`}>
+          <Field
+            label="API request rate limit (per second)"
+            hint={`Empty: the server default (${formatNumber(settings.defaultRateLimit)}). 0: unlimited. Now: ${rateWords}.`}
+          >
             <input type="number" inputMode="numeric" value={limit} onChange={(e) => setLimit(e.target.value)} />
           </Field>
           <ErrorNotice error={save.error} />

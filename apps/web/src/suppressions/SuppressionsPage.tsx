@@ -27,7 +27,12 @@ export default function SuppressionsPage() {
   const [params, setParams] = useSearchParams();
   const page = Math.max(1, Number(params.get('page')) || 1);
   const search = params.get('search') ?? '';
-  const list = useTeamQuery<Paged<Suppression>>(['suppressions'], '/v1/suppressions', { page, limit: LIMIT, search: search || undefined }, { placeholderData: (prev) => prev });
+  const list = useTeamQuery<Paged<Suppression>>(
+    ['suppressions'],
+    '/v1/suppressions',
+    { page, limit: LIMIT, search: search || undefined },
+    { placeholderData: (prev) => prev },
+  );
 
   const onSearch = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -55,7 +60,11 @@ export default function SuppressionsPage() {
       {list.isPending && <Loading />}
       {list.data?.count === 0 && (
         <EmptyState title={search ? `No suppressed address matches "${search}"` : 'No suppressed addresses'}>
-          <p>{search ? 'Try a shorter part of the address.' : 'Hard bounces and complaints land here automatically. Add an address to stop all mail to it.'}</p>
+          <p>
+            {search
+              ? 'Try a shorter part of the address.'
+              : 'Hard bounces and complaints land here automatically. Add an address to stop all mail to it.'}
+          </p>
         </EmptyState>
       )}
       {!!list.data?.data.length && (
@@ -80,7 +89,13 @@ export default function SuppressionsPage() {
                   <td>
                     <StatusBadge status={s.reason} />
                   </td>
-                  <td>{s.source ? <Link to={`${base}/emails/${encodeURIComponent(s.source)}`}>the email that caused it</Link> : 'added manually'}</td>
+                  <td>
+                    {s.source ? (
+                      <Link to={`${base}/emails/${encodeURIComponent(s.source)}`}>the email that caused it</Link>
+                    ) : (
+                      'added manually'
+                    )}
+                  </td>
                   <td>{formatDateTime(s.createdAt)}</td>
                   <td className="row-actions">
                     <ConfirmDialog
@@ -106,7 +121,13 @@ export default function SuppressionsPage() {
         </div>
       )}
       {list.data && (
-        <Pager page={page} limit={LIMIT} count={list.data.count} label="Suppression" onPage={(p) => setParams(search ? { search, page: String(p) } : { page: String(p) })} />
+        <Pager
+          page={page}
+          limit={LIMIT}
+          count={list.data.count}
+          label="Suppression"
+          onPage={(p) => setParams(search ? { search, page: String(p) } : { page: String(p) })}
+        />
       )}
     </>
   );

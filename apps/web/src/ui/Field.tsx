@@ -2,7 +2,15 @@ import { Label } from 'radix-ui';
 import { cloneElement, isValidElement, useId, type ReactElement, type ReactNode } from 'react';
 
 /** A labelled form control: the label and hint are tied to the control by id. */
-export function Field({ label, hint, children }: { label: string; hint?: ReactNode; children: ReactElement<{ id?: string; 'aria-describedby'?: string }> }) {
+export function Field({
+  label,
+  hint,
+  children,
+}: {
+  label: string;
+  hint?: ReactNode;
+  children: ReactElement<{ id?: string; 'aria-describedby'?: string }>;
+}) {
   const id = useId();
   const hintId = `${id}-hint`;
   const control = isValidElement(children) ? cloneElement(children, { id, 'aria-describedby': hint ? hintId : undefined }) : children;

@@ -24,7 +24,11 @@ export function FormDialog({
         <Dialog.Overlay className="dialog-overlay" />
         <Dialog.Content className="dialog">
           <Dialog.Title>{title}</Dialog.Title>
-          {description ? <Dialog.Description className="muted">{description}</Dialog.Description> : <Dialog.Description className="visually-hidden">{title}</Dialog.Description>}
+          {description ? (
+            <Dialog.Description className="muted">{description}</Dialog.Description>
+          ) : (
+            <Dialog.Description className="visually-hidden">{title}</Dialog.Description>
+          )}
           {children}
         </Dialog.Content>
       </Dialog.Portal>

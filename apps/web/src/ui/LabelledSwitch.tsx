@@ -2,7 +2,17 @@ import { Switch } from 'radix-ui';
 import { useId } from 'react';
 
 /** An on/off setting that saves at once (Radix Switch: role="switch", keyboard and screen reader support). */
-export function LabelledSwitch({ label, checked, disabled, onChange }: { label: string; checked: boolean; disabled?: boolean; onChange: (checked: boolean) => void }) {
+export function LabelledSwitch({
+  label,
+  checked,
+  disabled,
+  onChange,
+}: {
+  label: string;
+  checked: boolean;
+  disabled?: boolean;
+  onChange: (checked: boolean) => void;
+}) {
   const id = useId();
   return (
     <div className="switch-row">

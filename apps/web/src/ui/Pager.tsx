@@ -1,5 +1,17 @@
 /** Previous / next for lists paged by number (`page`, `limit`, `count` from the server). */
-export function Pager({ page, limit, count, onPage, label }: { page: number; limit: number; count: number; onPage: (p: number) => void; label: string }) {
+export function Pager({
+  page,
+  limit,
+  count,
+  onPage,
+  label,
+}: {
+  page: number;
+  limit: number;
+  count: number;
+  onPage: (p: number) => void;
+  label: string;
+}) {
   const pages = Math.max(1, Math.ceil(count / limit));
   if (count <= limit && page === 1) return null;
   return (

@@ -13,7 +13,10 @@ const ToastContext = createContext<(t: Omit<ToastMessage, 'id'>) => void>(() => 
 /** Short confirmations ("Copied", "Domain deleted"); errors that need reading stay inline instead. */
 export function Toaster({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<ToastMessage[]>([]);
-  const show = useCallback((t: Omit<ToastMessage, 'id'>) => setToasts((all) => [...all.slice(-2), { ...t, id: Date.now() + Math.random() }]), []);
+  const show = useCallback(
+    (t: Omit<ToastMessage, 'id'>) => setToasts((all) => [...all.slice(-2), { ...t, id: Date.now() + Math.random() }]),
+    [],
+  );
   return (
     <ToastContext.Provider value={show}>
       <Toast.Provider swipeDirection="right" duration={3000}>

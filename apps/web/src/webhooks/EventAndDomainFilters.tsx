@@ -31,7 +31,12 @@ export function EventAndDomainFilters({
           <legend>Domains (none ticked: every domain)</legend>
           {domains.map((d) => (
             <label key={d.id}>
-              <input type="checkbox" checked={domainIds.includes(d.id)} onChange={(e) => onDomainIds(toggle(domainIds, d.id, e.target.checked))} /> {d.name}
+              <input
+                type="checkbox"
+                checked={domainIds.includes(d.id)}
+                onChange={(e) => onDomainIds(toggle(domainIds, d.id, e.target.checked))}
+              />{' '}
+              {d.name}
             </label>
           ))}
         </fieldset>

@@ -65,7 +65,11 @@ export default function WebhookPage() {
                     </button>
                   }
                   title="Rotate the signing secret?"
-                  description={<p>Deliveries are signed with a new secret from now on; receivers checking the old one will reject them until updated.</p>}
+                  description={
+                    <p>
+                      Deliveries are signed with a new secret from now on; receivers checking the old one will reject them until updated.
+                    </p>
+                  }
                   confirmLabel="Rotate secret"
                   onConfirm={async () => setSecret((await api.post<{ secret: string }>(`${path}/rotate-secret`)).secret)}
                 />
@@ -103,7 +107,12 @@ export default function WebhookPage() {
                 Last success {formatRelative(w.lastSuccessAt)}, last failure {formatRelative(w.lastFailureAt)}.
               </span>
             </p>
-            <LabelledSwitch label="Enabled" checked={w.enabled} disabled={update.isPending} onChange={(enabled) => update.mutate({ enabled })} />
+            <LabelledSwitch
+              label="Enabled"
+              checked={w.enabled}
+              disabled={update.isPending}
+              onChange={(enabled) => update.mutate({ enabled })}
+            />
             <ErrorNotice error={update.error} />
           </section>
           <Deliveries rel={rel} webhookId={w.id} />
@@ -114,7 +123,17 @@ export default function WebhookPage() {
   );
 }
 
-function Filters({ webhook, domains, onSave, saving }: { webhook: Webhook; domains: Domain[]; onSave: (c: { events: string[]; domainIds: number[] }) => void; saving: boolean }) {
+function Filters({
+  webhook,
+  domains,
+  onSave,
+  saving,
+}: {
+  webhook: Webhook;
+  domains: Domain[];
+  onSave: (c: { events: string[]; domainIds: number[] }) => void;
+  saving: boolean;
+}) {
   const [events, setEvents] = useState(webhook.events);
   const [domainIds, setDomainIds] = useState(webhook.domainIds);
   const changed = events.join() !== webhook.events.join() || domainIds.join() !== webhook.domainIds.join();

@@ -22,7 +22,11 @@ export default function WebhooksPage() {
   const domains = useTeamQuery<Domain[]>(['domains'], '/v1/domains');
   return (
     <>
-      <PageHeader title="Webhooks" description="mailrail posts email and domain events to your endpoints, signed with a secret." actions={<CreateWebhook domains={domains.data ?? []} />} />
+      <PageHeader
+        title="Webhooks"
+        description="mailrail posts email and domain events to your endpoints, signed with a secret."
+        actions={<CreateWebhook domains={domains.data ?? []} />}
+      />
       <ErrorNotice error={hooks.error} />
       <ErrorNotice error={domains.error} prefix="The domains could not be loaded" />
       {hooks.isPending && <Loading />}
@@ -77,7 +81,13 @@ function CreateWebhook({ domains }: { domains: Domain[] }) {
   const [events, setEvents] = useState<string[]>([]);
   const [domainIds, setDomainIds] = useState<number[]>([]);
   const create = useMutation({
-    mutationFn: () => api.post<Webhook & { secret: string }>(`${base}/v1/webhooks`, { url: url.trim(), description: description.trim() || null, events, domainIds }),
+    mutationFn: () =>
+      api.post<Webhook & { secret: string }>(`${base}/v1/webhooks`, {
+        url: url.trim(),
+        description: description.trim() || null,
+        events,
+        domainIds,
+      }),
     onSuccess: () => qc.invalidateQueries({ queryKey: teamKey(team.id, 'webhooks') }),
   });
   const close = (o: boolean) => {
@@ -120,7 +130,14 @@ function CreateWebhook({ domains }: { domains: Domain[] }) {
       ) : (
         <form className="stack" onSubmit={submit}>
           <Field label="Endpoint URL">
-            <input type="url" value={url} onChange={(e) => setUrl(e.target.value)} required placeholder="https://example.com/hooks/mailrail" autoComplete="off" />
+            <input
+              type="url"
+              value={url}
+              onChange={(e) => setUrl(e.target.value)}
+              required
+              placeholder="https://example.com/hooks/mailrail"
+              autoComplete="off"
+            />
           </Field>
           <Field label="Description (optional)">
             <input value={description} onChange={(e) => setDescription(e.target.value)} autoComplete="off" />

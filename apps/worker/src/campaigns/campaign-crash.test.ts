@@ -28,7 +28,8 @@ const startWorkerProcess = () =>
     stdio: ['ignore', 'ignore', 'ignore'],
   });
 
-const exited = (child: ChildProcess) => new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+const exited = (child: ChildProcess) =>
+  new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
 const atSes = () => env.ses.messages.filter((m) => m.destination.to[0].endsWith(`@${DOMAIN}`)).length;
 
 /** SES stops accepting; once every accepted message is recorded in the database, SIGKILL. */
@@ -43,7 +44,12 @@ async function freezeSesAndKill(child: ChildProcess, campaignId: string): Promis
 }
 
 it('a campaign whose worker is SIGKILLed three times still reaches every subscribed contact exactly once and ends SENT', async () => {
-  const book = await seedContactBook(env.deps.db, env.teamId, { subscribed: CONTACTS, unsubscribed: 100, pending: 100 }, { domain: DOMAIN });
+  const book = await seedContactBook(
+    env.deps.db,
+    env.teamId,
+    { subscribed: CONTACTS, unsubscribed: 100, pending: 100 },
+    { domain: DOMAIN },
+  );
   const id = await insertScheduledCampaign(env.deps.db, {
     teamId: env.teamId,
     domainId: env.domain.id,
@@ -85,6 +91,10 @@ it('a campaign whose worker is SIGKILLed three times still reaches every subscri
   expect([...perRecipient.entries()].filter(([, n]) => n !== 1)).toEqual([]);
   expect([...perRecipient.keys()].filter((a) => !/^s\d+@/.test(a))).toEqual([]);
   expect(await emailsCreated()).toBe(CONTACTS);
-  expect(await env.deps.db.campaign.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'SENT', total: CONTACTS, sent: CONTACTS });
+  expect(await env.deps.db.campaign.findUniqueOrThrow({ where: { id } })).toMatchObject({
+    status: 'SENT',
+    total: CONTACTS,
+    sent: CONTACTS,
+  });
   expect(await env.deps.db.campaignEmail.count({ where: { campaignId: id, status: 'SENT' } })).toBe(CONTACTS);
 }, 360_000);

@@ -28,12 +28,23 @@ const sentTo = (domain: string) => env.ses.messages.filter((m) => m.destination.
 /** A SCHEDULED campaign of this team to a new book of `subscribed` contacts at `domain`. */
 async function newCampaign(domain: string, subscribed: number, scheduledAt: Date): Promise<string> {
   const book = await seedContactBook(env.deps.db, env.teamId, { subscribed }, { domain });
-  return insertScheduledCampaign(env.deps.db, { teamId: env.teamId, domainId: env.domain.id, contactBookId: book.id, from: `news@${env.domain.name}`, scheduledAt });
+  return insertScheduledCampaign(env.deps.db, {
+    teamId: env.teamId,
+    domainId: env.domain.id,
+    contactBookId: book.id,
+    from: `news@${env.domain.name}`,
+    scheduledAt,
+  });
 }
 
 it('sends exactly batchSize per window, to subscribed, unsuppressed contacts only, personalised with unsubscribe headers', async () => {
   const domain = 'windows.test';
-  const book = await seedContactBook(env.deps.db, env.teamId, { subscribed: 1000, unsubscribed: 20, pending: 20 }, { domain, variables: ['Company'] });
+  const book = await seedContactBook(
+    env.deps.db,
+    env.teamId,
+    { subscribed: 1000, unsubscribed: 20, pending: 20 },
+    { domain, variables: ['Company'] },
+  );
   await env.deps.db.suppression.create({ data: { id: 'sup1', teamId: env.teamId, email: `s1000@${domain}`, reason: 'MANUAL' } });
   const id = await insertScheduledCampaign(env.deps.db, {
     teamId: env.teamId,

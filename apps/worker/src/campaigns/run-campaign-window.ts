@@ -1,6 +1,12 @@
 import { buildOneClickUnsubscribeUrl, buildUnsubscribeUrl } from '@mailrail/domain/audience/links';
 import { contactVariables, personalizeCampaignBody, prepareCampaignBody } from '@mailrail/domain/campaigns/campaign-content';
-import { enqueueSendJobs, insertEmailRows, prepareEmails, type EmailDraft, type PreparedEmail } from '@mailrail/domain/emails/create-emails';
+import {
+  enqueueSendJobs,
+  insertEmailRows,
+  prepareEmails,
+  type EmailDraft,
+  type PreparedEmail,
+} from '@mailrail/domain/emails/create-emails';
 import { withTransaction, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import type { WorkerDeps } from '../deps';
 
@@ -91,7 +97,14 @@ interface Chunk {
 /** One chunk, in one transaction: lock the campaign, size the window, take recipients, write their emails. */
 async function queueNextChunk(deps: CampaignWindowDeps, tx: SqlExecutor, campaignId: string, after: string): Promise<Chunk> {
   const now = deps.clock.now();
-  const nothing = (stopped: WindowResult['stopped']): Chunk => ({ queued: 0, suppressed: 0, prepared: [], now, stopped, lastContactId: null });
+  const nothing = (stopped: WindowResult['stopped']): Chunk => ({
+    queued: 0,
+    suppressed: 0,
+    prepared: [],
+    now,
+    stopped,
+    lastContactId: null,
+  });
 
   const c = await lockRunningCampaign(tx, campaignId);
   if (!c) return nothing('not-running');
@@ -143,7 +156,12 @@ async function lockRunningCampaign(tx: SqlExecutor, campaignId: string): Promise
  * of a window is batchSize minus the emails created since it opened. Counted from the Email rows,
  * so a crash in the middle of a window does not reset it.
  */
-async function windowBudget(deps: CampaignWindowDeps, tx: SqlExecutor, c: RunningCampaign, now: Date): Promise<{ limit: number; windowOpened: boolean } | null> {
+async function windowBudget(
+  deps: CampaignWindowDeps,
+  tx: SqlExecutor,
+  c: RunningCampaign,
+  now: Date,
+): Promise<{ limit: number; windowOpened: boolean } | null> {
   const chunkSize = deps.config.CAMPAIGN_CHUNK_SIZE;
   if (c.batchWindowMinutes <= 0) return { limit: chunkSize, windowOpened: false };
   const windowMs = c.batchWindowMinutes * 60_000;
@@ -184,7 +202,11 @@ async function takePendingRecipients(tx: SqlExecutor, campaignId: string, limit:
 }
 
 /** A personalised draft per still-subscribed recipient; the others are dropped (suppressed). */
-function draftCampaignEmails(deps: CampaignWindowDeps, c: RunningCampaign, pending: PendingRecipient[]): { drafts: EmailDraft[]; dropped: string[] } {
+function draftCampaignEmails(
+  deps: CampaignWindowDeps,
+  c: RunningCampaign,
+  pending: PendingRecipient[],
+): { drafts: EmailDraft[]; dropped: string[] } {
   const body = prepareCampaignBody({ subject: c.subject, html: c.html, previewText: c.previewText });
   const region = c.region ?? deps.config.AWS_REGION;
   const drafts: EmailDraft[] = [];
@@ -219,7 +241,14 @@ function draftCampaignEmails(deps: CampaignWindowDeps, c: RunningCampaign, pendi
 }
 
 /** Marks each recipient QUEUED with the id of its new email. */
-async function markRecipientsQueued(tx: SqlExecutor, campaignId: string, prepared: PreparedEmail[], now: Date, after: string, lastContactId: string): Promise<void> {
+async function markRecipientsQueued(
+  tx: SqlExecutor,
+  campaignId: string,
+  prepared: PreparedEmail[],
+  now: Date,
+  after: string,
+  lastContactId: string,
+): Promise<void> {
   if (!prepared.length) return;
   await tx.execute(
     // The chunk's contactId range keeps this an index range scan; without it PostgreSQL hashed

@@ -36,12 +36,25 @@ beforeAll(async () => {
   dnsServer = await startTestDnsServer();
   databaseUrl = await createTestDatabase();
   prefix = testRedisPrefix();
-  config = testConfig(databaseUrl, prefix, { SES_IDENTITY_ADAPTER: 'local', SES_REGIONS: 'us-east-1,eu-west-1', DNS_RESOLVER: dnsServer.address, DNS_TIMEOUT_MS: '300' });
+  config = testConfig(databaseUrl, prefix, {
+    SES_IDENTITY_ADAPTER: 'local',
+    SES_REGIONS: 'us-east-1,eu-west-1',
+    DNS_RESOLVER: dnsServer.address,
+    DNS_TIMEOUT_MS: '300',
+  });
   db = createDb(config.DATABASE_URL, 5);
   redis = createRedis(config.REDIS_URL, { forWorker: true });
   queues = createQueueFactory(redis, prefix);
   const dns = createDnsLookup(config.DNS_RESOLVER, config.DNS_TIMEOUT_MS);
-  deps = { db, queues, dns, identities: createIdentityPort(config, { db, dns }), config, log: createLogger('silent', 'test'), now: () => clock };
+  deps = {
+    db,
+    queues,
+    dns,
+    identities: createIdentityPort(config, { db, dns }),
+    config,
+    log: createLogger('silent', 'test'),
+    now: () => clock,
+  };
   teamId = (await createTeam(db, 'Verifiers')).id;
 });
 afterAll(async () => {
@@ -53,10 +66,12 @@ afterAll(async () => {
   await dnsServer.close();
 });
 
-const addDomain = (name: string, region = 'us-east-1') => createDomain({ db, config, identities: deps.identities, now: () => clock }, { teamId, name, region });
+const addDomain = (name: string, region = 'us-east-1') =>
+  createDomain({ db, config, identities: deps.identities, now: () => clock }, { teamId, name, region });
 const verify = (domainId: number) => processDomainJob(deps, { name: 'verify-domain', data: { domainId } });
 const row = (id: number) => db.domain.findUniqueOrThrow({ where: { id } });
-const eventTypes = async (domainId: number) => (await db.webhookEvent.findMany({ where: { domainId }, orderBy: { createdAt: 'asc' } })).map((e) => e.type);
+const eventTypes = async (domainId: number) =>
+  (await db.webhookEvent.findMany({ where: { domainId }, orderBy: { createdAt: 'asc' } })).map((e) => e.type);
 
 /** The zone a customer who followed our instructions would publish, with per-name overrides. */
 function correctZone(d: Domain, overrides: Record<string, TestZoneEntry | undefined> = {}): Record<string, TestZoneEntry> {
@@ -64,7 +79,10 @@ function correctZone(d: Domain, overrides: Record<string, TestZoneEntry | undefi
   const apex = parsed.ok ? parsed.apex : d.name;
   const zone: Record<string, TestZoneEntry | undefined> = {
     [`usesend._domainkey.${d.name}`]: { txt: [splitTxtValue(`p=${d.publicKey}`)] },
-    [`mail.${d.name}`]: { txt: [['v=spf1 include:amazonses.com ~all']], mx: [{ exchange: `feedback-smtp.${d.region}.amazonses.com`, priority: 10 }] },
+    [`mail.${d.name}`]: {
+      txt: [['v=spf1 include:amazonses.com ~all']],
+      mx: [{ exchange: `feedback-smtp.${d.region}.amazonses.com`, priority: 10 }],
+    },
     [`_dmarc.${apex}`]: { txt: [['v=DMARC1; p=none;']] },
     ...overrides,
   };
@@ -80,8 +98,15 @@ describe('verifying a domain', () => {
     expect(await verify(d.id)).toEqual({ domainId: d.id, status: 'SUCCESS' });
     const after = await row(d.id);
     expect(after).toMatchObject({
-      status: 'SUCCESS', dkimStatus: 'SUCCESS', spfDetails: 'SUCCESS', dmarcAdded: true, isVerifying: false,
-      hasEverVerified: true, errorMessage: null, verificationError: null, lastCheckedTime: clock,
+      status: 'SUCCESS',
+      dkimStatus: 'SUCCESS',
+      spfDetails: 'SUCCESS',
+      dmarcAdded: true,
+      isVerifying: false,
+      hasEverVerified: true,
+      errorMessage: null,
+      verificationError: null,
+      lastCheckedTime: clock,
     });
     // Verified domains are looked at again rarely.
     expect(after.nextCheckAt).toEqual(nextCronTime(config.DOMAIN_RECHECK_CRON, clock));
@@ -109,16 +134,31 @@ describe('verifying a domain', () => {
     dnsServer.setZone(
       correctZone(d, {
         [`usesend._domainkey.wrong.example.com`]: { txt: [splitTxtValue(`p=${other.publicKey}`)] },
-        [`mail.wrong.example.com`]: { txt: [['v=spf1 include:_spf.google.com ~all']], mx: [{ exchange: 'mx.elsewhere.net', priority: 10 }] },
+        [`mail.wrong.example.com`]: {
+          txt: [['v=spf1 include:_spf.google.com ~all']],
+          mx: [{ exchange: 'mx.elsewhere.net', priority: 10 }],
+        },
         ['_dmarc.example.com']: undefined,
       }),
     );
     await verify(d.id);
     const after = await row(d.id);
-    expect(after).toMatchObject({ status: 'FAILED', dkimStatus: 'FAILED', spfDetails: 'FAILED', dmarcAdded: false, isVerifying: false, hasEverVerified: false, verificationError: 'DNS_RECORDS_INVALID' });
-    expect(after.errorMessage).toContain("DKIM TXT record at usesend._domainkey.wrong.example.com does not contain this domain's public key");
+    expect(after).toMatchObject({
+      status: 'FAILED',
+      dkimStatus: 'FAILED',
+      spfDetails: 'FAILED',
+      dmarcAdded: false,
+      isVerifying: false,
+      hasEverVerified: false,
+      verificationError: 'DNS_RECORDS_INVALID',
+    });
+    expect(after.errorMessage).toContain(
+      "DKIM TXT record at usesend._domainkey.wrong.example.com does not contain this domain's public key",
+    );
     expect(after.errorMessage).toContain('SPF TXT record at mail.wrong.example.com does not include amazonses.com');
-    expect(after.errorMessage).toContain('MX record at mail.wrong.example.com points to mx.elsewhere.net instead of feedback-smtp.us-east-1.amazonses.com');
+    expect(after.errorMessage).toContain(
+      'MX record at mail.wrong.example.com points to mx.elsewhere.net instead of feedback-smtp.us-east-1.amazonses.com',
+    );
     // Not verified yet: checked again at the frequent cadence.
     expect(after.nextCheckAt).toEqual(nextCronTime(config.DOMAIN_CHECK_CRON, clock));
     expect(await eventTypes(d.id)).toEqual(['domain.created', 'domain.updated']);
@@ -145,7 +185,13 @@ describe('verifying a domain', () => {
     dnsServer.setZone(correctZone(d, { 'usesend._domainkey.flaky.example.com': { servfail: true } }));
     await verify(d.id);
     const temp = await row(d.id);
-    expect(temp).toMatchObject({ status: 'TEMPORARY_FAILURE', dkimStatus: 'TEMPORARY_FAILURE', spfDetails: 'SUCCESS', isVerifying: true, verificationError: 'DNS_SERVER_ERROR' });
+    expect(temp).toMatchObject({
+      status: 'TEMPORARY_FAILURE',
+      dkimStatus: 'TEMPORARY_FAILURE',
+      spfDetails: 'SUCCESS',
+      isVerifying: true,
+      verificationError: 'DNS_SERVER_ERROR',
+    });
     expect(temp.errorMessage).toMatch(/usesend\._domainkey\.flaky\.example\.com.*ESERVFAIL/);
 
     dnsServer.setZone(correctZone(d));
@@ -164,7 +210,10 @@ describe('verifying a domain', () => {
   it('reads an unreachable DNS server as TEMPORARY_FAILURE', async () => {
     const d = await addDomain('nodns.example.com');
     const dead = createDnsLookup('127.0.0.1:9', 200);
-    await processDomainJob({ ...deps, dns: dead, identities: createIdentityPort(config, { db, dns: dead }) }, { name: 'verify-domain', data: { domainId: d.id } });
+    await processDomainJob(
+      { ...deps, dns: dead, identities: createIdentityPort(config, { db, dns: dead }) },
+      { name: 'verify-domain', data: { domainId: d.id } },
+    );
     expect(await row(d.id)).toMatchObject({ status: 'TEMPORARY_FAILURE' });
   });
 
@@ -223,9 +272,16 @@ describe('one name in two teams (one shared SES identity)', () => {
   it('does not verify team B because team A published its records; B verifies with its own ownership TXT record', async () => {
     const teamB = (await createTeam(db, 'Squatter')).id;
     const a = await addDomain('shared.example.com');
-    const b = await createDomain({ db, config, identities: deps.identities, now: () => clock }, { teamId: teamB, name: 'shared.example.com', region: 'us-east-1' });
+    const b = await createDomain(
+      { db, config, identities: deps.identities, now: () => clock },
+      { teamId: teamB, name: 'shared.example.com', region: 'us-east-1' },
+    );
     // B shares A's identity: same DKIM key and selector, plus an ownership token of its own.
-    expect(b).toMatchObject({ publicKey: a.publicKey, dkimSelector: a.dkimSelector, ownershipToken: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(b).toMatchObject({
+      publicKey: a.publicKey,
+      dkimSelector: a.dkimSelector,
+      ownershipToken: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
     expect(a.ownershipToken).toBeNull();
     const ownership = domainView(b).dnsRecords.find((r) => r.name === '_mailrail-verification.shared');
     expect(ownership).toMatchObject({ type: 'TXT', value: `mailrail-verification=${b.ownershipToken}`, status: 'PENDING' });
@@ -240,7 +296,9 @@ describe('one name in two teams (one shared SES identity)', () => {
     expect(domainView(failedB).dnsRecords.find((r) => r.name === '_mailrail-verification.shared')?.status).toBe('FAILED');
 
     // Whoever controls the zone publishes B's token too: now B is proven.
-    dnsServer.setZone(correctZone(a, { '_mailrail-verification.shared.example.com': { txt: [[`mailrail-verification=${b.ownershipToken}`]] } }));
+    dnsServer.setZone(
+      correctZone(a, { '_mailrail-verification.shared.example.com': { txt: [[`mailrail-verification=${b.ownershipToken}`]] } }),
+    );
     expect(await verify(b.id)).toEqual({ domainId: b.id, status: 'SUCCESS' });
   });
 });

@@ -6,7 +6,12 @@ const noop = async () => undefined;
 
 describe('validatePeriodicJobs', () => {
   it('accepts 5- and 6-field cron expressions', () => {
-    expect(() => validatePeriodicJobs([{ name: 'a', cron: '*/5 * * * *', run: noop }, { name: 'b', cron: '*/30 * * * * *', run: noop }])).not.toThrow();
+    expect(() =>
+      validatePeriodicJobs([
+        { name: 'a', cron: '*/5 * * * *', run: noop },
+        { name: 'b', cron: '*/30 * * * * *', run: noop },
+      ]),
+    ).not.toThrow();
   });
   it('names every invalid expression and duplicate at once', () => {
     const jobs: PeriodicJob[] = [
@@ -85,7 +90,10 @@ describe('two worker instances on the same prefix', () => {
     const a = await startPeriodicJobs(env.deps, jobsOf('a'));
     const b = await startPeriodicJobs(env.replica(), jobsOf('b'));
     try {
-      await env.waitFor(async () => runs.filter((r) => r.name === 'every-second').length >= 3 && runs.filter((r) => r.name === 'every-200ms').length >= 10, 15_000);
+      await env.waitFor(
+        async () => runs.filter((r) => r.name === 'every-second').length >= 3 && runs.filter((r) => r.name === 'every-200ms').length >= 10,
+        15_000,
+      );
     } finally {
       await a.close();
       await b.close();
@@ -117,7 +125,15 @@ describe('the registry', () => {
 
   const schedulersByQueue = async () => {
     const all: Record<string, string[]> = {};
-    const names = [queueNames.maintenance, queueNames.campaigns, queueNames.domains, queueNames.webhooks, queueNames.sesEvents, queueNames.send(env.domain.region, 'transactional'), queueNames.send(env.domain.region, 'marketing')];
+    const names = [
+      queueNames.maintenance,
+      queueNames.campaigns,
+      queueNames.domains,
+      queueNames.webhooks,
+      queueNames.sesEvents,
+      queueNames.send(env.domain.region, 'transactional'),
+      queueNames.send(env.domain.region, 'marketing'),
+    ];
     for (const name of names) {
       const keys = (await env.deps.queues.get(name).getJobSchedulers()).map((s) => s.key).sort();
       if (keys.length) all[name] = keys;
@@ -129,9 +145,19 @@ describe('the registry', () => {
     // A scheduler an older version declared on another queue is removed at start.
     await env.deps.queues.get(queueNames.campaigns).upsertJobScheduler('campaign-scan', { every: 1000 }, { name: 'scan' });
     await env.start();
-    const registry = periodicJobs(env.config).map((j) => j.name).sort();
+    const registry = periodicJobs(env.config)
+      .map((j) => j.name)
+      .sort();
     expect(registry).toEqual(
-      ['campaign-scan', 'domain-verification-sweep', 'prune-ses-notifications', 'sweep-unsent-emails', 'webhook-dispatch', 'webhook-prune-events', 'webhook-requeue-stalled'].sort(),
+      [
+        'campaign-scan',
+        'domain-verification-sweep',
+        'prune-ses-notifications',
+        'sweep-unsent-emails',
+        'webhook-dispatch',
+        'webhook-prune-events',
+        'webhook-requeue-stalled',
+      ].sort(),
     );
     expect(await schedulersByQueue()).toEqual({ [queueNames.maintenance]: registry });
   });
@@ -140,12 +166,21 @@ describe('the registry', () => {
     const maintenance = env.deps.queues.get(queueNames.maintenance);
     for (const s of await maintenance.getJobSchedulers()) await maintenance.removeJobScheduler(s.key);
     expect(await schedulersByQueue()).toEqual({});
-    const registry = periodicJobs(env.config).map((j) => j.name).sort();
-    await env.waitFor(async () => JSON.stringify(await schedulersByQueue()) === JSON.stringify({ [queueNames.maintenance]: registry }), 10_000);
+    const registry = periodicJobs(env.config)
+      .map((j) => j.name)
+      .sort();
+    await env.waitFor(
+      async () => JSON.stringify(await schedulersByQueue()) === JSON.stringify({ [queueNames.maintenance]: registry }),
+      10_000,
+    );
   });
 
   it('takes the webhook timings from the config', () => {
-    const byName = new Map(periodicJobs({ ...env.config, WEBHOOK_DISPATCH_EVERY_MS: 1234, WEBHOOK_REQUEUE_EVERY_MS: 5678, WEBHOOK_PRUNE_EVERY_MS: 91011 }).map((j) => [j.name, j]));
+    const byName = new Map(
+      periodicJobs({ ...env.config, WEBHOOK_DISPATCH_EVERY_MS: 1234, WEBHOOK_REQUEUE_EVERY_MS: 5678, WEBHOOK_PRUNE_EVERY_MS: 91011 }).map(
+        (j) => [j.name, j],
+      ),
+    );
     expect(byName.get('webhook-dispatch')).toMatchObject({ everyMs: 1234 });
     expect(byName.get('webhook-requeue-stalled')).toMatchObject({ everyMs: 5678 });
     expect(byName.get('webhook-prune-events')).toMatchObject({ everyMs: 91011 });

@@ -47,12 +47,22 @@ export function periodicJobs(config: Config): PeriodicJob[] {
 /** The webhook entries of the registry (apart so the webhook tests can run them without the rest). */
 export function webhookPeriodicJobs(config: Config): PeriodicJob<WebhookWorkerDeps>[] {
   return [
-    { name: 'webhook-dispatch', everyMs: config.WEBHOOK_DISPATCH_EVERY_MS, run: async (deps) => ({ events: await dispatchWebhookOutbox(deps) }) },
+    {
+      name: 'webhook-dispatch',
+      everyMs: config.WEBHOOK_DISPATCH_EVERY_MS,
+      run: async (deps) => ({ events: await dispatchWebhookOutbox(deps) }),
+    },
     {
       name: 'webhook-requeue-stalled',
       everyMs: config.WEBHOOK_REQUEUE_EVERY_MS,
       run: async (deps) => ({
-        requeued: await requeueStalledDeliveries(deps.db, deps.queues.get(queueNames.webhooks), webhookMaxAttempts(deps.config), deps.clock.now(), deps.config),
+        requeued: await requeueStalledDeliveries(
+          deps.db,
+          deps.queues.get(queueNames.webhooks),
+          webhookMaxAttempts(deps.config),
+          deps.clock.now(),
+          deps.config,
+        ),
       }),
     },
     {
@@ -74,7 +84,8 @@ export function validatePeriodicJobs(jobs: PeriodicJob<never>[]): void {
     seen.add(job.name);
     if (job.everyMs !== undefined) {
       if (job.cron !== undefined) problems.push(`${job.name}: give cron or everyMs, not both`);
-      else if (!Number.isInteger(job.everyMs) || job.everyMs <= 0) problems.push(`${job.name}: invalid everyMs ${job.everyMs}: expected a positive integer`);
+      else if (!Number.isInteger(job.everyMs) || job.everyMs <= 0)
+        problems.push(`${job.name}: invalid everyMs ${job.everyMs}: expected a positive integer`);
       continue;
     }
     const cron = job.cron ?? '';
@@ -121,11 +132,11 @@ export async function startPeriodicJobs<D extends PeriodicRunnerDeps>(
   const byName = new Map(jobs.map((j) => [j.name, j]));
   const declare = async () => {
     for (const job of jobs) {
-      await queue.upsertJobScheduler(
-        job.name,
-        job.everyMs !== undefined ? { every: job.everyMs } : { pattern: job.cron, tz: 'UTC' },
-        { name: job.name, data: {}, opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } },
-      );
+      await queue.upsertJobScheduler(job.name, job.everyMs !== undefined ? { every: job.everyMs } : { pattern: job.cron, tz: 'UTC' }, {
+        name: job.name,
+        data: {},
+        opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+      });
     }
   };
   // Declared now and every REDECLARE_EVERY_MS, so a Redis that lost its data gets them back.

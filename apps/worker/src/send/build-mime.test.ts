@@ -32,7 +32,20 @@ function topLevelHeaderNames(raw: Buffer): string[] {
 it('reserves every header the builder sets itself, except the defaults a custom header may replace', async () => {
   const defaults = new Set(Object.keys(defaultHeaders(email)).map((h) => h.toLowerCase()));
   const names = topLevelHeaderNames(await buildRawMessage(email));
-  expect(names).toEqual(expect.arrayContaining(['from', 'to', 'cc', 'reply-to', 'subject', 'message-id', 'date', 'mime-version', 'content-type', 'x-usesend-email-id']));
+  expect(names).toEqual(
+    expect.arrayContaining([
+      'from',
+      'to',
+      'cc',
+      'reply-to',
+      'subject',
+      'message-id',
+      'date',
+      'mime-version',
+      'content-type',
+      'x-usesend-email-id',
+    ]),
+  );
   const unreserved = names.filter((n) => !RESERVED_HEADERS.has(n) && !defaults.has(n));
   expect(unreserved).toEqual([]);
   // A default is not reserved: the client may set it (a transactional List-Unsubscribe, threading).
@@ -50,6 +63,8 @@ it('drops from a stored row every header the API refuses, in any case', () => {
 });
 
 it('keeps its own value for a reserved header found in a stored row', async () => {
-  const raw = (await buildRawMessage({ ...email, headers: { 'Return-Path': '<evil@example.net>', 'X-Unsend-Email-ID': 'forged' } })).toString('utf8');
+  const raw = (
+    await buildRawMessage({ ...email, headers: { 'Return-Path': '<evil@example.net>', 'X-Unsend-Email-ID': 'forged' } })
+  ).toString('utf8');
   expect(raw).not.toMatch(/evil@example\.net|forged/);
 });

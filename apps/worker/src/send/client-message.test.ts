@@ -5,7 +5,10 @@ const text = (b: Buffer) => b.toString('latin1');
 describe('clientMessageForSes', () => {
   it('keeps bare LF line ends, and every byte of the body', () => {
     const body = Buffer.from([0x0a, 0xff, 0x00, 0x42, 0x0a]);
-    const raw = Buffer.concat([Buffer.from('Subject: x\nBCC: a@example.net,\n b@example.net\nX-Unsend-Email-ID: old\nTo: t@example.net\n'), body]);
+    const raw = Buffer.concat([
+      Buffer.from('Subject: x\nBCC: a@example.net,\n b@example.net\nX-Unsend-Email-ID: old\nTo: t@example.net\n'),
+      body,
+    ]);
     const out = clientMessageForSes(raw, 'e1');
     expect(text(out)).toBe(text(Buffer.concat([Buffer.from('X-Usesend-Email-ID: e1\nSubject: x\nTo: t@example.net\n'), body])));
   });

@@ -24,11 +24,26 @@ describe('resolveRegionRates', () => {
     const ses = createSesV2Sender({ SES_ENDPOINT: fake.url, SES_TIMEOUT_MS: 2000, SEND_CONCURRENCY: 2 });
     try {
       const regions = ['us-east-1', 'eu-west-1'];
-      expect(await resolveRegionRates({ SES_RATE_LIMIT: 33, sesRegions: regions }, ses, log)).toEqual(new Map([['us-east-1', 33], ['eu-west-1', 33]]));
+      expect(await resolveRegionRates({ SES_RATE_LIMIT: 33, sesRegions: regions }, ses, log)).toEqual(
+        new Map([
+          ['us-east-1', 33],
+          ['eu-west-1', 33],
+        ]),
+      );
       fake.maxSendRate = 200;
-      expect(await resolveRegionRates({ SES_RATE_LIMIT: 0, sesRegions: regions }, ses, log)).toEqual(new Map([['us-east-1', 200], ['eu-west-1', 200]]));
+      expect(await resolveRegionRates({ SES_RATE_LIMIT: 0, sesRegions: regions }, ses, log)).toEqual(
+        new Map([
+          ['us-east-1', 200],
+          ['eu-west-1', 200],
+        ]),
+      );
       fake.maxSendRate = null; // like the local emulator: GetAccount is not implemented
-      expect(await resolveRegionRates({ SES_RATE_LIMIT: 0, sesRegions: regions }, ses, log)).toEqual(new Map([['us-east-1', 14], ['eu-west-1', 14]]));
+      expect(await resolveRegionRates({ SES_RATE_LIMIT: 0, sesRegions: regions }, ses, log)).toEqual(
+        new Map([
+          ['us-east-1', 14],
+          ['eu-west-1', 14],
+        ]),
+      );
     } finally {
       ses.close();
       await fake.close();
@@ -75,7 +90,10 @@ describe('the per-region rate limit', () => {
       const median = (k: number) => times[k * lane + lane / 2];
       return ((bursts - 2) * lane) / ((median(bursts - 1) - median(1)) / 1000);
     };
-    for (const [prefix, name] of [['tx', 'transactional'], ['mk', 'marketing']] as const) {
+    for (const [prefix, name] of [
+      ['tx', 'transactional'],
+      ['mk', 'marketing'],
+    ] as const) {
       const queue = env.deps.queues.get(queueNames.send(env.domain.region, name));
       await env.waitFor(async () => (await queue.getCompletedCount()) === PER_LANE);
       const jobs = await queue.getJobs(['completed'], 0, -1);

@@ -39,31 +39,59 @@ describe('sendOneEmail', () => {
   });
 
   it('keeps display names in the MIME headers (RFC 2047 when not ASCII) and gives SES bare addresses', async () => {
-    const [id] = await env.createEmails([{
-      from: 'Acme, Inc. <hello@example.com>',
-      to: ['Ada Lovelace <ada@example.net>', 'plain@example.net'],
-      cc: ['Zoë Ünicode <zoe@example.net>'],
-      bcc: ['"Hidden, Person" <hidden@example.net>'],
-      replyTo: ['"Support \\"24/7\\"" <help@example.com>'],
-    }]);
+    const [id] = await env.createEmails([
+      {
+        from: 'Acme, Inc. <hello@example.com>',
+        to: ['Ada Lovelace <ada@example.net>', 'plain@example.net'],
+        cc: ['Zoë Ünicode <zoe@example.net>'],
+        bcc: ['"Hidden, Person" <hidden@example.net>'],
+        replyTo: ['"Support \\"24/7\\"" <help@example.com>'],
+      },
+    ]);
     expect((await sendOneEmail(env.deps, id)).result).toBe('sent');
     const [message] = env.ses.messages;
-    expect(message.destination).toEqual({ to: ['ada@example.net', 'plain@example.net'], cc: ['zoe@example.net'], bcc: ['hidden@example.net'] });
+    expect(message.destination).toEqual({
+      to: ['ada@example.net', 'plain@example.net'],
+      cc: ['zoe@example.net'],
+      bcc: ['hidden@example.net'],
+    });
     expect(message.raw).toContain('=?UTF-8?Q?Zo=C3=AB_=C3=9Cnicode?=');
     expect(message.raw).not.toMatch(/^Bcc:/im);
     const parsed = await simpleParser(message.raw);
-    const list = (a: AddressObject | AddressObject[] | undefined) => (Array.isArray(a) ? a : a ? [a] : []).flatMap((x) => x.value.map((v) => ({ name: v.name, address: v.address })));
+    const list = (a: AddressObject | AddressObject[] | undefined) =>
+      (Array.isArray(a) ? a : a ? [a] : []).flatMap((x) => x.value.map((v) => ({ name: v.name, address: v.address })));
     expect(list(parsed.from)).toEqual([{ name: 'Acme, Inc.', address: 'hello@example.com' }]);
-    expect(list(parsed.to)).toEqual([{ name: 'Ada Lovelace', address: 'ada@example.net' }, { name: '', address: 'plain@example.net' }]);
+    expect(list(parsed.to)).toEqual([
+      { name: 'Ada Lovelace', address: 'ada@example.net' },
+      { name: '', address: 'plain@example.net' },
+    ]);
     expect(list(parsed.cc)).toEqual([{ name: 'Zoë Ünicode', address: 'zoe@example.net' }]);
     expect(list(parsed.replyTo)).toEqual([{ name: 'Support "24/7"', address: 'help@example.com' }]);
   });
 
   it("sends an SMTP client's own message as written: our id header first, Bcc and our headers out, its envelope as Destination", async () => {
     const lines = (...l: string[]) => l.join('\r\n');
-    const headers = lines('From: Ann <ann@example.com>', 'To: Tom <to@example.net>', 'Subject: Raw', 'X-Custom: kept,', '  folded', 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=utf-8');
+    const headers = lines(
+      'From: Ann <ann@example.com>',
+      'To: Tom <to@example.net>',
+      'Subject: Raw',
+      'X-Custom: kept,',
+      '  folded',
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset=utf-8',
+    );
     const body = lines('', 'Bcc: a body line, not a header', 'Zoë', '');
-    const raw = Buffer.from(lines(headers.split('\r\n')[0], 'Bcc: hidden@example.net', 'X-Usesend-Email-ID: forged', 'X-Mailrail-Idempotency-Key: k1', ...headers.split('\r\n').slice(1)) + '\r\n' + body);
+    const raw = Buffer.from(
+      lines(
+        headers.split('\r\n')[0],
+        'Bcc: hidden@example.net',
+        'X-Usesend-Email-ID: forged',
+        'X-Mailrail-Idempotency-Key: k1',
+        ...headers.split('\r\n').slice(1),
+      ) +
+        '\r\n' +
+        body,
+    );
     const [id] = await env.createEmails([{ to: ['to@example.net'], bcc: ['hidden@example.net', 'blind@example.net'], rawMessage: raw }]);
     expect((await sendOneEmail(env.deps, id)).result).toBe('sent');
     const [message] = env.ses.messages;

@@ -156,7 +156,12 @@ it('sends a mixed load through both lanes exactly once per email', async () => {
   env.ses.failWithProbability(0.2, { kind: 'throttle' });
   const tx = await env.createEmails(Array.from({ length: 30 }, (_, i) => ({ to: [`tx${i}@example.net`] })));
   const mk = await env.createEmails(Array.from({ length: 30 }, (_, i) => ({ to: [`mk${i}@example.net`], lane: 'marketing' as const })));
-  await env.waitFor(async () => (await env.deps.db.email.count({ where: { id: { in: [...tx, ...mk] }, latestStatus: 'SENT' } })) === 60, 30_000);
+  await env.waitFor(
+    async () => (await env.deps.db.email.count({ where: { id: { in: [...tx, ...mk] }, latestStatus: 'SENT' } })) === 60,
+    30_000,
+  );
   const recipients = env.ses.messages.map((m) => m.destination.to[0]).sort();
-  expect(recipients).toEqual([...Array.from({ length: 30 }, (_, i) => `tx${i}@example.net`), ...Array.from({ length: 30 }, (_, i) => `mk${i}@example.net`)].sort());
+  expect(recipients).toEqual(
+    [...Array.from({ length: 30 }, (_, i) => `tx${i}@example.net`), ...Array.from({ length: 30 }, (_, i) => `mk${i}@example.net`)].sort(),
+  );
 });

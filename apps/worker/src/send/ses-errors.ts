@@ -12,8 +12,27 @@ export interface SesFailure {
 const THROTTLING = new Set(['ThrottlingException', 'TooManyRequestsException', 'Throttling', 'RequestThrottled']);
 // Account or sending paused, quota resets: an operator or time fixes these, so they are retried
 // within the retry budget rather than failing the mail at once.
-const TRANSIENT_NAMES = new Set(['LimitExceededException', 'SendingPausedException', 'InternalFailure', 'ServiceUnavailable', 'TimeoutError', 'RequestTimeout', 'AbortError']);
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'UND_ERR_SOCKET']);
+const TRANSIENT_NAMES = new Set([
+  'LimitExceededException',
+  'SendingPausedException',
+  'InternalFailure',
+  'ServiceUnavailable',
+  'TimeoutError',
+  'RequestTimeout',
+  'AbortError',
+]);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+]);
 
 interface SdkErrorShape {
   name?: string;
@@ -25,7 +44,7 @@ interface SdkErrorShape {
 
 export function classifySesError(err: unknown): SesFailure {
   const e = (err ?? {}) as SdkErrorShape;
-  const name = e.name && e.name !== 'Error' ? e.name : e.code ?? 'Error';
+  const name = e.name && e.name !== 'Error' ? e.name : (e.code ?? 'Error');
   const message = e.message ?? String(err);
   const status = e.$metadata?.httpStatusCode;
   if (THROTTLING.has(name) || status === 429) return { kind: 'throttled', name, message };

@@ -22,9 +22,7 @@ export interface SesSender {
   close(): void;
 }
 
-export function createSesV2Sender(
-  config: Pick<Config, 'SES_ENDPOINT' | 'SES_TIMEOUT_MS' | 'SEND_CONCURRENCY'>,
-): SesSender {
+export function createSesV2Sender(config: Pick<Config, 'SES_ENDPOINT' | 'SES_TIMEOUT_MS' | 'SEND_CONCURRENCY'>): SesSender {
   const clients = new Map<string, SESv2Client>();
   const client = (region: string) => {
     let c = clients.get(region);

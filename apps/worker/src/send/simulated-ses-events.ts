@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { decodeEncodedWords, mimeHeaders, SES_SIMULATOR_DOMAIN, simulatedOutcome, simulatedSendEvents, simulatedSesEventJob, type SimulatedMessage } from '@mailrail/domain/ses-events/event-simulator';
+import {
+  decodeEncodedWords,
+  mimeHeaders,
+  SES_SIMULATOR_DOMAIN,
+  simulatedOutcome,
+  simulatedSendEvents,
+  simulatedSesEventJob,
+  type SimulatedMessage,
+} from '@mailrail/domain/ses-events/event-simulator';
 import { type Logger } from '@mailrail/platform/log/logger';
 import type { Queue } from 'bullmq';
 import type { RawEmailToSend, SesSender } from './ses-sender';

@@ -50,7 +50,9 @@ function sesMessage(eventType: string, sesMessageId: string) {
 it('processes queued SES events into statuses and counters', async () => {
   const team = await db.team.create({ data: { name: 't' } });
   const id = newId();
-  await db.email.create({ data: { id, teamId: team.id, from: 'a@example.com', to: ['b@example.org'], subject: 's', sesEmailId: 'ses-1', latestStatus: 'SENT' } });
+  await db.email.create({
+    data: { id, teamId: team.id, from: 'a@example.com', to: ['b@example.org'], subject: 's', sesEmailId: 'ses-1', latestStatus: 'SENT' },
+  });
   const q = queues.get(queueNames.sesEvents);
   const jobs: SesEventJob[] = [
     { snsMessageId: newId(), topicArn: 'arn', message: sesMessage('Delivery', 'ses-1') },
@@ -69,9 +71,13 @@ it('processes queued SES events into statuses and counters', async () => {
 it('retries an event whose email is not known yet, and applies it once the email has its SES id', async () => {
   const team = await db.team.create({ data: { name: 't' } });
   const id = newId();
-  await db.email.create({ data: { id, teamId: team.id, from: 'a@example.com', to: ['b@example.org'], subject: 's', latestStatus: 'QUEUED' } });
+  await db.email.create({
+    data: { id, teamId: team.id, from: 'a@example.com', to: ['b@example.org'], subject: 's', latestStatus: 'QUEUED' },
+  });
   const job: SesEventJob = { snsMessageId: newId(), topicArn: 'arn', message: sesMessage('Delivery', 'ses-late') };
-  const added = await queues.get(queueNames.sesEvents).add('e', job, { attempts: 3, backoff: { type: 'fixed', delay: 300 }, jobId: job.snsMessageId });
+  const added = await queues
+    .get(queueNames.sesEvents)
+    .add('e', job, { attempts: 3, backoff: { type: 'fixed', delay: 300 }, jobId: job.snsMessageId });
   // The send path stores the SES id a moment after the event was queued.
   await new Promise((r) => setTimeout(r, 100));
   await db.email.update({ where: { id }, data: { sesEmailId: 'ses-late' } });

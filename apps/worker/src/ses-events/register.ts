@@ -1,5 +1,10 @@
 import { Worker, type ConnectionOptions } from 'bullmq';
-import { processSesEventJob, type ProcessSesEventDeps, type SesEventJob, type SesEventOutcome } from '@mailrail/domain/ses-events/process-ses-event';
+import {
+  processSesEventJob,
+  type ProcessSesEventDeps,
+  type SesEventJob,
+  type SesEventOutcome,
+} from '@mailrail/domain/ses-events/process-ses-event';
 import { queueNames } from '@mailrail/platform/queue/queues';
 
 export interface SesEventProcessingOptions extends ProcessSesEventDeps {

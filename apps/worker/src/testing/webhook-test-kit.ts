@@ -45,7 +45,11 @@ export interface WorkerKit {
   newTeam(): Promise<number>;
   addDomain(teamId: number, name: string): Promise<number>;
   /** Inserts a webhook as the API does; returns its id and plain secret. */
-  addWebhook(teamId: number, url: string, opts?: { events?: string[]; domainIds?: number[]; status?: WebhookStatus }): Promise<{ id: string; secret: string }>;
+  addWebhook(
+    teamId: number,
+    url: string,
+    opts?: { events?: string[]; domainIds?: number[]; status?: WebhookStatus },
+  ): Promise<{ id: string; secret: string }>;
   /** Starts a webhook worker (delivery and the webhook periodic jobs) on a fresh Redis prefix (so tests never share queued jobs). */
   startWorkers(options?: WebhookWorkerOptions, env?: Partial<Config>): Promise<WebhookWorkers>;
   /** Stops every worker started so far and drops its queues. */

@@ -102,7 +102,10 @@ export async function startTestWorkerEnv(env: Record<string, string> = {}): Prom
     },
     email: async (id) => (await deps.db.email.findUnique({ where: { id } }))!,
     events: async (id) =>
-      (await deps.db.emailEvent.findMany({ where: { emailId: id }, orderBy: { id: 'asc' } })).map((e) => ({ status: e.status, data: e.data })),
+      (await deps.db.emailEvent.findMany({ where: { emailId: id }, orderBy: { id: 'asc' } })).map((e) => ({
+        status: e.status,
+        data: e.data,
+      })),
     waitFor,
     sweptSince: async (since) => {
       const maintenance = deps.queues.get(queueNames.maintenance);

@@ -147,14 +147,23 @@ async function recordSuccess(db: Db, row: DeliveryRow, result: AttemptResult): P
     // Many deliveries to one endpoint succeed at once: write its row only when something
     // changes (a failure streak ends, or lastSuccessAt is more than a second old).
     db.webhook.updateMany({
-      where: { id: row.webhook.id, OR: [{ consecutiveFailures: { gt: 0 } }, { lastSuccessAt: null }, { lastSuccessAt: { lt: new Date(now.getTime() - 1000) } }] },
+      where: {
+        id: row.webhook.id,
+        OR: [{ consecutiveFailures: { gt: 0 } }, { lastSuccessAt: null }, { lastSuccessAt: { lt: new Date(now.getTime() - 1000) } }],
+      },
       data: { consecutiveFailures: 0, lastSuccessAt: now },
     }),
   ]);
 }
 
 /** Counts the failure on the endpoint (disabling it after too many), then schedules a retry or gives up. */
-async function recordFailure(db: Db, settings: DeliverySettings, row: DeliveryRow, attempt: number, result: AttemptResult & { error: string }): Promise<DeliveryOutcome> {
+async function recordFailure(
+  db: Db,
+  settings: DeliverySettings,
+  row: DeliveryRow,
+  attempt: number,
+  result: AttemptResult & { error: string },
+): Promise<DeliveryOutcome> {
   const { responseStatus, responseText, durationMs, error, at: now } = result;
   const failures = await countEndpointFailure(db, settings, row.webhook.id, now);
   const disabled = failures >= settings.autoDisableAfter;

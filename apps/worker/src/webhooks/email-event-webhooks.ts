@@ -15,9 +15,19 @@ function extrasFrom(recorded: EmailEventRecorded): EmailEventExtras {
     const message = str(first?.diagnosticCode);
     return { bounce: { type: str(d.bounceType) ?? '', subType: str(d.bounceSubType) ?? '', ...(message ? { message } : {}) } };
   }
-  if (recorded.status === 'OPENED') return { open: { timestamp: str(d.timestamp) ?? recorded.occurredAt.toISOString(), userAgent: str(d.userAgent), ip: str(d.ipAddress) } };
+  if (recorded.status === 'OPENED')
+    return {
+      open: { timestamp: str(d.timestamp) ?? recorded.occurredAt.toISOString(), userAgent: str(d.userAgent), ip: str(d.ipAddress) },
+    };
   if (recorded.status === 'CLICKED') {
-    return { click: { timestamp: str(d.timestamp) ?? recorded.occurredAt.toISOString(), url: str(d.link) ?? '', userAgent: str(d.userAgent), ip: str(d.ipAddress) } };
+    return {
+      click: {
+        timestamp: str(d.timestamp) ?? recorded.occurredAt.toISOString(),
+        url: str(d.link) ?? '',
+        userAgent: str(d.userAgent),
+        ip: str(d.ipAddress),
+      },
+    };
   }
   return {};
 }
@@ -40,7 +50,17 @@ export function emailEventWebhooks(db: Db, clock: Clock) {
     if (!(await teamHasWebhooks(recorded.email.teamId))) return;
     const email = await tx.email.findUnique({
       where: { id: recorded.email.id },
-      select: { id: true, teamId: true, from: true, to: true, subject: true, campaignId: true, contactId: true, domainId: true, templateId: true },
+      select: {
+        id: true,
+        teamId: true,
+        from: true,
+        to: true,
+        subject: true,
+        campaignId: true,
+        contactId: true,
+        domainId: true,
+        templateId: true,
+      },
     });
     if (email) await recordEmailStatusEvent(tx, email, recorded.status, recorded.occurredAt, extrasFrom(recorded));
   };

@@ -31,7 +31,8 @@ export interface WebhookWorkers {
 }
 
 /** BullMQ attempts of a delivery job: one more than the waits of WEBHOOK_RETRY_SCHEDULE. */
-export const webhookMaxAttempts = (config: Pick<Config, 'WEBHOOK_RETRY_SCHEDULE'>) => parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE).length + 1;
+export const webhookMaxAttempts = (config: Pick<Config, 'WEBHOOK_RETRY_SCHEDULE'>) =>
+  parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE).length + 1;
 
 /**
  * Turns the outbox into deliveries, a batch (WEBHOOK_DISPATCH_BATCH_SIZE) per transaction until
@@ -73,7 +74,8 @@ export function registerWebhookWorkers(deps: WebhookWorkerDeps, options: Webhook
     async (job) => {
       const outcome = await deliverWebhook(db, settings, job.data.deliveryId);
       if (outcome.result === 'retry') throw new RetryWebhookLater(outcome.error, outcome.delayMs);
-      if (outcome.result === 'failed') log.warn({ deliveryId: job.data.deliveryId, error: outcome.error }, 'webhook delivery failed for good');
+      if (outcome.result === 'failed')
+        log.warn({ deliveryId: job.data.deliveryId, error: outcome.error }, 'webhook delivery failed for good');
       return outcome.result;
     },
     {

@@ -4,7 +4,10 @@ import { type Config } from '@mailrail/platform/config/schema';
 import { type Db } from '@mailrail/platform/db/client';
 import { enqueueWebhookDeliveries } from './delivery-jobs';
 
-export type RequeueSettings = Pick<Config, 'WEBHOOK_REQUEUE_PENDING_AFTER_MS' | 'WEBHOOK_REQUEUE_IN_PROGRESS_AFTER_MS' | 'WEBHOOK_REQUEUE_BATCH'>;
+export type RequeueSettings = Pick<
+  Config,
+  'WEBHOOK_REQUEUE_PENDING_AFTER_MS' | 'WEBHOOK_REQUEUE_IN_PROGRESS_AFTER_MS' | 'WEBHOOK_REQUEUE_BATCH'
+>;
 
 /**
  * PostgreSQL is the truth and Redis only carries work: a delivery still due a while after its

@@ -48,7 +48,10 @@ describe('delivery', () => {
     await kit.startWorkers();
     await waitFor(() => receiver.calls.length >= webhookEventTypes.length, 'all event types');
     // The receiver sees a call before the worker records its answer: wait for the rows too.
-    await waitFor(async () => (await kit.db.webhookDelivery.count({ where: { webhookId: hook.id, status: 'DELIVERED' } })) === webhookEventTypes.length, 'delivered rows');
+    await waitFor(
+      async () => (await kit.db.webhookDelivery.count({ where: { webhookId: hook.id, status: 'DELIVERED' } })) === webhookEventTypes.length,
+      'delivered rows',
+    );
     await sleep(200);
     expect(receiver.calls).toHaveLength(webhookEventTypes.length);
     expect(receiver.calls.map((c) => c.json.type).sort()).toEqual([...webhookEventTypes].sort());
@@ -56,7 +59,9 @@ describe('delivery', () => {
     const deliveries = await deliveriesOf(hook.id);
     for (const call of receiver.calls) {
       // The public SDK's own check: header names, v1= HMAC of "<timestamp>.<body>", 5-minute tolerance.
-      const event = new Webhooks(hook.secret).constructEvent(call.body, { headers: call.headers as Record<string, string> }) as unknown as Record<string, unknown>;
+      const event = new Webhooks(hook.secret).constructEvent(call.body, {
+        headers: call.headers as Record<string, string>,
+      }) as unknown as Record<string, unknown>;
       expect(event).toEqual({
         id: expect.any(String),
         type: call.json.type,
@@ -73,7 +78,14 @@ describe('delivery', () => {
       expect(call.headers['x-usesend-retry']).toBe('false');
       expect(Math.abs(Number(call.headers['x-usesend-timestamp']) - Date.now())).toBeLessThan(60_000);
       const delivery = deliveries.find((d) => d.id === call.headers['x-usesend-call']);
-      expect(delivery).toMatchObject({ eventId: event.id, status: 'DELIVERED', attempt: 1, responseStatus: 200, responseText: 'ok', lastError: null });
+      expect(delivery).toMatchObject({
+        eventId: event.id,
+        status: 'DELIVERED',
+        attempt: 1,
+        responseStatus: 200,
+        responseText: 'ok',
+        lastError: null,
+      });
       expect(delivery!.durationMs).toBeGreaterThanOrEqual(0);
       expect(verifiesWith(newWebhookSecret(), call)).toBe(false);
     }
@@ -137,7 +149,13 @@ describe('delivery', () => {
     await sleep(300);
     expect(receiver.calls).toHaveLength(3);
     const [row] = await deliveriesOf(hook.id);
-    expect(row).toMatchObject({ attempt: 3, responseStatus: 503, responseText: 'nope', lastError: 'endpoint answered HTTP 503', nextAttemptAt: null });
+    expect(row).toMatchObject({
+      attempt: 3,
+      responseStatus: 503,
+      responseText: 'nope',
+      lastError: 'endpoint answered HTTP 503',
+      nextAttemptAt: null,
+    });
     expect((await kit.db.webhook.findUniqueOrThrow({ where: { id: hook.id } })).consecutiveFailures).toBe(3);
   });
 
@@ -147,7 +165,13 @@ describe('delivery', () => {
     receiver.respond = () => 'hang';
     await recordWebhookEvent(kit.db, { teamId, type: 'email.sent', data: {} });
     await kit.startWorkers({ retrySchedule: '10h', timeoutMs: 300 });
-    await waitFor(async () => (await deliveriesOf(hook.id))[0]?.status === 'PENDING' && (await deliveriesOf(hook.id))[0]?.attempt === 1 && !!(await deliveriesOf(hook.id))[0]?.lastError, 'first attempt recorded');
+    await waitFor(
+      async () =>
+        (await deliveriesOf(hook.id))[0]?.status === 'PENDING' &&
+        (await deliveriesOf(hook.id))[0]?.attempt === 1 &&
+        !!(await deliveriesOf(hook.id))[0]?.lastError,
+      'first attempt recorded',
+    );
     const [row] = await deliveriesOf(hook.id);
     expect(row.lastError).toBe('timed out after 300 ms');
     expect(row.responseStatus).toBeNull();
@@ -176,9 +200,16 @@ describe('which webhooks receive an event', () => {
     const deliveryId = newId();
     await kit.db.webhookDelivery.create({ data: { id: deliveryId, webhookId: active.id, eventId } });
     await kit.db.webhook.update({ where: { id: active.id }, data: { status: 'PAUSED' } });
-    const outcome = await deliverWebhook(kit.db, { retryDelaysMs: [], timeoutMs: 1000, autoDisableAfter: 30, allowPrivate: true, secret: kit.config.SECRET }, deliveryId);
+    const outcome = await deliverWebhook(
+      kit.db,
+      { retryDelaysMs: [], timeoutMs: 1000, autoDisableAfter: 30, allowPrivate: true, secret: kit.config.SECRET },
+      deliveryId,
+    );
     expect(outcome.result).toBe('discarded');
-    expect(await kit.db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({ status: 'DISCARDED', lastError: 'webhook is PAUSED' });
+    expect(await kit.db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({
+      status: 'DISCARDED',
+      lastError: 'webhook is PAUSED',
+    });
     expect(receiver.calls).toHaveLength(1);
   });
 
@@ -187,10 +218,20 @@ describe('which webhooks receive an event', () => {
     const hook = await kit.addWebhook(teamId, receiver.url);
     receiver.respond = () => 500;
     // 6 events x 6 attempts = 36 possible calls; only 30 may happen (one at a time, so exact).
-    await recordWebhookEvents(kit.db, Array.from({ length: 6 }, () => ({ teamId, type: 'email.failed' as const, data: {} })));
+    await recordWebhookEvents(
+      kit.db,
+      Array.from({ length: 6 }, () => ({ teamId, type: 'email.failed' as const, data: {} })),
+    );
     await kit.startWorkers({ retrySchedule: '1ms,1ms,1ms,1ms,1ms', concurrency: 1 });
-    await waitFor(async () => (await kit.db.webhook.findUniqueOrThrow({ where: { id: hook.id } })).status === 'AUTO_DISABLED', 'auto-disable', 30_000);
-    await waitFor(async () => (await kit.db.webhookDelivery.count({ where: { webhookId: hook.id, status: { in: ['PENDING', 'IN_PROGRESS'] } } })) === 0, 'settled');
+    await waitFor(
+      async () => (await kit.db.webhook.findUniqueOrThrow({ where: { id: hook.id } })).status === 'AUTO_DISABLED',
+      'auto-disable',
+      30_000,
+    );
+    await waitFor(
+      async () => (await kit.db.webhookDelivery.count({ where: { webhookId: hook.id, status: { in: ['PENDING', 'IN_PROGRESS'] } } })) === 0,
+      'settled',
+    );
     await recordWebhookEvent(kit.db, { teamId, type: 'email.failed', data: {} });
     await sleep(500);
     expect(receiver.calls).toHaveLength(30);
@@ -216,7 +257,10 @@ describe('which webhooks receive an event', () => {
       ['email.bounced', d2],
       ['contact.created', null],
     ];
-    const ids = await recordWebhookEvents(kit.db, sent.map(([type, domainId]) => ({ teamId, type, domainId, data: {} })));
+    const ids = await recordWebhookEvents(
+      kit.db,
+      sent.map(([type, domainId]) => ({ teamId, type, domainId, data: {} })),
+    );
     await kit.startWorkers();
     await waitFor(() => receiver.calls.length >= 5, 'filtered deliveries');
     await sleep(400);
@@ -265,7 +309,11 @@ describe('a secret that cannot be decrypted', () => {
     const eventId = await recordWebhookEvent(kit.db, { teamId, type: 'email.sent', data: {} });
     const deliveryId = newId();
     await kit.db.webhookDelivery.create({ data: { id: deliveryId, webhookId: hook.id, eventId } });
-    const outcome = await deliverWebhook(kit.db, { retryDelaysMs: [1000], timeoutMs: 1000, autoDisableAfter: 30, allowPrivate: true, secret: kit.config.SECRET }, deliveryId);
+    const outcome = await deliverWebhook(
+      kit.db,
+      { retryDelaysMs: [1000], timeoutMs: 1000, autoDisableAfter: 30, allowPrivate: true, secret: kit.config.SECRET },
+      deliveryId,
+    );
     expect(outcome.result).toBe('failed');
     expect((await kit.db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).lastError).toMatch(/cannot be decrypted/);
     expect(receiver.calls).toHaveLength(0);
@@ -284,7 +332,10 @@ describe('server-side request forgery at delivery time', () => {
       { retrySchedule: '10h', resolveHost: async (host) => (host === 'hooks.example.com' ? ['10.0.0.7'] : ['127.0.0.1']) },
       { WEBHOOK_ALLOW_PRIVATE: false },
     );
-    const settled = async () => (await kit.db.webhookDelivery.count({ where: { webhookId: { in: [literal.id, localhost.id, rebound.id] }, lastError: { not: null } } })) === 3;
+    const settled = async () =>
+      (await kit.db.webhookDelivery.count({
+        where: { webhookId: { in: [literal.id, localhost.id, rebound.id] }, lastError: { not: null } },
+      })) === 3;
     await waitFor(settled, 'three refused attempts');
     expect(receiver.calls).toHaveLength(0);
     expect((await deliveriesOf(literal.id))[0].lastError).toMatch(/127\.0\.0\.1 is not a public address/);
@@ -305,11 +356,16 @@ describe('cloud metadata with WEBHOOK_ALLOW_PRIVATE', () => {
       { WEBHOOK_ALLOW_PRIVATE: true },
     );
     const ids = [literal.id, mapped.id, resolved.id];
-    await waitFor(async () => (await kit.db.webhookDelivery.count({ where: { webhookId: { in: ids }, lastError: { not: null } } })) === 3, 'three refused attempts');
+    await waitFor(
+      async () => (await kit.db.webhookDelivery.count({ where: { webhookId: { in: ids }, lastError: { not: null } } })) === 3,
+      'three refused attempts',
+    );
     expect(receiver.calls).toHaveLength(0);
     expect((await deliveriesOf(literal.id))[0].lastError).toMatch(/169\.254\.169\.254 is not a public address \(linkLocal\)/);
     expect((await deliveriesOf(mapped.id))[0].lastError).toMatch(/reaches 169\.254\.169\.254/);
-    expect((await deliveriesOf(resolved.id))[0].lastError).toMatch(/metadata\.example\.com resolves to 100\.100\.100\.200: .*cloud metadata/);
+    expect((await deliveriesOf(resolved.id))[0].lastError).toMatch(
+      /metadata\.example\.com resolves to 100\.100\.100\.200: .*cloud metadata/,
+    );
   });
 });
 
@@ -320,7 +376,9 @@ describe('sweeper', () => {
     const eventId = await recordWebhookEvent(kit.db, { teamId, type: 'email.clicked', data: {} });
     await kit.db.webhookEvent.update({ where: { id: eventId }, data: { dispatchedAt: new Date() } });
     const deliveryId = newId();
-    await kit.db.webhookDelivery.create({ data: { id: deliveryId, webhookId: hook.id, eventId, nextAttemptAt: new Date(Date.now() - 120_000) } });
+    await kit.db.webhookDelivery.create({
+      data: { id: deliveryId, webhookId: hook.id, eventId, nextAttemptAt: new Date(Date.now() - 120_000) },
+    });
 
     const prefix = testRedisPrefix();
     const redis = createRedis(kit.config.REDIS_URL);

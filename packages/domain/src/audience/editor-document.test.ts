@@ -8,7 +8,10 @@ describe('toEditorDocument', () => {
   });
 
   it('wraps text and HTML in one html node, unchanged', () => {
-    expect(toEditorDocument('<b>x</b> {{doubleOptInUrl}}')).toEqual({ type: 'doc', content: [{ type: 'html', attrs: { html: '<b>x</b> {{doubleOptInUrl}}' } }] });
+    expect(toEditorDocument('<b>x</b> {{doubleOptInUrl}}')).toEqual({
+      type: 'doc',
+      content: [{ type: 'html', attrs: { html: '<b>x</b> {{doubleOptInUrl}}' } }],
+    });
     expect(toEditorDocument('{not json')).toEqual({ type: 'doc', content: [{ type: 'html', attrs: { html: '{not json' } }] });
     expect(toEditorDocument(null)).toBeNull();
   });

@@ -57,7 +57,11 @@ function renderMarks(html: string, marks: EditorNode['marks']): string {
 }
 
 function renderNode(node: EditorNode, opts: EditorRenderOptions): string {
-  const inner = () => (node.content ?? []).filter(isNode).map((n) => renderNode(n, opts)).join('');
+  const inner = () =>
+    (node.content ?? [])
+      .filter(isNode)
+      .map((n) => renderNode(n, opts))
+      .join('');
   const a = node.attrs ?? {};
   switch (node.type) {
     case 'doc':

@@ -34,7 +34,10 @@ describe('link length caps', () => {
     const long = 'c'.repeat(129);
     expect(verifyUnsubscribeLink(config, params(buildUnsubscribeUrl(config, long, 'camp1')))).toBeNull();
     expect(verifyUnsubscribeLink(config, params(buildUnsubscribeUrl(config, 'contact1', long)))).toBeNull();
-    expect(verifyDoubleOptInLink(config, params(buildDoubleOptInUrl(config, long, new Date())), new Date())).toEqual({ ok: false, reason: 'invalid' });
+    expect(verifyDoubleOptInLink(config, params(buildDoubleOptInUrl(config, long, new Date())), new Date())).toEqual({
+      ok: false,
+      reason: 'invalid',
+    });
     expect(verifyUnsubscribeLink(config, params(buildUnsubscribeUrl(config, 'c'.repeat(128), 'camp1')))).not.toBeNull();
   });
 });
@@ -51,7 +54,12 @@ describe('double opt-in links', () => {
 
   it('refuses any change to the link', () => {
     const p = params(buildDoubleOptInUrl(config, 'c1', now));
-    for (const bad of [{ ...p, contactId: 'c2' }, { ...p, expiresAt: String(Number(p.expiresAt) + 1) }, { ...p, signature: 'f'.repeat(64) }, { contactId: 'c1' }]) {
+    for (const bad of [
+      { ...p, contactId: 'c2' },
+      { ...p, expiresAt: String(Number(p.expiresAt) + 1) },
+      { ...p, signature: 'f'.repeat(64) },
+      { contactId: 'c1' },
+    ]) {
       expect(verifyDoubleOptInLink(config, bad, now)).toEqual({ ok: false, reason: 'invalid' });
     }
     // An unsubscribe signature is not a confirmation signature.

@@ -60,7 +60,13 @@ export type DoubleOptInLinkCheck = { ok: true; contactId: string } | { ok: false
 /** The signature is checked before the expiry, so a forged link never learns whether it "expired". */
 export function verifyDoubleOptInLink(config: LinkConfig, params: Record<string, unknown>, now: Date): DoubleOptInLinkCheck {
   const { contactId, expiresAt, signature } = params;
-  if (typeof contactId !== 'string' || !contactId || contactId.length > MAX_LINK_ID_LENGTH || typeof expiresAt !== 'string' || !/^\d{1,16}$/.test(expiresAt)) {
+  if (
+    typeof contactId !== 'string' ||
+    !contactId ||
+    contactId.length > MAX_LINK_ID_LENGTH ||
+    typeof expiresAt !== 'string' ||
+    !/^\d{1,16}$/.test(expiresAt)
+  ) {
     return { ok: false, reason: 'invalid' };
   }
   if (typeof signature !== 'string' || !/^[0-9a-f]{64}$/.test(signature)) return { ok: false, reason: 'invalid' };

@@ -1,9 +1,17 @@
-import { contactVariables, hasUnsubscribePlaceholder, personalizeCampaignBody, prepareCampaignBody, renderCampaignContent } from './campaign-content';
+import {
+  contactVariables,
+  hasUnsubscribePlaceholder,
+  personalizeCampaignBody,
+  prepareCampaignBody,
+  renderCampaignContent,
+} from './campaign-content';
 
 describe('campaign content', () => {
   it('puts the preheader after the first <body> tag, in linear time (issue 15)', () => {
     const prep = (html: string) => prepareCampaignBody({ subject: 's', html, previewText: 'P' }).html;
-    expect(prep('<html><BODY class="x"><p>a</p></body></html>')).toMatch(/^<html><BODY class="x"><div style="display:none;[^"]*">P<\/div><p>a<\/p>/);
+    expect(prep('<html><BODY class="x"><p>a</p></body></html>')).toMatch(
+      /^<html><BODY class="x"><div style="display:none;[^"]*">P<\/div><p>a<\/p>/,
+    );
     expect(prep('<p>no body</p>').startsWith('<div style="display:none;')).toBe(true);
     const preheader = '<div style="display:none;max-height:0;overflow:hidden;mso-hide:all">P</div>';
     expect(prep('<p>a<body</p>')).toBe(`<p>a<body</p>${preheader}`);
@@ -26,15 +34,28 @@ describe('campaign content', () => {
       type: 'doc',
       content: [
         { type: 'heading', attrs: { level: 1 }, content: [{ type: 'text', text: 'News' }] },
-        { type: 'paragraph', content: [{ type: 'text', text: 'Hi ' }, { type: 'variable', attrs: { id: 'firstName', fallback: 'friend' } }] },
+        {
+          type: 'paragraph',
+          content: [
+            { type: 'text', text: 'Hi ' },
+            { type: 'variable', attrs: { id: 'firstName', fallback: 'friend' } },
+          ],
+        },
         { type: 'bulletList', content: [{ type: 'listItem', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'one' }] }] }] },
         { type: 'button', attrs: { url: 'https://example.com/a?b=1', text: 'Go' } },
-        { type: 'paragraph', content: [{ type: 'text', text: 'Unsubscribe', marks: [{ type: 'link', attrs: { href: '{{usesend_unsubscribe_url}}' } }] }] },
+        {
+          type: 'paragraph',
+          content: [{ type: 'text', text: 'Unsubscribe', marks: [{ type: 'link', attrs: { href: '{{usesend_unsubscribe_url}}' } }] }],
+        },
       ],
     };
     const template = renderCampaignContent(JSON.stringify(doc))!;
     expect(hasUnsubscribePlaceholder(template)).toBe(true);
-    const body = prepareCampaignBody({ subject: 'Hello {{firstName,fallback=there}} from {{company,fallback=us}}', html: template, previewText: 'Preview line' });
+    const body = prepareCampaignBody({
+      subject: 'Hello {{firstName,fallback=there}} from {{company,fallback=us}}',
+      html: template,
+      previewText: 'Preview line',
+    });
     const contact = { id: 'c1', email: 'a@b.test', firstName: '', lastName: null, properties: { Company: 'Acme & Co' } };
     const out = personalizeCampaignBody(body, contactVariables(contact, ['company'], 'https://u.test/unsubscribe?c=1&s=2'));
     expect(out.subject).toBe('Hello there from Acme & Co');
@@ -51,7 +72,10 @@ describe('campaign content', () => {
 
   it('leaves unknown names as written and gives declared, empty variables their fallback', () => {
     const body = prepareCampaignBody({ subject: '{{ contact.email }} {{plan,fallback=free}} {{unknown}}', html: '<p>x</p>' });
-    const out = personalizeCampaignBody(body, contactVariables({ id: 'c', email: 'e@x.test', firstName: null, lastName: null, properties: {} }, ['plan'], 'u'));
+    const out = personalizeCampaignBody(
+      body,
+      contactVariables({ id: 'c', email: 'e@x.test', firstName: null, lastName: null, properties: {} }, ['plan'], 'u'),
+    );
     expect(out.subject).toBe('e@x.test free {{unknown}}');
   });
 

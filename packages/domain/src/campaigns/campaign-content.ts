@@ -17,7 +17,8 @@ export function hasUnsubscribePlaceholder(body: string | null | undefined): bool
 function variablePlaceholders(node: EditorNode, out: Record<string, string>): Record<string, string> {
   if (node.type === 'variable' && typeof node.attrs?.id === 'string') {
     const id = node.attrs.id.replace(/[^A-Za-z0-9_.-]/g, '');
-    const fallback = typeof node.attrs.fallback === 'string' && node.attrs.fallback ? `,fallback=${node.attrs.fallback.replace(/[{}]/g, '')}` : '';
+    const fallback =
+      typeof node.attrs.fallback === 'string' && node.attrs.fallback ? `,fallback=${node.attrs.fallback.replace(/[{}]/g, '')}` : '';
     out[node.attrs.id] = `{{${id}${fallback}}}`;
   }
   for (const child of node.content ?? []) variablePlaceholders(child, out);

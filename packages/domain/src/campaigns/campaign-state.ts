@@ -50,9 +50,15 @@ export async function pauseCampaignAndHoldEmails(db: Db, campaign: CampaignScope
 
 /** PAUSED only: back to SCHEDULED if its time is still ahead, else RUNNING (the engine goes on). */
 export async function resumePausedCampaign(db: Db, campaign: CampaignScope, now: Date): Promise<boolean> {
-  const c = await db.campaign.findFirst({ where: { id: campaign.id, teamId: campaign.teamId, domainId: campaign.domainId }, select: { scheduledAt: true } });
+  const c = await db.campaign.findFirst({
+    where: { id: campaign.id, teamId: campaign.teamId, domainId: campaign.domainId },
+    select: { scheduledAt: true },
+  });
   if (!c) return false;
   const status: CampaignStatus = c.scheduledAt && c.scheduledAt > now ? 'SCHEDULED' : 'RUNNING';
-  const { count } = await db.campaign.updateMany({ where: { id: campaign.id, teamId: campaign.teamId, domainId: campaign.domainId, status: 'PAUSED' }, data: { status } });
+  const { count } = await db.campaign.updateMany({
+    where: { id: campaign.id, teamId: campaign.teamId, domainId: campaign.domainId, status: 'PAUSED' },
+    data: { status },
+  });
   return count > 0;
 }

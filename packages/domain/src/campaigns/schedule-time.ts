@@ -43,7 +43,9 @@ export const SCHEDULE_EXAMPLE = "Use ISO 8601 (e.g. 2026-12-01T09:00:00Z) or nat
 export function parseScheduledAt(text: string, now: Date, timeZone: string, field = 'scheduledAt'): Date {
   const when = readScheduledAt(text, now, timeZone, field);
   if (!isSupportedInstant(when)) {
-    throw new ApiError('BAD_REQUEST', `Invalid ${field}: ${UNSUPPORTED_DATE_MESSAGE}`, [{ path: [field], message: UNSUPPORTED_DATE_MESSAGE }]);
+    throw new ApiError('BAD_REQUEST', `Invalid ${field}: ${UNSUPPORTED_DATE_MESSAGE}`, [
+      { path: [field], message: UNSUPPORTED_DATE_MESSAGE },
+    ]);
   }
   return when;
 }

@@ -81,7 +81,8 @@ const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code ===
 export function identityErrorToApiError(err: unknown): unknown {
   if (err instanceof IdentityExistsError) return conflict(`An SES identity for ${err.domain} already exists`);
   if (err instanceof IdentityServiceError) {
-    if (['BadRequestException', 'LimitExceededException', 'InvalidParameterValue'].includes(err.sesErrorName)) return badRequest(err.message);
+    if (['BadRequestException', 'LimitExceededException', 'InvalidParameterValue'].includes(err.sesErrorName))
+      return badRequest(err.message);
     return new ApiError('SERVICE_UNAVAILABLE', `${err.message}; retry shortly`);
   }
   return err;
@@ -101,11 +102,16 @@ export function identityErrorToApiError(err: unknown): unknown {
  */
 export async function createDomain(deps: CreateDomainDeps, input: CreateDomainInput): Promise<Domain> {
   const parsed = parseDomainName(input.name);
-  if (!parsed.ok) throw badRequest(`Invalid domain name: "${input.name}" ${parsed.reason}`, [{ path: ['name'], message: `Domain name ${parsed.reason}` }]);
+  if (!parsed.ok)
+    throw badRequest(`Invalid domain name: "${input.name}" ${parsed.reason}`, [
+      { path: ['name'], message: `Domain name ${parsed.reason}` },
+    ]);
   const region = input.region ?? deps.config.AWS_REGION;
   if (!deps.config.sesRegions.includes(region)) {
     const allowed = deps.config.sesRegions.join(', ');
-    throw badRequest(`Region "${region}" is not configured; use one of: ${allowed}`, [{ path: ['region'], message: `Must be one of: ${allowed}` }]);
+    throw badRequest(`Region "${region}" is not configured; use one of: ${allowed}`, [
+      { path: ['region'], message: `Must be one of: ${allowed}` },
+    ]);
   }
   if (await deps.db.domain.findFirst({ where: { teamId: input.teamId, name: parsed.name }, select: { id: true } })) {
     throw conflict(`Domain ${parsed.name} already exists`);
@@ -122,7 +128,12 @@ export async function createDomain(deps: CreateDomainDeps, input: CreateDomainIn
         const holder = await findIdentityHolder(tx, parsed.name, region);
         // A sharing row publishes (and SES signs with) the identity's key, not a new one.
         const keyPair = holder
-          ? { publicKey: holder.publicKey, privateKeyPem: holder.dkimPrivateKeyEnc ? decryptSecret(deps.config.SECRET, holder.dkimPrivateKeyEnc) : ownKeyPair.privateKeyPem }
+          ? {
+              publicKey: holder.publicKey,
+              privateKeyPem: holder.dkimPrivateKeyEnc
+                ? decryptSecret(deps.config.SECRET, holder.dkimPrivateKeyEnc)
+                : ownKeyPair.privateKeyPem,
+            }
           : ownKeyPair;
         const domain = await insertDomain(tx, deps.config.SECRET, {
           teamId: input.teamId,

@@ -53,7 +53,8 @@ export function checkDkimRecord(dns: DnsLookup, name: string, selector: string, 
   return guarded(async () => {
     const records = await dns.txt(host);
     if (records.length === 0) return failed(`DKIM TXT record at ${host} not found`);
-    if (!records.some((r) => dkimPublicKeyOf(r) === publicKey)) return failed(`DKIM TXT record at ${host} does not contain this domain's public key`);
+    if (!records.some((r) => dkimPublicKeyOf(r) === publicKey))
+      return failed(`DKIM TXT record at ${host} does not contain this domain's public key`);
     return ok;
   });
 }
@@ -64,7 +65,8 @@ export function checkSpfRecord(dns: DnsLookup, name: string): Promise<RecordChec
     const spf = (await dns.txt(host)).filter((r) => /^v=spf1(\s|$)/i.test(r.trim()));
     if (spf.length === 0) return failed(`SPF TXT record at ${host} not found`);
     if (spf.length > 1) return failed(`${host} has ${spf.length} SPF TXT records; SPF allows only one`);
-    if (!/(^|\s)[+~?-]?include:amazonses\.com(\s|$)/i.test(spf[0])) return failed(`SPF TXT record at ${host} does not include amazonses.com`);
+    if (!/(^|\s)[+~?-]?include:amazonses\.com(\s|$)/i.test(spf[0]))
+      return failed(`SPF TXT record at ${host} does not include amazonses.com`);
     return ok;
   });
 }

@@ -46,13 +46,26 @@ type RecordSource = Pick<Domain, 'subdomain' | 'region' | 'dkimSelector' | 'publ
 export function buildDnsRecords(d: RecordSource): DnsRecord[] {
   const sfx = d.subdomain ? `.${d.subdomain}` : '';
   const txt = (name: string, value: string, status: string, extra: Partial<DnsRecord> = {}): DnsRecord => ({
-    type: 'TXT', name, value, ttl: 'Auto', status, ...extra, valueChunks: splitTxtValue(value),
+    type: 'TXT',
+    name,
+    value,
+    ttl: 'Auto',
+    status,
+    ...extra,
+    valueChunks: splitTxtValue(value),
   });
   const ownership = d.ownershipToken
     ? [txt(`_mailrail-verification${sfx}`, ownershipRecordValue(d.ownershipToken), ownershipStatus(d))]
     : [];
   return [
-    { type: 'MX', name: `mail${sfx}`, value: mailFromMxValue(d.region), ttl: 'Auto', priority: '10', status: toIdentityStatusValue(d.spfDetails) },
+    {
+      type: 'MX',
+      name: `mail${sfx}`,
+      value: mailFromMxValue(d.region),
+      ttl: 'Auto',
+      priority: '10',
+      status: toIdentityStatusValue(d.spfDetails),
+    },
     txt(`${d.dkimSelector}._domainkey${sfx}`, `p=${d.publicKey}`, toIdentityStatusValue(d.dkimStatus)),
     txt(`mail${sfx}`, SPF_VALUE, toIdentityStatusValue(d.spfDetails)),
     txt('_dmarc', DMARC_VALUE, d.dmarcAdded ? 'SUCCESS' : 'NOT_STARTED', { recommended: true }),

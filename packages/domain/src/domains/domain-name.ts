@@ -1,9 +1,7 @@
 import { domainToASCII } from 'node:url';
 import { parse } from 'tldts';
 
-export type ParsedDomainName =
-  | { ok: true; name: string; apex: string; subdomain: string | null }
-  | { ok: false; reason: string };
+export type ParsedDomainName = { ok: true; name: string; apex: string; subdomain: string | null } | { ok: false; reason: string };
 
 // Letters, digits and inner hyphens: what SES accepts as a sending domain. tldts itself lets
 // underscores through (they are valid in some DNS names, not in a mail domain).

@@ -10,13 +10,25 @@ describe('checkSenderDomain, the one sender-domain rule', () => {
   });
 
   it('refuses an unknown or unverified domain with the documented messages', () => {
-    expect(checkSenderDomain(null, 'a.org', null)).toEqual({ ok: false, refusal: 'not-found', message: 'Domain: a.org not found. Add it and verify it before sending' });
-    expect(checkSenderDomain(pending, 'a.org', null)).toEqual({ ok: false, refusal: 'not-verified', message: 'Domain: a.org is not verified' });
+    expect(checkSenderDomain(null, 'a.org', null)).toEqual({
+      ok: false,
+      refusal: 'not-found',
+      message: 'Domain: a.org not found. Add it and verify it before sending',
+    });
+    expect(checkSenderDomain(pending, 'a.org', null)).toEqual({
+      ok: false,
+      refusal: 'not-verified',
+      message: 'Domain: a.org is not verified',
+    });
   });
 
   it('refuses a key bound to another domain before saying whether the domain exists', () => {
     for (const domain of [null, pending, verified]) {
-      expect(checkSenderDomain(domain, 'a.org', 9)).toMatchObject({ ok: false, refusal: 'forbidden', message: 'API key does not have access to domain: a.org' });
+      expect(checkSenderDomain(domain, 'a.org', 9)).toMatchObject({
+        ok: false,
+        refusal: 'forbidden',
+        message: 'API key does not have access to domain: a.org',
+      });
     }
   });
 

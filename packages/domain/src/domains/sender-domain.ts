@@ -48,7 +48,12 @@ export const findTeamDomainByName = (db: Db, teamId: number, domainName: string)
  * The sender-domain rule for an address (`addr` or `Name <addr>`, validated by the caller): the
  * team's verified domain it sends from, or why not.
  */
-export async function findVerifiedSenderDomain(db: Db, teamId: number, address: string, boundDomainId: number | null): Promise<SenderDomainCheck<Domain>> {
+export async function findVerifiedSenderDomain(
+  db: Db,
+  teamId: number,
+  address: string,
+  boundDomainId: number | null,
+): Promise<SenderDomainCheck<Domain>> {
   const domainName = parseAddress(address)?.domain ?? address.slice(address.lastIndexOf('@') + 1).toLowerCase();
   return checkSenderDomain(await findTeamDomainByName(db, teamId, domainName), domainName, boundDomainId);
 }

@@ -45,7 +45,11 @@ function recordStatus(dnsCheck: RecordCheck, fromSes: string | undefined): strin
  * TEMPORARY_FAILURE, except for a verified domain, which stays verified (our resolver's bad
  * minute must not stop its mail) and is looked at again soon.
  */
-export function decideVerification(current: Pick<Domain, 'status' | 'dmarcAdded'>, identity: IdentityRead, dns: DomainDnsCheck): VerificationOutcome {
+export function decideVerification(
+  current: Pick<Domain, 'status' | 'dmarcAdded'>,
+  identity: IdentityRead,
+  dns: DomainDnsCheck,
+): VerificationOutcome {
   const ses = identity.kind === 'found' ? identity.status : undefined;
   const mailFrom = worst(dns.mx, dns.spf);
   const dkimStatus = recordStatus(dns.dkim, ses?.dkimStatus);
@@ -60,7 +64,12 @@ export function decideVerification(current: Pick<Domain, 'status' | 'dmarcAdded'
   const base = { dkimStatus, spfDetails, dmarcAdded };
 
   if (identity.kind === 'missing') {
-    return { ...base, status: 'FAILED', errorMessage: 'The SES identity of this domain does not exist; delete the domain and add it again', verificationError: 'IDENTITY_NOT_FOUND' };
+    return {
+      ...base,
+      status: 'FAILED',
+      errorMessage: 'The SES identity of this domain does not exist; delete the domain and add it again',
+      verificationError: 'IDENTITY_NOT_FOUND',
+    };
   }
   if (wrong.length) {
     const onlyOwnership = dns.ownership?.status === 'FAILED' && wrong.length === 1;
@@ -70,11 +79,21 @@ export function decideVerification(current: Pick<Domain, 'status' | 'dmarcAdded'
   if (identity.kind === 'unavailable') flaky.push(identity.message);
   if (flaky.length) {
     const status: DomainStatus = current.status === 'SUCCESS' ? 'SUCCESS' : 'TEMPORARY_FAILURE';
-    return { ...base, status, errorMessage: flaky.join('; '), verificationError: identity.kind === 'unavailable' ? 'SES_UNAVAILABLE' : 'DNS_SERVER_ERROR' };
+    return {
+      ...base,
+      status,
+      errorMessage: flaky.join('; '),
+      verificationError: identity.kind === 'unavailable' ? 'SES_UNAVAILABLE' : 'DNS_SERVER_ERROR',
+    };
   }
   const sesStatus = ses!.verificationStatus;
   if (sesStatus === 'FAILED') {
-    return { ...base, status: 'FAILED', errorMessage: `SES could not verify the domain${ses!.errorType ? ` (${ses!.errorType})` : ''}`, verificationError: ses!.errorType ?? 'SES_VERIFICATION_FAILED' };
+    return {
+      ...base,
+      status: 'FAILED',
+      errorMessage: `SES could not verify the domain${ses!.errorType ? ` (${ses!.errorType})` : ''}`,
+      verificationError: ses!.errorType ?? 'SES_VERIFICATION_FAILED',
+    };
   }
   const allGood = sesStatus === 'SUCCESS' && dkimStatus === 'SUCCESS' && spfDetails === 'SUCCESS';
   if (allGood) return { ...base, status: 'SUCCESS', errorMessage: null, verificationError: null };
@@ -104,16 +123,25 @@ export async function verifyDomain(deps: VerifyDomainDeps, domainId: number): Pr
   const apex = parsed.ok ? parsed.apex : domain.name;
   const [identity, dns] = await Promise.all([
     readIdentity(deps.identities, domain),
-    checkDomainDns(deps.dns, { name: domain.name, apex, region: domain.region, dkimSelector: domain.dkimSelector, publicKey: domain.publicKey, ownershipToken: domain.ownershipToken }),
+    checkDomainDns(deps.dns, {
+      name: domain.name,
+      apex,
+      region: domain.region,
+      dkimSelector: domain.dkimSelector,
+      publicKey: domain.publicKey,
+      ownershipToken: domain.ownershipToken,
+    }),
   ]);
   const now = deps.now?.() ?? new Date();
 
   return deps.db.$transaction(async (tx) => {
     // Lock the row so the status we compare against is the one we overwrite.
-    const locked = await prismaExecutor(tx).query<{ status: DomainStatus; dmarcAdded: boolean; isVerifying: boolean; hasEverVerified: boolean }>(
-      `SELECT status, "dmarcAdded", "isVerifying", "hasEverVerified" FROM "Domain" WHERE id = $1::int FOR UPDATE`,
-      [domainId],
-    );
+    const locked = await prismaExecutor(tx).query<{
+      status: DomainStatus;
+      dmarcAdded: boolean;
+      isVerifying: boolean;
+      hasEverVerified: boolean;
+    }>(`SELECT status, "dmarcAdded", "isVerifying", "hasEverVerified" FROM "Domain" WHERE id = $1::int FOR UPDATE`, [domainId]);
     if (locked.length === 0) return null;
     const before = locked[0];
     const outcome = decideVerification(before, identity, dns);

@@ -116,9 +116,4 @@ export const MAX_STORED_ADDRESS_LENGTH = 320;
  * the format check, since both are unique per team (or book) whatever the case.
  */
 export const normalisedEmailField = () =>
-  z
-    .string()
-    .max(MAX_STORED_ADDRESS_LENGTH)
-    .trim()
-    .toLowerCase()
-    .pipe(z.email('Invalid email address').max(MAX_STORED_ADDRESS_LENGTH));
+  z.string().max(MAX_STORED_ADDRESS_LENGTH).trim().toLowerCase().pipe(z.email('Invalid email address').max(MAX_STORED_ADDRESS_LENGTH));

@@ -24,22 +24,59 @@ describe('insertEmailRows', () => {
     const now = new Date('2026-03-01T10:00:00.123Z');
     const scheduledAt = new Date('2026-03-02T08:30:00.000Z');
     const draft: EmailDraft = {
-      teamId, domainId: null, region: 'us-east-1', apiKeyId: 7, from: '"Ann, \\"A\\"" <a@x.org>',
-      to: ['q"uote@x.org', 'back\\slash@x.org', 'comma,brace{}@x.org'], replyTo: ['r@x.org'], cc: [], bcc: ['NULL'],
-      subject: 'Ünïcode ✓ {{x}}', html: null, text: 'line1\nline2', headers: { 'X-A': 'b' },
-      attachments: [{ filename: 'a.txt', content: 'aGk=' }], templateId: 't1', inReplyToId: 'e0', scheduledAt,
-      campaignId: 'c1', contactId: 'k1', unsubUrl: 'https://u/x', lane: 'marketing',
+      teamId,
+      domainId: null,
+      region: 'us-east-1',
+      apiKeyId: 7,
+      from: '"Ann, \\"A\\"" <a@x.org>',
+      to: ['q"uote@x.org', 'back\\slash@x.org', 'comma,brace{}@x.org'],
+      replyTo: ['r@x.org'],
+      cc: [],
+      bcc: ['NULL'],
+      subject: 'Ünïcode ✓ {{x}}',
+      html: null,
+      text: 'line1\nline2',
+      headers: { 'X-A': 'b' },
+      attachments: [{ filename: 'a.txt', content: 'aGk=' }],
+      templateId: 't1',
+      inReplyToId: 'e0',
+      scheduledAt,
+      campaignId: 'c1',
+      contactId: 'k1',
+      unsubUrl: 'https://u/x',
+      lane: 'marketing',
     };
     const [p] = prepareEmails([draft], now);
     await insertEmailRows(prismaExecutor(db), [p], now);
     const row = await db.email.findUniqueOrThrow({ where: { id: p.created.id }, include: { emailEvents: true } });
     expect(row).toMatchObject({
-      teamId, domainId: null, apiKeyId: 7, from: draft.from, to: draft.to, replyTo: ['r@x.org'], cc: [], bcc: ['NULL'],
-      subject: draft.subject, html: null, text: 'line1\nline2', headers: { 'X-A': 'b' }, attachments: draft.attachments,
-      templateId: 't1', inReplyToId: 'e0', scheduledAt, latestStatus: 'SCHEDULED', campaignId: 'c1', contactId: 'k1',
-      isMarketing: true, unsubUrl: 'https://u/x', createdAt: now, updatedAt: now,
+      teamId,
+      domainId: null,
+      apiKeyId: 7,
+      from: draft.from,
+      to: draft.to,
+      replyTo: ['r@x.org'],
+      cc: [],
+      bcc: ['NULL'],
+      subject: draft.subject,
+      html: null,
+      text: 'line1\nline2',
+      headers: { 'X-A': 'b' },
+      attachments: draft.attachments,
+      templateId: 't1',
+      inReplyToId: 'e0',
+      scheduledAt,
+      latestStatus: 'SCHEDULED',
+      campaignId: 'c1',
+      contactId: 'k1',
+      isMarketing: true,
+      unsubUrl: 'https://u/x',
+      createdAt: now,
+      updatedAt: now,
     });
-    expect(row.emailEvents).toEqual([expect.objectContaining({ status: 'SCHEDULED', data: { scheduledAt: scheduledAt.toISOString() }, createdAt: now })]);
+    expect(row.emailEvents).toEqual([
+      expect.objectContaining({ status: 'SCHEDULED', data: { scheduledAt: scheduledAt.toISOString() }, createdAt: now }),
+    ]);
   });
 
   it('writes nothing when one row is refused', async () => {

@@ -62,10 +62,35 @@ export function prepareEmails(drafts: EmailDraft[], now: Date): PreparedEmail[] 
 // expanded by json_populate_recordset, which is several times cheaper than Prisma's createMany.
 // A single statement is atomic, so no explicit transaction (and no extra round trips) is needed.
 const EMAIL_COLUMNS = [
-  'id', 'teamId', 'domainId', 'apiKeyId', 'from', 'to', 'replyTo', 'cc', 'bcc', 'subject', 'html', 'text',
-  'headers', 'attachments', 'rawMessage', 'templateId', 'inReplyToId', 'scheduledAt', 'latestStatus', 'campaignId',
-  'contactId', 'isMarketing', 'unsubUrl', 'createdAt', 'updatedAt', 'toAddresses',
-].map((c) => `"${c}"`).join(', ');
+  'id',
+  'teamId',
+  'domainId',
+  'apiKeyId',
+  'from',
+  'to',
+  'replyTo',
+  'cc',
+  'bcc',
+  'subject',
+  'html',
+  'text',
+  'headers',
+  'attachments',
+  'rawMessage',
+  'templateId',
+  'inReplyToId',
+  'scheduledAt',
+  'latestStatus',
+  'campaignId',
+  'contactId',
+  'isMarketing',
+  'unsubUrl',
+  'createdAt',
+  'updatedAt',
+  'toAddresses',
+]
+  .map((c) => `"${c}"`)
+  .join(', ');
 
 const INSERT_EMAILS_SQL = `
 WITH inserted AS (

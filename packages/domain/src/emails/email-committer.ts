@@ -36,7 +36,10 @@ export function createEmailCommitter(deps: { db: Db; queues: QueueFactory; log: 
 
   async function write(entries: Entry[]): Promise<CreatedEmail[][]> {
     const now = deps.now();
-    const drafts = await applySuppressions(deps.db, entries.flatMap((e) => e.drafts));
+    const drafts = await applySuppressions(
+      deps.db,
+      entries.flatMap((e) => e.drafts),
+    );
     const prepared = prepareEmails(drafts, now);
     await insertEmailRows(prismaExecutor(deps.db), prepared, now);
     await enqueueSendJobs(deps, prepared, now);

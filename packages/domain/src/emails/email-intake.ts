@@ -49,7 +49,8 @@ export function createEmailIntake(deps: EmailIntakeDeps): EmailIntake {
 }
 
 /** Largest message (MIME as SES counts it, attachments base64) accepted: EMAIL_MAX_MESSAGE_MB. */
-export const maxMessageBytes = (config: Pick<Config, 'EMAIL_MAX_MESSAGE_MB'>): number => Math.floor(config.EMAIL_MAX_MESSAGE_MB * 1024 * 1024);
+export const maxMessageBytes = (config: Pick<Config, 'EMAIL_MAX_MESSAGE_MB'>): number =>
+  Math.floor(config.EMAIL_MAX_MESSAGE_MB * 1024 * 1024);
 
 /** May this key send from `domainName` (lower-case)? A verified domain of its team, and its own domain when bound. */
 export async function checkSender(intake: EmailIntake, auth: AuthContext, domainName: string): Promise<SenderDomainCheck<TeamDomain>> {

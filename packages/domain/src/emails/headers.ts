@@ -14,8 +14,21 @@ export const EMAIL_ID_HEADERS: ReadonlySet<string> = new Set([EMAIL_ID_HEADER.to
  * structure, what SES or the signer sets (Return-Path, DKIM-Signature), and the email id headers.
  */
 export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
-  'from', 'sender', 'to', 'cc', 'bcc', 'reply-to', 'subject', 'return-path', 'date', 'message-id',
-  'mime-version', 'content-type', 'content-transfer-encoding', 'content-disposition', 'dkim-signature',
+  'from',
+  'sender',
+  'to',
+  'cc',
+  'bcc',
+  'reply-to',
+  'subject',
+  'return-path',
+  'date',
+  'message-id',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'content-disposition',
+  'dkim-signature',
   ...EMAIL_ID_HEADERS,
 ]);
 
@@ -36,4 +49,8 @@ export const SMTP_IDEMPOTENCY_HEADER = 'X-Mailrail-Idempotency-Key';
  * show the blind copies to every recipient (they travel in the envelope); the email id headers
  * are ours alone, so a client cannot claim another email's id; the idempotency key is for us.
  */
-export const CLIENT_MESSAGE_DROPPED_HEADERS: ReadonlySet<string> = new Set(['bcc', ...EMAIL_ID_HEADERS, SMTP_IDEMPOTENCY_HEADER.toLowerCase()]);
+export const CLIENT_MESSAGE_DROPPED_HEADERS: ReadonlySet<string> = new Set([
+  'bcc',
+  ...EMAIL_ID_HEADERS,
+  SMTP_IDEMPOTENCY_HEADER.toLowerCase(),
+]);

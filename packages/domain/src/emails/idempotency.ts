@@ -32,7 +32,11 @@ export function canonicalJson(value: unknown): string {
     const raw = key === '' ? v : (this as Record<string, unknown>)[key];
     if (raw instanceof Date) return raw.toISOString();
     if (v && typeof v === 'object' && !Array.isArray(v)) {
-      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, (v as Record<string, unknown>)[k]]),
+      );
     }
     return v;
   });
@@ -45,7 +49,9 @@ export function readIdempotencyKey(header: string | string[] | undefined): strin
   if (header === undefined) return undefined;
   const key = Array.isArray(header) ? header.join(',') : header;
   if (key.length < 1 || key.length > 256) {
-    throw new ApiError('BAD_REQUEST', 'Invalid Idempotency-Key length', [{ path: ['Idempotency-Key'], message: 'must be 1 to 256 characters' }]);
+    throw new ApiError('BAD_REQUEST', 'Invalid Idempotency-Key length', [
+      { path: ['Idempotency-Key'], message: 'must be 1 to 256 characters' },
+    ]);
   }
   return key;
 }

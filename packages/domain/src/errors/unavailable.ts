@@ -1,4 +1,16 @@
-const UNAVAILABLE_CODES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08006', '08001', '08003', 'P1001', 'P1017'];
+const UNAVAILABLE_CODES = [
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08006',
+  '08001',
+  '08003',
+  'P1001',
+  'P1017',
+];
 
 /**
  * PostgreSQL or Redis unreachable: the HTTP API answers 503 and the SMTP relay 451, both of which

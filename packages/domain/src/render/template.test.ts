@@ -21,7 +21,9 @@ describe('renderTemplate', () => {
 
   it('HTML-escapes values and fallbacks only when asked', () => {
     const vars = { name: '<b>"Tom" & \'Jerry\'</b>' };
-    expect(renderTemplate('<p>{{name}}</p>', vars, { escapeHtml: true })).toBe('<p>&lt;b&gt;&quot;Tom&quot; &amp; &#39;Jerry&#39;&lt;/b&gt;</p>');
+    expect(renderTemplate('<p>{{name}}</p>', vars, { escapeHtml: true })).toBe(
+      '<p>&lt;b&gt;&quot;Tom&quot; &amp; &#39;Jerry&#39;&lt;/b&gt;</p>',
+    );
     expect(renderTemplate('{{name}}', vars)).toBe(vars.name);
     expect(renderTemplate('{{x,fallback=a<b}}', {}, { escapeHtml: true })).toBe('a&lt;b');
   });
@@ -54,7 +56,16 @@ describe('renderTemplate edge cases of the placeholder grammar', () => {
   });
 
   it('rejects what the grammar does not allow and keeps it as text', () => {
-    for (const t of ['{{contact.}}', '{{contact.contact.a}}', '{{a b}}', '{{a,Fallback=x}}', '{{a,fallback x}}', '{{}}', '{{ a }', '{{a,fallback=x']) {
+    for (const t of [
+      '{{contact.}}',
+      '{{contact.contact.a}}',
+      '{{a b}}',
+      '{{a,Fallback=x}}',
+      '{{a,fallback x}}',
+      '{{}}',
+      '{{ a }',
+      '{{a,fallback=x',
+    ]) {
       expect(renderTemplate(t, { a: 'A', contact: 'C' })).toBe(t);
     }
   });
@@ -85,10 +96,47 @@ function expectSameGrammar(source: string): void {
 describe('renderTemplate agrees with the documented placeholder semantics (property)', () => {
   // Pieces that exercise every branch of the grammar, glued in random order.
   const piece = fc.constantFrom(
-    '{{', '}}', '{', '}', ',', 'fallback', 'Fallback', '=', ' ', '  ', '\t', '\n', '\u00a0', '\u2028', 'contact.', 'contact',
-    'a', 'A', 'name', 'Name', 'b-c', '_', 'x', '"', "'", '<', '&', '.', '$&', '$1', '\ud800', '\u0000',
+    '{{',
+    '}}',
+    '{',
+    '}',
+    ',',
+    'fallback',
+    'Fallback',
+    '=',
+    ' ',
+    '  ',
+    '\t',
+    '\n',
+    '\u00a0',
+    '\u2028',
+    'contact.',
+    'contact',
+    'a',
+    'A',
+    'name',
+    'Name',
+    'b-c',
+    '_',
+    'x',
+    '"',
+    "'",
+    '<',
+    '&',
+    '.',
+    '$&',
+    '$1',
+    '\ud800',
+    '\u0000',
     // Whole heads and tails, so that complete placeholders (with and without fallbacks) are common.
-    '{{a', '{{ Name ', '{{contact.b-c', ',fallback=', ', fallback = ', ' }}', 'x }}', '}}}',
+    '{{a',
+    '{{ Name ',
+    '{{contact.b-c',
+    ',fallback=',
+    ', fallback = ',
+    ' }}',
+    'x }}',
+    '}}}',
   );
   const source = fc.array(piece, { maxLength: 40 }).map((parts) => parts.join(''));
 
@@ -122,7 +170,7 @@ describe('renderTemplate runs in linear time (issue 15, finding 2)', () => {
     'runs of {{': '{{'.repeat(N / 2),
     'runs of {{ with a space': '{{ '.repeat(N / 3),
     'nested braces': `${'{'.repeat(N / 2)}a${'}'.repeat(N / 2)}`,
-    'commas': `{{a${','.repeat(N)}`,
+    commas: `{{a${','.repeat(N)}`,
     'quotes in a fallback': `{{a,fallback=${'"'.repeat(N)}`,
     'repeated unclosed fallbacks': '{{a,fallback='.repeat(N / 13),
     'repeated fallbacks, one close far away': `${'{{a , fallback = '.repeat(N / 18)}}`,
@@ -155,9 +203,18 @@ describe('renderTemplate runs in linear time (issue 15, finding 2)', () => {
       encoding: 'utf8',
       timeout: 30_000,
     });
-    const timings = new Map<string, number>((run.stdout ?? '').split('\n').filter(Boolean).map((l) => JSON.parse(l) as [string, number]));
+    const timings = new Map<string, number>(
+      (run.stdout ?? '')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as [string, number]),
+    );
     const missing = Object.keys(cases).filter((k) => !timings.has(k));
-    expect({ missing, error: run.error?.message, stderr: (run.stderr ?? '').slice(0, 500) }).toEqual({ missing: [], error: undefined, stderr: '' });
+    expect({ missing, error: run.error?.message, stderr: (run.stderr ?? '').slice(0, 500) }).toEqual({
+      missing: [],
+      error: undefined,
+      stderr: '',
+    });
     for (const [kind, ms] of timings) expect({ kind, slow: ms >= 50 ? ms : false }).toEqual({ kind, slow: false });
   });
 });

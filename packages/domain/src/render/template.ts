@@ -87,7 +87,12 @@ export function renderTemplate(source: string, vars: TemplateVariables = {}, opt
 }
 
 function substitute(
-  whole: string, name: string, fallback: string | undefined, vars: TemplateVariables, lowered: Map<string, string>, opts: RenderOptions,
+  whole: string,
+  name: string,
+  fallback: string | undefined,
+  vars: TemplateVariables,
+  lowered: Map<string, string>,
+  opts: RenderOptions,
 ): string {
   const value = lookup(vars, lowered, name);
   let out: string;

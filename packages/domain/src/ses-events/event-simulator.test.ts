@@ -1,4 +1,12 @@
-import { decodeEncodedWords, mimeHeaders, simulatedOutcome, simulatedSendEvents, simulatedSesEventJob, SIMULATOR_TOPIC, type SimulatedMessage } from './event-simulator';
+import {
+  decodeEncodedWords,
+  mimeHeaders,
+  simulatedOutcome,
+  simulatedSendEvents,
+  simulatedSesEventJob,
+  SIMULATOR_TOPIC,
+  type SimulatedMessage,
+} from './event-simulator';
 import { parseSesEvent } from './ses-event';
 
 const sentAt = new Date('2026-11-23T10:00:00.000Z');
@@ -55,10 +63,20 @@ describe('simulated SES events', () => {
         messageId: 'local-msg-1',
         destination: ['ada@example.org'],
         headersTruncated: false,
-        commonHeaders: { from: ['Shop <orders@shop.example.com>'], to: ['ada@example.org'], messageId: '<abc@shop.example.com>', subject: 'Hello' },
+        commonHeaders: {
+          from: ['Shop <orders@shop.example.com>'],
+          to: ['ada@example.org'],
+          messageId: '<abc@shop.example.com>',
+          subject: 'Hello',
+        },
         tags: { 'ses:from-domain': ['shop.example.com'] },
       },
-      delivery: { timestamp: '2026-11-23T10:00:01.500Z', processingTimeMillis: 1500, recipients: ['ada@example.org'], smtpResponse: '250 2.6.0 Message received' },
+      delivery: {
+        timestamp: '2026-11-23T10:00:01.500Z',
+        processingTimeMillis: 1500,
+        recipients: ['ada@example.org'],
+        smtpResponse: '250 2.6.0 Message received',
+      },
     });
     expect(JSON.parse(events[0].message)).toMatchObject({ eventType: 'Send', send: {} });
     const e = parsed(events[1].message);
@@ -67,7 +85,14 @@ describe('simulated SES events', () => {
   });
 
   it("each test address gets what SES's mailbox simulator gives it, naming only its own recipients", () => {
-    const to = ['bounce@example.com', 'suppressionlist@simulator.amazonses.com', 'complaint@x.test', 'ooto@x.test', 'delay@x.test', 'ada@example.org'];
+    const to = [
+      'bounce@example.com',
+      'suppressionlist@simulator.amazonses.com',
+      'complaint@x.test',
+      'ooto@x.test',
+      'delay@x.test',
+      'ada@example.org',
+    ];
     const events = simulatedSendEvents(message(to, { destination: { to: to.slice(0, 3), cc: to.slice(3, 5), bcc: to.slice(5) } }), 1000);
     const byType = events.map((e) => ({ ...parsed(e.message), delayMs: e.delayMs, raw: JSON.parse(e.message) }));
     expect(byType.map((e) => [e.type, e.delayMs])).toEqual([
@@ -83,14 +108,22 @@ describe('simulated SES events', () => {
     expect(general.raw.bounce).toMatchObject({
       bounceType: 'Permanent',
       bounceSubType: 'General',
-      bouncedRecipients: [{ emailAddress: 'bounce@example.com', action: 'failed', status: '5.1.1', diagnosticCode: 'smtp; 550 5.1.1 user unknown' }],
+      bouncedRecipients: [
+        { emailAddress: 'bounce@example.com', action: 'failed', status: '5.1.1', diagnosticCode: 'smtp; 550 5.1.1 user unknown' },
+      ],
     });
     expect(general.suppress).toEqual({ emails: ['bounce@example.com'], reason: 'HARD_BOUNCE' });
     expect(onList.raw.bounce).toMatchObject({ bounceType: 'Permanent', bounceSubType: 'OnAccountSuppressionList' });
     expect(onList.suppress).toEqual({ emails: ['suppressionlist@simulator.amazonses.com'], reason: 'HARD_BOUNCE' });
     expect(delay).toMatchObject({ status: 'DELIVERY_DELAYED', suppress: null });
-    expect(delay.raw.deliveryDelay).toMatchObject({ delayType: 'TransientCommunicationFailure', delayedRecipients: [{ emailAddress: 'delay@x.test' }] });
-    expect(complaint.raw.complaint).toMatchObject({ complaintFeedbackType: 'abuse', complainedRecipients: [{ emailAddress: 'complaint@x.test' }] });
+    expect(delay.raw.deliveryDelay).toMatchObject({
+      delayType: 'TransientCommunicationFailure',
+      delayedRecipients: [{ emailAddress: 'delay@x.test' }],
+    });
+    expect(complaint.raw.complaint).toMatchObject({
+      complaintFeedbackType: 'abuse',
+      complainedRecipients: [{ emailAddress: 'complaint@x.test' }],
+    });
     expect(complaint.suppress).toEqual({ emails: ['complaint@x.test'], reason: 'COMPLAINT' });
     expect(complaint.occurredAt).toEqual(new Date(sentAt.getTime() + 2000));
     // bcc recipients are SES destinations but never in commonHeaders.
@@ -99,7 +132,9 @@ describe('simulated SES events', () => {
   });
 
   it('names recipients by bare address, as SES does', () => {
-    const [, delivery, bounce] = simulatedSendEvents(message(['"Ada" <Ada@Example.org>', 'Bounce <bounce@x.test>']), 10).map((e) => JSON.parse(e.message));
+    const [, delivery, bounce] = simulatedSendEvents(message(['"Ada" <Ada@Example.org>', 'Bounce <bounce@x.test>']), 10).map((e) =>
+      JSON.parse(e.message),
+    );
     expect(delivery.delivery.recipients).toEqual(['Ada@Example.org']);
     expect(bounce.bounce.bouncedRecipients.map((r: { emailAddress: string }) => r.emailAddress)).toEqual(['bounce@x.test']);
   });
@@ -117,7 +152,9 @@ describe('simulated SES events', () => {
 
 describe('reading the sent MIME', () => {
   it('lists top-level headers unfolded and decodes an encoded subject', () => {
-    const raw = Buffer.from('From: a@b.c\r\nSubject: =?UTF-8?B?SMOpbGxv?=\r\n =?UTF-8?Q?_w=C3=B6rld?=\r\nX-Usesend-Email-ID: em_9\r\n\r\nX-Not-A-Header: body\r\n');
+    const raw = Buffer.from(
+      'From: a@b.c\r\nSubject: =?UTF-8?B?SMOpbGxv?=\r\n =?UTF-8?Q?_w=C3=B6rld?=\r\nX-Usesend-Email-ID: em_9\r\n\r\nX-Not-A-Header: body\r\n',
+    );
     const headers = mimeHeaders(raw);
     expect(headers.map((h) => h.name)).toEqual(['From', 'Subject', 'X-Usesend-Email-ID']);
     expect(decodeEncodedWords(headers[1].value)).toBe('Héllo wörld');

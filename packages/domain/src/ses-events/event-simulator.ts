@@ -19,8 +19,16 @@ export const SES_SIMULATOR_DOMAIN = 'simulator.amazonses.com';
 export const SIMULATOR_TEST_ADDRESSES: { localPart: SimulatedOutcome; events: string; result: string }[] = [
   { localPart: 'success', events: 'Send, Delivery', result: 'DELIVERED (any other address too)' },
   { localPart: 'bounce', events: 'Send, Bounce Permanent/General', result: 'BOUNCED, suppressed (HARD_BOUNCE), contact unsubscribed' },
-  { localPart: 'suppressionlist', events: 'Send, Bounce Permanent/OnAccountSuppressionList', result: 'BOUNCED, suppressed (HARD_BOUNCE), contact unsubscribed' },
-  { localPart: 'complaint', events: 'Send, Delivery, then Complaint (abuse)', result: 'COMPLAINED, suppressed (COMPLAINT), contact unsubscribed' },
+  {
+    localPart: 'suppressionlist',
+    events: 'Send, Bounce Permanent/OnAccountSuppressionList',
+    result: 'BOUNCED, suppressed (HARD_BOUNCE), contact unsubscribed',
+  },
+  {
+    localPart: 'complaint',
+    events: 'Send, Delivery, then Complaint (abuse)',
+    result: 'COMPLAINED, suppressed (COMPLAINT), contact unsubscribed',
+  },
   { localPart: 'ooto', events: 'Send, Delivery (an out-of-office auto-reply goes back to the sender)', result: 'DELIVERED' },
   { localPart: 'delay', events: 'Send, DeliveryDelay', result: 'DELIVERY_DELAYED' },
 ];
@@ -97,7 +105,13 @@ function mailObject(m: SimulatedMessage) {
 
 const at = (m: SimulatedMessage, delayMs: number) => new Date(m.sentAt.getTime() + delayMs).toISOString();
 
-function event(m: SimulatedMessage, eventType: SimulatedEvent['eventType'], delayMs: number, detailKey: string, detail: object): SimulatedEvent {
+function event(
+  m: SimulatedMessage,
+  eventType: SimulatedEvent['eventType'],
+  delayMs: number,
+  detailKey: string,
+  detail: object,
+): SimulatedEvent {
   return { eventType, delayMs, message: JSON.stringify({ eventType, mail: mailObject(m), [detailKey]: detail }) };
 }
 
@@ -139,7 +153,12 @@ export function simulatedSendEvents(m: SimulatedMessage, delayMs: number): Simul
   const onSuppressionList = byOutcome('suppressionlist');
   if (onSuppressionList.length) {
     events.push(
-      bounce(onSuppressionList, 'OnAccountSuppressionList', '5.1.1', 'Amazon SES did not send the message to this address because it is on the suppression list for your account.'),
+      bounce(
+        onSuppressionList,
+        'OnAccountSuppressionList',
+        '5.1.1',
+        'Amazon SES did not send the message to this address because it is on the suppression list for your account.',
+      ),
     );
   }
   const delayed = byOutcome('delay');
@@ -149,7 +168,11 @@ export function simulatedSendEvents(m: SimulatedMessage, delayMs: number): Simul
         timestamp: at(m, delayMs),
         delayType: 'TransientCommunicationFailure',
         expirationTime: at(m, 24 * 3600_000),
-        delayedRecipients: delayed.map((emailAddress) => ({ emailAddress, status: '4.4.1', diagnosticCode: 'smtp; 421 4.4.1 Unable to connect to the remote host' })),
+        delayedRecipients: delayed.map((emailAddress) => ({
+          emailAddress,
+          status: '4.4.1',
+          diagnosticCode: 'smtp; 421 4.4.1 Unable to connect to the remote host',
+        })),
         reportingMTA: REPORTING_MTA,
       }),
     );
@@ -206,18 +229,29 @@ export function mimeHeaders(raw: Buffer): { name: string; value: string }[] {
 
 /** RFC 2047 encoded words (UTF-8, B or Q) decoded, as SES gives `commonHeaders.subject`. */
 export function decodeEncodedWords(value: string): string {
-  return value
-    .replace(/\?=\s+=\?/g, '?==?')
-    .replace(/=\?utf-8\?([bq])\?([^?]*)\?=/gi, (_, enc: string, text: string) =>
-      enc.toLowerCase() === 'b'
-        ? Buffer.from(text, 'base64').toString('utf8')
-        : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9a-f]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8'),
-    );
+  return value.replace(/\?=\s+=\?/g, '?==?').replace(/=\?utf-8\?([bq])\?([^?]*)\?=/gi, (_, enc: string, text: string) =>
+    enc.toLowerCase() === 'b'
+      ? Buffer.from(text, 'base64').toString('utf8')
+      : Buffer.from(
+          text.replace(/_/g, ' ').replace(/=([0-9a-f]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))),
+          'latin1',
+        ).toString('utf8'),
+  );
 }
 
 /** The `mail` facts of an email already sent, for events simulated after the fact. */
 export function simulatedMessageOfEmail(
-  email: { id: string; from: string; to: string[]; cc: string[]; bcc: string[]; subject: string; sesEmailId: string; sentAt: Date | null; createdAt: Date },
+  email: {
+    id: string;
+    from: string;
+    to: string[];
+    cc: string[];
+    bcc: string[];
+    subject: string;
+    sesEmailId: string;
+    sentAt: Date | null;
+    createdAt: Date;
+  },
   region: string,
 ): SimulatedMessage {
   return {

@@ -62,7 +62,11 @@ const EMAIL_COLUMNS = `id, "teamId", "domainId", "campaignId", "contactId", "lat
  * Records the SNS message id and looks the email up by its SES id, in one round trip.
  * `fresh` is false when the message was processed before.
  */
-async function claimNotificationAndFindEmail(tx: SqlExecutor, snsMessageId: string, event: SesEvent): Promise<{ fresh: boolean; email: MatchedEmail | null }> {
+async function claimNotificationAndFindEmail(
+  tx: SqlExecutor,
+  snsMessageId: string,
+  event: SesEvent,
+): Promise<{ fresh: boolean; email: MatchedEmail | null }> {
   const [row] = await tx.query<{ fresh: number } & Partial<MatchedEmail> & { id: string | null }>(
     `WITH claimed AS (
        INSERT INTO "SesNotification" ("messageId", "receivedAt") VALUES ($1, now()) ON CONFLICT DO NOTHING RETURNING 1
@@ -86,7 +90,10 @@ async function findEmailByHeader(tx: SqlExecutor, event: SesEvent): Promise<Matc
   if (!event.headerEmailId) return null;
   // Our own header, put on every message we send. An email that already carries a different SES
   // id is not this message (a sender cannot claim another email by copying the header).
-  const byHeader = await tx.query<MatchedEmail & { sesEmailId: string | null }>(`SELECT ${EMAIL_COLUMNS} FROM "Email" WHERE id = $1 FOR UPDATE`, [event.headerEmailId]);
+  const byHeader = await tx.query<MatchedEmail & { sesEmailId: string | null }>(
+    `SELECT ${EMAIL_COLUMNS} FROM "Email" WHERE id = $1 FOR UPDATE`,
+    [event.headerEmailId],
+  );
   const email = byHeader[0];
   if (!email || (email.sesEmailId !== null && email.sesEmailId !== event.sesMessageId)) return null;
   if (email.sesEmailId === null) {
@@ -120,16 +127,27 @@ async function recordEvent(tx: SqlExecutor, email: MatchedEmail, event: SesEvent
  * case-insensitive). An event naming anyone else is not about them: those are left alone.
  */
 async function ownRecipients(tx: SqlExecutor, email: MatchedEmail, addresses: string[], log?: Logger): Promise<string[]> {
-  const [row] = await tx.query<{ to: string[]; cc: string[]; bcc: string[] }>(`SELECT "to", cc, bcc FROM "Email" WHERE id = $1`, [email.id]);
+  const [row] = await tx.query<{ to: string[]; cc: string[]; bcc: string[] }>(`SELECT "to", cc, bcc FROM "Email" WHERE id = $1`, [
+    email.id,
+  ]);
   const recipients = new Set([...(row?.to ?? []), ...(row?.cc ?? []), ...(row?.bcc ?? [])].map(normaliseAddress));
   const own = addresses.filter((a) => recipients.has(a));
   const foreign = addresses.filter((a) => !recipients.has(a));
-  if (foreign.length) log?.warn({ emailId: email.id, ignored: foreign.slice(0, 20), ignoredCount: foreign.length }, 'SES event names addresses that are not recipients of the email: not suppressed');
+  if (foreign.length)
+    log?.warn(
+      { emailId: email.id, ignored: foreign.slice(0, 20), ignoredCount: foreign.length },
+      'SES event names addresses that are not recipients of the email: not suppressed',
+    );
   return own;
 }
 
 /** Hard bounces and complaints: suppress the recipients and unsubscribe them from every book of the team. */
-async function suppressRecipients(tx: SqlExecutor, email: MatchedEmail, suppress: NonNullable<SesEvent['suppress']>, log?: Logger): Promise<void> {
+async function suppressRecipients(
+  tx: SqlExecutor,
+  email: MatchedEmail,
+  suppress: NonNullable<SesEvent['suppress']>,
+  log?: Logger,
+): Promise<void> {
   const emails = (await ownRecipients(tx, email, suppress.emails, log)).sort(); // sorted: a fixed lock order between concurrent events
   if (!emails.length) return;
   const ids = emails.map(() => newId());
@@ -188,7 +206,13 @@ export async function processSesEventJob(
     await recordEvent(tx, email, event, occurredAt);
     if (event.suppress) await suppressRecipients(tx, email, event.suppress, deps.log);
     if (deps.onEmailEvent) {
-      await deps.onEmailEvent(prismaTx, { email, status: event.status ?? email.latestStatus, sesEventType: event.type, detail: event.detail, occurredAt });
+      await deps.onEmailEvent(prismaTx, {
+        email,
+        status: event.status ?? email.latestStatus,
+        sesEventType: event.type,
+        detail: event.detail,
+        occurredAt,
+      });
     }
     // Last: the daily counter row is shared by the whole team, so hold its lock the shortest time.
     if (event.status && isCountedStatus(event.status)) {
@@ -197,6 +221,7 @@ export async function processSesEventJob(
     return 'processed';
   });
 
-  if (outcome === 'unmatched') deps.log?.warn({ snsMessageId: job.snsMessageId, sesMessageId: event.sesMessageId }, 'SES event for an unknown email');
+  if (outcome === 'unmatched')
+    deps.log?.warn({ snsMessageId: job.snsMessageId, sesMessageId: event.sesMessageId }, 'SES event for an unknown email');
   return outcome;
 }

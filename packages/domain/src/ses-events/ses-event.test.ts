@@ -33,12 +33,22 @@ describe('parseSesEvent', () => {
       JSON.stringify({
         notificationType: 'Bounce',
         mail,
-        bounce: { bounceType: 'Permanent', bouncedRecipients: [{ emailAddress: '"Bob" <Bob@Example.ORG>' }, { emailAddress: 'bob@example.org' }] },
+        bounce: {
+          bounceType: 'Permanent',
+          bouncedRecipients: [{ emailAddress: '"Bob" <Bob@Example.ORG>' }, { emailAddress: 'bob@example.org' }],
+        },
       }),
     );
     expect(res).toMatchObject({
       ok: true,
-      event: { type: 'Bounce', status: 'BOUNCED', sesMessageId: 'ses-1', headerEmailId: 'abc', hardBounce: true, suppress: { emails: ['bob@example.org'], reason: 'HARD_BOUNCE' } },
+      event: {
+        type: 'Bounce',
+        status: 'BOUNCED',
+        sesMessageId: 'ses-1',
+        headerEmailId: 'abc',
+        hardBounce: true,
+        suppress: { emails: ['bob@example.org'], reason: 'HARD_BOUNCE' },
+      },
     });
     if (res.ok) expect(res.event.occurredAt?.toISOString()).toBe('2026-01-02T03:04:05.000Z');
   });
@@ -46,6 +56,10 @@ describe('parseSesEvent', () => {
   it('reports what is not an SES event instead of throwing', () => {
     expect(parseSesEvent('nope')).toEqual({ ok: false, reason: 'not-json' });
     expect(parseSesEvent('{"eventType":"Send"}')).toEqual({ ok: false, reason: 'not-ses-event' });
-    expect(parseSesEvent(JSON.stringify({ notificationType: 'Received', mail }))).toEqual({ ok: false, reason: 'unknown-type', type: 'Received' });
+    expect(parseSesEvent(JSON.stringify({ notificationType: 'Received', mail }))).toEqual({
+      ok: false,
+      reason: 'unknown-type',
+      type: 'Received',
+    });
   });
 });

@@ -61,7 +61,8 @@ export interface SesEvent {
   suppress: { emails: string[]; reason: 'HARD_BOUNCE' | 'COMPLAINT' } | null;
 }
 
-export type SesEventParse = { ok: true; event: SesEvent } | { ok: false; reason: 'not-json' | 'not-ses-event' | 'unknown-type'; type?: string };
+export type SesEventParse =
+  { ok: true; event: SesEvent } | { ok: false; reason: 'not-json' | 'not-ses-event' | 'unknown-type'; type?: string };
 
 /** `"Name" <a@b.c>` or `a@b.c` → `a@b.c`, lower-cased and trimmed (parsed by the one address rule). */
 export function normaliseAddress(address: string): string {

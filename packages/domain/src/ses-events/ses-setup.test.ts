@@ -34,7 +34,13 @@ describe('ses setup', () => {
   });
 
   it('takes --topic-name and --callback-url over the defaults', () => {
-    const p = buildSesSetupPlan({ region: 'us-east-1', prefix: 'x', publicUrl: 'http://localhost', topicName: 't', callbackUrl: 'https://hook.example.com/sns' });
+    const p = buildSesSetupPlan({
+      region: 'us-east-1',
+      prefix: 'x',
+      publicUrl: 'http://localhost',
+      topicName: 't',
+      callbackUrl: 'https://hook.example.com/sns',
+    });
     expect(p).toMatchObject({ topicName: 't', callbackUrl: 'https://hook.example.com/sns' });
   });
 
@@ -64,7 +70,10 @@ describe('ses setup', () => {
     const { calls, clients } = recorder();
     const order: string[] = [];
     const recorded: [string, string][] = [];
-    const tracking = { sns: { send: async (c: never) => (order.push((c as { constructor: { name: string } }).constructor.name), clients.sns.send(c)) }, ses: clients.ses } as unknown as SesSetupClients;
+    const tracking = {
+      sns: { send: async (c: never) => (order.push((c as { constructor: { name: string } }).constructor.name), clients.sns.send(c)) },
+      ses: clients.ses,
+    } as unknown as SesSetupClients;
     await applySesSetup(plan, tracking, async (arn, region) => {
       order.push('record');
       recorded.push([arn, region]);
@@ -75,7 +84,10 @@ describe('ses setup', () => {
   });
 
   it('is idempotent: existing configuration sets are kept and their destinations updated', async () => {
-    const { calls, clients } = recorder({ CreateConfigurationSetCommand: 'AlreadyExistsException', CreateConfigurationSetEventDestinationCommand: 'AlreadyExistsException' });
+    const { calls, clients } = recorder({
+      CreateConfigurationSetCommand: 'AlreadyExistsException',
+      CreateConfigurationSetEventDestinationCommand: 'AlreadyExistsException',
+    });
     const result = await applySesSetup(plan, clients);
     expect(calls.filter((c) => c.command === 'UpdateConfigurationSetEventDestinationCommand')).toHaveLength(4);
     expect(result.configurationSets.every((s) => !s.created)).toBe(true);
@@ -107,8 +119,15 @@ describe('ses setup command', () => {
   });
 
   it('refuses missing or bad flags as usage errors', async () => {
-    for (const args of [[], ['--region', 'nowhere'], ['--region', 'us-east-1', '--callback-url', 'ftp://x'], ['--region', 'us-east-1', '--bogus']]) {
-      await expect(sesSetupCommand(args, config, () => recorder().clients)).rejects.toMatchObject({ code: expect.stringMatching(/^ERR_PARSE_ARGS/) });
+    for (const args of [
+      [],
+      ['--region', 'nowhere'],
+      ['--region', 'us-east-1', '--callback-url', 'ftp://x'],
+      ['--region', 'us-east-1', '--bogus'],
+    ]) {
+      await expect(sesSetupCommand(args, config, () => recorder().clients)).rejects.toMatchObject({
+        code: expect.stringMatching(/^ERR_PARSE_ARGS/),
+      });
     }
   });
 });

@@ -22,19 +22,33 @@ export interface SesSetupPlan {
   configurationSets: { name: string; events: EventType[] }[];
 }
 
-export function buildSesSetupPlan(opts: { region: string; prefix: string; publicUrl: string; topicName?: string; callbackUrl?: string }): SesSetupPlan {
+export function buildSesSetupPlan(opts: {
+  region: string;
+  prefix: string;
+  publicUrl: string;
+  topicName?: string;
+  callbackUrl?: string;
+}): SesSetupPlan {
   return {
     region: opts.region,
     topicName: opts.topicName ?? `${opts.prefix}-${opts.region}-ses-events`,
     callbackUrl: opts.callbackUrl ?? `${trimTrailing(opts.publicUrl, '/')}/api/ses/notifications`,
-    configurationSets: (Object.keys(EVENTS_BY_KIND) as TrackingKind[]).map((kind) => ({ name: `${opts.prefix}-${kind}`, events: EVENTS_BY_KIND[kind] })),
+    configurationSets: (Object.keys(EVENTS_BY_KIND) as TrackingKind[]).map((kind) => ({
+      name: `${opts.prefix}-${kind}`,
+      events: EVENTS_BY_KIND[kind],
+    })),
   };
 }
 
 /** The two AWS clients, as far as this needs them (tests pass recording fakes). */
 export interface SesSetupClients {
   sns: { send(command: CreateTopicCommand | SubscribeCommand): Promise<unknown> };
-  ses: { send(command: CreateConfigurationSetCommand | CreateConfigurationSetEventDestinationCommand | UpdateConfigurationSetEventDestinationCommand): Promise<unknown> };
+  ses: {
+    send(
+      command:
+        CreateConfigurationSetCommand | CreateConfigurationSetEventDestinationCommand | UpdateConfigurationSetEventDestinationCommand,
+    ): Promise<unknown>;
+  };
 }
 
 export function awsSetupClients(region: string): SesSetupClients {
@@ -77,13 +91,21 @@ export async function applySesSetup(plan: SesSetupPlan, clients: SesSetupClients
     const destination = { Enabled: true, MatchingEventTypes: set.events, SnsDestination: { TopicArn: topic.TopicArn } };
     try {
       await clients.ses.send(
-        new CreateConfigurationSetEventDestinationCommand({ ConfigurationSetName: set.name, EventDestinationName: EVENT_DESTINATION_NAME, EventDestination: destination }),
+        new CreateConfigurationSetEventDestinationCommand({
+          ConfigurationSetName: set.name,
+          EventDestinationName: EVENT_DESTINATION_NAME,
+          EventDestination: destination,
+        }),
       );
     } catch (err) {
       if (!alreadyExists(err)) throw err;
       // Bring an existing destination in line (events or topic may have changed).
       await clients.ses.send(
-        new UpdateConfigurationSetEventDestinationCommand({ ConfigurationSetName: set.name, EventDestinationName: EVENT_DESTINATION_NAME, EventDestination: destination }),
+        new UpdateConfigurationSetEventDestinationCommand({
+          ConfigurationSetName: set.name,
+          EventDestinationName: EVENT_DESTINATION_NAME,
+          EventDestination: destination,
+        }),
       );
     }
     configurationSets.push({ name: set.name, created, events: set.events });
@@ -122,9 +144,16 @@ export async function sesSetupCommand(
   if (!region) throw usageError('missing --region');
   if (!/^[a-z]{2}(-[a-z]+)+-\d$/.test(region)) throw usageError(`--region must be an AWS region such as us-east-1, got "${region}"`);
   const topicName = values['topic-name']?.trim();
-  if (topicName !== undefined && !/^[A-Za-z0-9_-]{1,256}$/.test(topicName)) throw usageError('--topic-name may use letters, digits, - and _ only');
+  if (topicName !== undefined && !/^[A-Za-z0-9_-]{1,256}$/.test(topicName))
+    throw usageError('--topic-name may use letters, digits, - and _ only');
   const callbackUrl = values['callback-url']?.trim();
   if (callbackUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(callbackUrl)) throw usageError('--callback-url must be an http(s) URL');
-  const plan = buildSesSetupPlan({ region, prefix: config.SES_CONFIGURATION_SET_PREFIX ?? DEFAULT_CONFIGURATION_SET_PREFIX, publicUrl: config.PUBLIC_URL, topicName, callbackUrl });
+  const plan = buildSesSetupPlan({
+    region,
+    prefix: config.SES_CONFIGURATION_SET_PREFIX ?? DEFAULT_CONFIGURATION_SET_PREFIX,
+    publicUrl: config.PUBLIC_URL,
+    topicName,
+    callbackUrl,
+  });
   return applySesSetup(plan, clientsFor(region), recordTopic);
 }

@@ -15,5 +15,10 @@ export async function listOwnedSnsTopicArns(db: Db): Promise<string[]> {
 
 /** SNS_TOPIC_ARNS as a list (comma-separated, blanks ignored). */
 export function configuredSnsTopicArns(value: string | undefined): string[] {
-  return value?.split(',').map((a) => a.trim()).filter(Boolean) ?? [];
+  return (
+    value
+      ?.split(',')
+      .map((a) => a.trim())
+      .filter(Boolean) ?? []
+  );
 }

@@ -45,7 +45,11 @@ beforeAll(async () => {
       if (!identity) return reply(res, 404, { message: 'Identity does not exist' }, 'NotFoundException');
       if (req.method === 'PUT' && mailFrom) {
         if (failMailFrom) return reply(res, 400, { message: 'Invalid MAIL FROM domain' }, 'BadRequestException');
-        identity.MailFromAttributes = { MailFromDomain: body.MailFromDomain, MailFromDomainStatus: 'PENDING', BehaviorOnMxFailure: body.BehaviorOnMxFailure };
+        identity.MailFromAttributes = {
+          MailFromDomain: body.MailFromDomain,
+          MailFromDomainStatus: 'PENDING',
+          BehaviorOnMxFailure: body.BehaviorOnMxFailure,
+        };
         return reply(res, 200, {});
       }
       if (req.method === 'GET') return reply(res, 200, identity);
@@ -67,14 +71,26 @@ beforeEach(() => {
 });
 
 const port = () => createSesIdentityPort({ endpoint, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
-const input = (domain: string, pem: string) => ({ domain, region: 'eu-west-1', dkimSelector: 'usesend', dkimPrivateKey: pem, mailFromDomain: `mail.${domain}` });
+const input = (domain: string, pem: string) => ({
+  domain,
+  region: 'eu-west-1',
+  dkimSelector: 'usesend',
+  dkimPrivateKey: pem,
+  mailFromDomain: `mail.${domain}`,
+});
 
 describe('SES v2 identity adapter', () => {
   it('creates a BYODKIM identity with the bare base64 private key, then sets MAIL FROM', async () => {
     const { privateKeyPem } = await generateDkimKeyPair();
     await port().createIdentity(input('example.com', privateKeyPem));
-    expect(received.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v2/email/identities', 'PUT /v2/email/identities/example.com/mail-from']);
-    const create = received[0].body as { EmailIdentity: string; DkimSigningAttributes: { DomainSigningSelector: string; DomainSigningPrivateKey: string } };
+    expect(received.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /v2/email/identities',
+      'PUT /v2/email/identities/example.com/mail-from',
+    ]);
+    const create = received[0].body as {
+      EmailIdentity: string;
+      DkimSigningAttributes: { DomainSigningSelector: string; DomainSigningPrivateKey: string };
+    };
     expect(create.EmailIdentity).toBe('example.com');
     expect(create.DkimSigningAttributes.DomainSigningSelector).toBe('usesend');
     const sentKey = create.DkimSigningAttributes.DomainSigningPrivateKey;
@@ -88,23 +104,34 @@ describe('SES v2 identity adapter', () => {
     identities.set('example.com', {
       VerificationStatus: 'FAILED',
       DkimAttributes: { Status: 'SUCCESS' },
-      MailFromAttributes: { MailFromDomain: 'mail.example.com', MailFromDomainStatus: 'TEMPORARY_FAILURE', BehaviorOnMxFailure: 'USE_DEFAULT_VALUE' },
+      MailFromAttributes: {
+        MailFromDomain: 'mail.example.com',
+        MailFromDomainStatus: 'TEMPORARY_FAILURE',
+        BehaviorOnMxFailure: 'USE_DEFAULT_VALUE',
+      },
       VerificationInfo: { ErrorType: 'HOST_NOT_FOUND' },
     });
     expect(await port().getIdentityStatus({ domain: 'example.com', region: 'eu-west-1' })).toEqual({
-      verificationStatus: 'FAILED', dkimStatus: 'SUCCESS', mailFromStatus: 'TEMPORARY_FAILURE', errorType: 'HOST_NOT_FOUND',
+      verificationStatus: 'FAILED',
+      dkimStatus: 'SUCCESS',
+      mailFromStatus: 'TEMPORARY_FAILURE',
+      errorType: 'HOST_NOT_FOUND',
     });
     expect(await port().getIdentityStatus({ domain: 'missing.example.com', region: 'eu-west-1' })).toBeNull();
   });
 
   it('reports an existing identity as IdentityExistsError', async () => {
     identities.set('taken.example.com', {});
-    await expect(port().createIdentity(input('taken.example.com', (await generateDkimKeyPair()).privateKeyPem))).rejects.toBeInstanceOf(IdentityExistsError);
+    await expect(port().createIdentity(input('taken.example.com', (await generateDkimKeyPair()).privateKeyPem))).rejects.toBeInstanceOf(
+      IdentityExistsError,
+    );
   });
 
   it('removes the new identity again when MAIL FROM is refused', async () => {
     failMailFrom = true;
-    const err = await port().createIdentity(input('half.example.com', (await generateDkimKeyPair()).privateKeyPem)).catch((e) => e);
+    const err = await port()
+      .createIdentity(input('half.example.com', (await generateDkimKeyPair()).privateKeyPem))
+      .catch((e) => e);
     expect(err).toBeInstanceOf(IdentityServiceError);
     expect(err.sesErrorName).toBe('BadRequestException');
     expect(received.map((r) => r.method)).toEqual(['POST', 'PUT', 'DELETE']);
@@ -126,7 +153,9 @@ describe('choosing the identity adapter', () => {
     expect(identityAdapterKind({ ...base, SES_IDENTITY_ADAPTER: 'local' }, { AWS_ACCESS_KEY_ID: 'x' })).toBe('local');
   });
   it('auto: local with an SES endpoint or without credentials, else SES', () => {
-    expect(identityAdapterKind({ ...base, SES_IDENTITY_ADAPTER: 'auto', SES_ENDPOINT: 'http://127.0.0.1:8005' }, { AWS_ACCESS_KEY_ID: 'x' })).toBe('local');
+    expect(
+      identityAdapterKind({ ...base, SES_IDENTITY_ADAPTER: 'auto', SES_ENDPOINT: 'http://127.0.0.1:8005' }, { AWS_ACCESS_KEY_ID: 'x' }),
+    ).toBe('local');
     expect(identityAdapterKind({ ...base, SES_IDENTITY_ADAPTER: 'auto' }, {})).toBe('local');
     expect(identityAdapterKind({ ...base, SES_IDENTITY_ADAPTER: 'auto' }, { AWS_ACCESS_KEY_ID: 'x' })).toBe('ses');
     expect(identityAdapterKind({ ...base, SES_IDENTITY_ADAPTER: 'auto' }, { AWS_PROFILE: 'prod' })).toBe('ses');

@@ -29,7 +29,11 @@ export function createSesIdentityPort(opts: SesIdentityOptions = {}): IdentityPo
   const client = (region: string) => {
     let c = clients.get(region);
     if (!c) {
-      c = new SESv2Client({ region, ...(opts.endpoint ? { endpoint: opts.endpoint } : {}), ...(opts.credentials ? { credentials: opts.credentials } : {}) });
+      c = new SESv2Client({
+        region,
+        ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
+        ...(opts.credentials ? { credentials: opts.credentials } : {}),
+      });
       clients.set(region, c);
     }
     return c;
@@ -43,7 +47,10 @@ export function createSesIdentityPort(opts: SesIdentityOptions = {}): IdentityPo
         await ses.send(
           new CreateEmailIdentityCommand({
             EmailIdentity: input.domain,
-            DkimSigningAttributes: { DomainSigningSelector: input.dkimSelector, DomainSigningPrivateKey: pemToBase64(input.dkimPrivateKey) },
+            DkimSigningAttributes: {
+              DomainSigningSelector: input.dkimSelector,
+              DomainSigningPrivateKey: pemToBase64(input.dkimPrivateKey),
+            },
           }),
         );
       } catch (err) {
@@ -52,7 +59,11 @@ export function createSesIdentityPort(opts: SesIdentityOptions = {}): IdentityPo
       }
       try {
         await ses.send(
-          new PutEmailIdentityMailFromAttributesCommand({ EmailIdentity: input.domain, MailFromDomain: input.mailFromDomain, BehaviorOnMxFailure: 'USE_DEFAULT_VALUE' }),
+          new PutEmailIdentityMailFromAttributesCommand({
+            EmailIdentity: input.domain,
+            MailFromDomain: input.mailFromDomain,
+            BehaviorOnMxFailure: 'USE_DEFAULT_VALUE',
+          }),
         );
       } catch (err) {
         // Half an identity is worse than none: the caller's transaction rolls back, so undo SES too.

@@ -2,7 +2,6 @@
 // the worker (unsubscribing on bounces) must describe a contact and report its change the same way.
 import { isoUtcSql } from '@mailrail/platform/db/sql/time';
 
-
 /**
  * The columns of the public contact object, named as on the wire: `json_agg` of rows selecting
  * these builds a list more cheaply than one json_build_object call per row.
@@ -27,7 +26,13 @@ export function contactJsonSql(alias: string, type: 'json' | 'jsonb' = 'json'): 
  * Event ids come from `idsParam` (a text[] of newId()s, one per expected row); should more rows
  * change than expected, the extra ones get an id made in SQL rather than no event.
  */
-export function contactEventsInsertSql(opts: { source: string; teamIdSql: string; typeSql: string; idsParam: string; /** A Date parameter. */ nowParam: string }): string {
+export function contactEventsInsertSql(opts: {
+  source: string;
+  teamIdSql: string;
+  typeSql: string;
+  idsParam: string;
+  /** A Date parameter. */ nowParam: string;
+}): string {
   return `INSERT INTO "WebhookEvent" (id, "teamId", type, data, "createdAt")
     SELECT coalesce(e.id, substr(md5(random()::text || s.id), 1, 24)), ${opts.teamIdSql}, ${opts.typeSql}, ${contactJsonSql('s', 'jsonb')}, ${opts.nowParam}::timestamptz
     FROM (SELECT src.*, row_number() OVER () AS n FROM ${opts.source} src) s

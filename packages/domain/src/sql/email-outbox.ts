@@ -33,8 +33,13 @@ const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;
 const fields = Object.entries(EMAIL_FIELD_SQL) as [keyof EmailWebhookFields, string][];
 
 const EMAIL_DATA_SQL = [
-  `jsonb_build_object(${fields.filter(([f]) => !OMITTED_WHEN_NULL.has(f)).map(([f, value]) => `${sqlString(f)}, ${value}`).join(',\n                            ')})`,
-  ...fields.filter(([f]) => OMITTED_WHEN_NULL.has(f)).map(([f, value]) => `CASE WHEN ${value} IS NULL THEN '{}'::jsonb ELSE jsonb_build_object(${sqlString(f)}, ${value}) END`),
+  `jsonb_build_object(${fields
+    .filter(([f]) => !OMITTED_WHEN_NULL.has(f))
+    .map(([f, value]) => `${sqlString(f)}, ${value}`)
+    .join(',\n                            ')})`,
+  ...fields
+    .filter(([f]) => OMITTED_WHEN_NULL.has(f))
+    .map(([f, value]) => `CASE WHEN ${value} IS NULL THEN '{}'::jsonb ELSE jsonb_build_object(${sqlString(f)}, ${value}) END`),
 ].join('\n         || ');
 
 // The event type of each status, from emailStatusWebhookEvent; NULL (no event) for SCHEDULED.

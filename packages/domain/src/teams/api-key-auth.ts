@@ -45,7 +45,10 @@ const LAST_USED_EVERY_MS = 60_000;
 const UNKNOWN_KEYS_MAX = 10_000;
 
 export interface ApiKeyVerifierDeps {
-  config: Pick<Config, 'REDIS_PREFIX' | 'API_KEY_CACHE_SECONDS' | 'API_KEY_NEGATIVE_CACHE_SECONDS' | 'AUTH_FAILURES_PER_MINUTE' | 'API_RATE_LIMIT'>;
+  config: Pick<
+    Config,
+    'REDIS_PREFIX' | 'API_KEY_CACHE_SECONDS' | 'API_KEY_NEGATIVE_CACHE_SECONDS' | 'AUTH_FAILURES_PER_MINUTE' | 'API_RATE_LIMIT'
+  >;
   db: Db;
   redis: Redis;
   log: Logger;
@@ -73,7 +76,11 @@ export function createApiKeyVerifier(deps: ApiKeyVerifierDeps, metrics?: Pick<Me
   // The injected clock, so tests can move time past a cache expiry without sleeping.
   const nowMs = () => deps.clock.now().getTime();
   const unknownKeys = new BoundedCache<true>(UNKNOWN_KEYS_MAX, deps.config.API_KEY_NEGATIVE_CACHE_SECONDS * 1000, nowMs);
-  const failures = createAuthFailureLimit(deps.redis, { prefix: deps.config.REDIS_PREFIX, max: deps.config.AUTH_FAILURES_PER_MINUTE, log: deps.log });
+  const failures = createAuthFailureLimit(deps.redis, {
+    prefix: deps.config.REDIS_PREFIX,
+    max: deps.config.AUTH_FAILURES_PER_MINUTE,
+    log: deps.log,
+  });
   const lastUsedWritten = new Map<number, number>();
   const ttlMs = deps.config.API_KEY_CACHE_SECONDS * 1000;
 
@@ -94,7 +101,15 @@ export function createApiKeyVerifier(deps: ApiKeyVerifierDeps, metrics?: Pick<Me
     }
     const row = await deps.db.apiKey.findUnique({
       where: { clientId },
-      select: { id: true, tokenHash: true, permission: true, domainId: true, teamId: true, revokedAt: true, team: { select: { apiRateLimit: true } } },
+      select: {
+        id: true,
+        tokenHash: true,
+        permission: true,
+        domainId: true,
+        teamId: true,
+        revokedAt: true,
+        team: { select: { apiRateLimit: true } },
+      },
     });
     if (!row || row.revokedAt) {
       cache.delete(clientId);

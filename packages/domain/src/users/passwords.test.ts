@@ -23,6 +23,8 @@ describe('link tokens', () => {
     expect(newSecretToken()).not.toBe(token);
     expect(hashSecretToken(token)).toMatch(/^[0-9a-f]{64}$/);
     expect(looksLikeSecretToken(`${token}x`)).toBe(false);
-    expect(dashboardLink('https://mail.example.com', 'reset-password', token)).toBe(`https://mail.example.com/reset-password#token=${token}`);
+    expect(dashboardLink('https://mail.example.com', 'reset-password', token)).toBe(
+      `https://mail.example.com/reset-password#token=${token}`,
+    );
   });
 });

@@ -3,10 +3,19 @@ import type { UserTokenPurpose } from '@mailrail/platform/db/generated/enums';
 import { hashSecretToken, looksLikeSecretToken, newSecretToken } from './link-tokens';
 
 /** A single-use link token for a user (one-time sign-in, password reset); returns the token, stores its hash. */
-export async function issueUserToken(db: Db, input: { userId: number; purpose: UserTokenPurpose; ttlMs: number; now: Date }): Promise<string> {
+export async function issueUserToken(
+  db: Db,
+  input: { userId: number; purpose: UserTokenPurpose; ttlMs: number; now: Date },
+): Promise<string> {
   const token = newSecretToken();
   await db.userToken.create({
-    data: { tokenHash: hashSecretToken(token), userId: input.userId, purpose: input.purpose, expiresAt: new Date(input.now.getTime() + input.ttlMs), createdAt: input.now },
+    data: {
+      tokenHash: hashSecretToken(token),
+      userId: input.userId,
+      purpose: input.purpose,
+      expiresAt: new Date(input.now.getTime() + input.ttlMs),
+      createdAt: input.now,
+    },
   });
   return token;
 }
@@ -18,7 +27,10 @@ export async function issueUserToken(db: Db, input: { userId: number; purpose: U
 export async function consumeUserToken(db: Db, token: string, purpose: UserTokenPurpose, now: Date): Promise<number | null> {
   if (!looksLikeSecretToken(token)) return null;
   const tokenHash = hashSecretToken(token);
-  const used = await db.userToken.updateMany({ where: { tokenHash, purpose, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } });
+  const used = await db.userToken.updateMany({
+    where: { tokenHash, purpose, usedAt: null, expiresAt: { gt: now } },
+    data: { usedAt: now },
+  });
   if (used.count !== 1) return null;
   const row = await db.userToken.findUnique({ where: { tokenHash }, select: { userId: true } });
   return row?.userId ?? null;

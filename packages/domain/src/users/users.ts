@@ -10,7 +10,10 @@ export function normaliseUserEmail(email: string): string {
  * The user with this address (created without a password if new), member of the team with this
  * role (an existing membership takes the role given).
  */
-export async function ensureUserInTeam(db: Db, input: { email: string; teamId: number; role: TeamRole }): Promise<{ userId: number; created: boolean }> {
+export async function ensureUserInTeam(
+  db: Db,
+  input: { email: string; teamId: number; role: TeamRole },
+): Promise<{ userId: number; created: boolean }> {
   const email = normaliseUserEmail(input.email);
   return db.$transaction(async (tx) => {
     const existing = await tx.user.findUnique({ where: { email }, select: { id: true } });

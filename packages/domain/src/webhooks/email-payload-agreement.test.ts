@@ -27,7 +27,17 @@ beforeAll(async () => {
 
 beforeEach(() => database.db.webhookEvent.deleteMany());
 
-const emailColumns = { id: true, teamId: true, from: true, to: true, subject: true, campaignId: true, contactId: true, domainId: true, templateId: true } as const;
+const emailColumns = {
+  id: true,
+  teamId: true,
+  from: true,
+  to: true,
+  subject: true,
+  campaignId: true,
+  contactId: true,
+  domainId: true,
+  templateId: true,
+} as const;
 const comparable = (e: WebhookEvent) => ({ teamId: e.teamId, type: e.type, domainId: e.domainId, data: e.data });
 const ISO_MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -52,10 +62,26 @@ describe('the email webhook event, written in SQL and in TypeScript', () => {
   it('agrees for emails inserted by insertEmailRows (sends, batches, campaigns), with and without optional fields', async () => {
     const now = new Date();
     const full: EmailDraft = {
-      teamId, domainId, region: 'us-east-1', from: '"Ann, \\"A\\"" <a@agree.example.com>', to: ['q"uote@x.org', 'Ünï@x.org'],
-      subject: "It's ✓ {{x}}", templateId: 'tpl1', campaignId: 'cmp1', contactId: 'ct1', lane: 'marketing',
+      teamId,
+      domainId,
+      region: 'us-east-1',
+      from: '"Ann, \\"A\\"" <a@agree.example.com>',
+      to: ['q"uote@x.org', 'Ünï@x.org'],
+      subject: "It's ✓ {{x}}",
+      templateId: 'tpl1',
+      campaignId: 'cmp1',
+      contactId: 'ct1',
+      lane: 'marketing',
     };
-    const bare: EmailDraft = { teamId, domainId: null, region: 'us-east-1', from: 'b@x.org', to: ['c@x.org'], subject: 'bare', suppressed: { reason: 'bounced' } };
+    const bare: EmailDraft = {
+      teamId,
+      domainId: null,
+      region: 'us-east-1',
+      from: 'b@x.org',
+      to: ['c@x.org'],
+      subject: 'bare',
+      suppressed: { reason: 'bounced' },
+    };
     const later: EmailDraft = { ...bare, suppressed: null, subject: 'later', scheduledAt: new Date(now.getTime() + 3_600_000) };
     await insertEmailRows(prismaExecutor(database.db), prepareEmails([full, bare, later], now), now);
 
@@ -63,7 +89,14 @@ describe('the email webhook event, written in SQL and in TypeScript', () => {
     expect(pairs.map((p) => p.sql.type).sort()).toEqual(['email.queued', 'email.suppressed']); // SCHEDULED is no event
     for (const { sql, ts } of pairs) expect(sql).toStrictEqual(ts);
     const queued = pairs.find((p) => p.sql.type === 'email.queued')!.sql.data as Record<string, unknown>;
-    expect(queued).toMatchObject({ domainId, templateId: 'tpl1', campaignId: 'cmp1', contactId: 'ct1', to: full.to, subject: full.subject });
+    expect(queued).toMatchObject({
+      domainId,
+      templateId: 'tpl1',
+      campaignId: 'cmp1',
+      contactId: 'ct1',
+      to: full.to,
+      subject: full.subject,
+    });
     const suppressed = pairs.find((p) => p.sql.type === 'email.suppressed')!.sql.data as Record<string, unknown>;
     expect(suppressed).toMatchObject({ domainId: null, campaignId: null, contactId: null });
     expect(suppressed).not.toHaveProperty('templateId');
@@ -71,7 +104,15 @@ describe('the email webhook event, written in SQL and in TypeScript', () => {
 
   it('agrees for every status a status-changing statement can set (as cancel and send failure use it)', async () => {
     const now = new Date();
-    const draft: EmailDraft = { teamId, domainId, region: 'us-east-1', from: 'a@agree.example.com', to: ['x@y.org', 'z@y.org'], subject: 'each', templateId: 'tpl2' };
+    const draft: EmailDraft = {
+      teamId,
+      domainId,
+      region: 'us-east-1',
+      from: 'a@agree.example.com',
+      to: ['x@y.org', 'z@y.org'],
+      subject: 'each',
+      templateId: 'tpl2',
+    };
     const [prepared] = prepareEmails([draft], now);
     await insertEmailRows(prismaExecutor(database.db), [prepared], now);
 

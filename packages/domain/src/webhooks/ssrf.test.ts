@@ -62,16 +62,29 @@ describe('SSRF address policy', () => {
   });
 
   it('judges URLs as the URL parser writes them', async () => {
-    for (const url of ['http://[::127.0.0.1]/', 'http://[::ffff:127.0.0.1]/', 'http://[64:ff9b::127.0.0.1]/', 'http://0x7f.1/', 'http://2130706433/']) {
+    for (const url of [
+      'http://[::127.0.0.1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[64:ff9b::127.0.0.1]/',
+      'http://0x7f.1/',
+      'http://2130706433/',
+    ]) {
       expect([url, (await checkWebhookTarget(url, { allowPrivate: false })).ok]).toEqual([url, false]);
     }
   });
 
   it('refuses metadata URLs when private addresses are allowed, at creation and at delivery', async () => {
-    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/', 'http://100.100.100.200/latest/meta-data/', 'http://[::ffff:169.254.169.254]/']) {
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[fd00:ec2::254]/',
+      'http://100.100.100.200/latest/meta-data/',
+      'http://[::ffff:169.254.169.254]/',
+    ]) {
       expect([url, (await checkWebhookTarget(url, { allowPrivate: true })).ok]).toEqual([url, false]);
     }
-    expect((await checkWebhookTarget('http://metadata.example/', { allowPrivate: true, resolveHost: async () => ['169.254.169.254'] })).ok).toBe(false);
+    expect(
+      (await checkWebhookTarget('http://metadata.example/', { allowPrivate: true, resolveHost: async () => ['169.254.169.254'] })).ok,
+    ).toBe(false);
     expect((await checkWebhookTarget('http://127.0.0.1:8080/hook', { allowPrivate: true })).ok).toBe(true);
     const err = await new Promise<Error | null>((resolve) =>
       publicOnlyLookup(async () => ['169.254.169.254'], { allowPrivate: true })('rebinds.example', {}, (e) => resolve(e)),

@@ -107,10 +107,7 @@ export type TargetCheck = { ok: true } | { ok: false; reason: string };
  * address is refused. A name that does not resolve (yet) is accepted: every delivery checks again
  * at connection time (publicOnlyLookup), so it can never reach a refused address later either.
  */
-export async function checkWebhookTarget(
-  rawUrl: string,
-  opts: { allowPrivate: boolean; resolveHost?: ResolveHost },
-): Promise<TargetCheck> {
+export async function checkWebhookTarget(rawUrl: string, opts: { allowPrivate: boolean; resolveHost?: ResolveHost }): Promise<TargetCheck> {
   const host = hostOf(new URL(rawUrl));
   if (isIP(host)) {
     const reason = refusedAddressReason(host, opts);
@@ -151,7 +148,11 @@ export function publicOnlyLookup(resolveHost: ResolveHost = systemResolveHost, p
         }
         const wanted = options.family === 4 || options.family === 6 ? all.filter((a) => isIP(a) === options.family) : all;
         if (wanted.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '');
-        if (options.all) return callback(null, wanted.map((address) => ({ address, family: isIP(address) })));
+        if (options.all)
+          return callback(
+            null,
+            wanted.map((address) => ({ address, family: isIP(address) })),
+          );
         callback(null, wanted[0], isIP(wanted[0]));
       },
       (err: NodeJS.ErrnoException) => callback(err, ''),

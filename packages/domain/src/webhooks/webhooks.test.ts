@@ -67,7 +67,9 @@ describe('signing', () => {
     expect(sdk.verify(body.replace('e1', 'e2'), { headers })).toBe(false);
     expect(new Webhooks(newWebhookSecret()).verify(body, { headers })).toBe(false);
     const stale = ts - 10 * 60_000;
-    expect(sdk.verify(body, { headers: { 'X-UseSend-Signature': signWebhookBody(secret, stale, body), 'X-UseSend-Timestamp': String(stale) } })).toBe(false);
+    expect(
+      sdk.verify(body, { headers: { 'X-UseSend-Signature': signWebhookBody(secret, stale, body), 'X-UseSend-Timestamp': String(stale) } }),
+    ).toBe(false);
     // Our own receiver-side helper agrees with the SDK.
     expect(verifyWebhookSignature(secret, { signature: headers['X-UseSend-Signature'], timestamp: String(ts) }, body)).toBe(true);
     expect(verifyWebhookSignature(secret, { signature: headers['X-UseSend-Signature'], timestamp: String(ts) }, `${body} `)).toBe(false);
@@ -88,14 +90,32 @@ describe('recordEmailStatusEvent', () => {
 
   it('writes the email.<status> outbox row in the caller’s transaction, and nothing for SCHEDULED', async () => {
     const team = await createTeam(database.db, 't');
-    const email = { id: 'em1', teamId: team.id, from: 'a@x.com', to: ['b@y.com'], subject: 'Hi', campaignId: null, contactId: null, domainId: null, templateId: null };
+    const email = {
+      id: 'em1',
+      teamId: team.id,
+      from: 'a@x.com',
+      to: ['b@y.com'],
+      subject: 'Hi',
+      campaignId: null,
+      contactId: null,
+      domainId: null,
+      templateId: null,
+    };
     const at = new Date('2026-01-02T03:04:05.000Z');
-    const id = await database.db.$transaction((tx) => recordEmailStatusEvent(tx, email, 'BOUNCED', at, { bounce: { type: 'Permanent', subType: 'General' } }));
+    const id = await database.db.$transaction((tx) =>
+      recordEmailStatusEvent(tx, email, 'BOUNCED', at, { bounce: { type: 'Permanent', subType: 'General' } }),
+    );
     expect(await database.db.webhookEvent.findUniqueOrThrow({ where: { id: id! } })).toMatchObject({
       teamId: team.id,
       type: 'email.bounced',
       dispatchedAt: null,
-      data: { id: 'em1', status: 'BOUNCED', to: ['b@y.com'], occurredAt: at.toISOString(), bounce: { type: 'Permanent', subType: 'General' } },
+      data: {
+        id: 'em1',
+        status: 'BOUNCED',
+        to: ['b@y.com'],
+        occurredAt: at.toISOString(),
+        bounce: { type: 'Permanent', subType: 'General' },
+      },
     });
     expect(await recordEmailStatusEvent(database.db, email, 'SCHEDULED', at)).toBeNull();
     // A rolled-back change leaves no event behind.

@@ -73,7 +73,11 @@ describe('configuration', () => {
   it('says what to do at start-up', () => {
     const root = path.resolve(__dirname, '../../../..');
     const res = spawnSync(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), path.join(root, 'apps/api/src/main.ts')], {
-      env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'SECRET')), PUBLIC_URL: 'https://mail.example.com', NODE_ENV: 'development' },
+      env: {
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'SECRET')),
+        PUBLIC_URL: 'https://mail.example.com',
+        NODE_ENV: 'development',
+      },
       encoding: 'utf8',
       timeout: 30_000,
     });
@@ -83,17 +87,26 @@ describe('configuration', () => {
 
   it('refuses an SNS message age that outlives the dedupe retention (a replay would be accepted again)', () => {
     expect(loadConfig({}).SNS_MAX_MESSAGE_AGE_SECONDS).toBe(3600);
-    expect(() => loadConfig({ SES_NOTIFICATION_RETENTION_DAYS: '1', SNS_MAX_MESSAGE_AGE_SECONDS: '86400' })).toThrow(/SNS_MAX_MESSAGE_AGE_SECONDS/);
-    expect(loadConfig({ SES_NOTIFICATION_RETENTION_DAYS: '2', SNS_MAX_MESSAGE_AGE_SECONDS: '86400' }).SNS_MAX_MESSAGE_AGE_SECONDS).toBe(86400);
+    expect(() => loadConfig({ SES_NOTIFICATION_RETENTION_DAYS: '1', SNS_MAX_MESSAGE_AGE_SECONDS: '86400' })).toThrow(
+      /SNS_MAX_MESSAGE_AGE_SECONDS/,
+    );
+    expect(loadConfig({ SES_NOTIFICATION_RETENTION_DAYS: '2', SNS_MAX_MESSAGE_AGE_SECONDS: '86400' }).SNS_MAX_MESSAGE_AGE_SECONDS).toBe(
+      86400,
+    );
   });
 
   it('SMTP relay: AUTH in clear text is refused in production, and the certificate and key come together', () => {
     const secret = randomBytes(32).toString('hex');
-    expect(() => loadConfig({ NODE_ENV: 'production', SECRET: secret, SMTP_ALLOW_INSECURE_AUTH: 'true' })).toThrow(/SMTP_ALLOW_INSECURE_AUTH: must not be true in production/);
+    expect(() => loadConfig({ NODE_ENV: 'production', SECRET: secret, SMTP_ALLOW_INSECURE_AUTH: 'true' })).toThrow(
+      /SMTP_ALLOW_INSECURE_AUTH: must not be true in production/,
+    );
     expect(loadConfig({ SMTP_ALLOW_INSECURE_AUTH: 'true' }).SMTP_ALLOW_INSECURE_AUTH).toBe(true);
     expect(() => loadConfig({ SMTP_TLS_CERT: '/tls/cert.pem' })).toThrow(/SMTP_TLS_KEY: SMTP_TLS_CERT and SMTP_TLS_KEY are set together/);
     expect(loadConfig({})).toMatchObject({ SMTP_PORT: 2587, SMTPS_PORT: 2465, SMTP_DEDUPE_MESSAGE_ID: true });
-    expect(loadConfig({ SMTP_TLS_CERT: '', SMTP_TLS_KEY: '', SMTP_SERVER_NAME: '' })).toMatchObject({ SMTP_TLS_CERT: undefined, SMTP_SERVER_NAME: undefined });
+    expect(loadConfig({ SMTP_TLS_CERT: '', SMTP_TLS_KEY: '', SMTP_SERVER_NAME: '' })).toMatchObject({
+      SMTP_TLS_CERT: undefined,
+      SMTP_SERVER_NAME: undefined,
+    });
   });
 
   it('takes dashboard mail settings both or neither', () => {
@@ -138,19 +151,30 @@ describe('configuration', () => {
       expect(() => loadConfig({ SES_EVENT_SIMULATOR: 'on', SES_ENDPOINT: 'https://email.eu-west-1.amazonaws.com' })).toThrow(
         /SES_EVENT_SIMULATOR: on needs SES_ENDPOINT on a loopback address .*not email\.eu-west-1\.amazonaws\.com/,
       );
-      expect(() => loadConfig({ SES_EVENT_SIMULATOR: 'on', SES_ENDPOINT: 'http://127.0.0.1:8005', NODE_ENV: 'production', SECRET: STRONG })).toThrow(
-        /SES_EVENT_SIMULATOR: must not be on in production/,
-      );
+      expect(() =>
+        loadConfig({ SES_EVENT_SIMULATOR: 'on', SES_ENDPOINT: 'http://127.0.0.1:8005', NODE_ENV: 'production', SECRET: STRONG }),
+      ).toThrow(/SES_EVENT_SIMULATOR: must not be on in production/);
     });
   });
 
   it.each(['api', 'worker'])('the %s process refuses to start with the simulator on, AWS credentials and no SES_ENDPOINT', (app) => {
     const root = path.resolve(__dirname, '../../../..');
-    const res = spawnSync(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), path.join(root, `apps/${app}/src/main.ts`)], {
-      env: { ...process.env, SES_EVENT_SIMULATOR: 'on', SES_ENDPOINT: '', AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'x', NODE_ENV: 'development' },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
+    const res = spawnSync(
+      process.execPath,
+      [path.join(root, 'node_modules/tsx/dist/cli.mjs'), path.join(root, `apps/${app}/src/main.ts`)],
+      {
+        env: {
+          ...process.env,
+          SES_EVENT_SIMULATOR: 'on',
+          SES_ENDPOINT: '',
+          AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE',
+          AWS_SECRET_ACCESS_KEY: 'x',
+          NODE_ENV: 'development',
+        },
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    );
     expect(res.status).toBe(1);
     expect(res.stderr).toContain('SES_EVENT_SIMULATOR: on needs SES_ENDPOINT set to the local SES emulator');
     expect(res.stderr).toContain('AWS credentials found in AWS_ACCESS_KEY_ID');
@@ -158,11 +182,15 @@ describe('configuration', () => {
 
   it.each(['api', 'worker'])('the %s process exits with status 1 and names the bad variable at start-up', (app) => {
     const root = path.resolve(__dirname, '../../../..');
-    const res = spawnSync(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), path.join(root, `apps/${app}/src/main.ts`)], {
-      env: { ...process.env, PORT: 'not-a-port', REDIS_URL: 'nope' },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
+    const res = spawnSync(
+      process.execPath,
+      [path.join(root, 'node_modules/tsx/dist/cli.mjs'), path.join(root, `apps/${app}/src/main.ts`)],
+      {
+        env: { ...process.env, PORT: 'not-a-port', REDIS_URL: 'nope' },
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    );
     expect(res.status).toBe(1);
     expect(res.stderr).toContain('Invalid configuration');
     expect(res.stderr).toMatch(/PORT: /);

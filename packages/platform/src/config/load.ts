@@ -6,7 +6,22 @@ export class ConfigError extends Error {}
 
 const MIN_SECRET_LENGTH = 32;
 // Compared without case and punctuation: "Change-Me" is "changeme".
-const WELL_KNOWN_SECRETS = ['secret', 'changeme', 'password', 'mailrail', 'usesend', 'unsend', 'devsecretchangeme', 'supersecret', 'default', 'example', 'test', 'qwerty', '0123456789', 'abcdefghijklmnopqrstuvwxyz'];
+const WELL_KNOWN_SECRETS = [
+  'secret',
+  'changeme',
+  'password',
+  'mailrail',
+  'usesend',
+  'unsend',
+  'devsecretchangeme',
+  'supersecret',
+  'default',
+  'example',
+  'test',
+  'qwerty',
+  '0123456789',
+  'abcdefghijklmnopqrstuvwxyz',
+];
 
 /**
  * Why SECRET is unfit to sign links and encrypt keys on a reachable server, or null. Refused:
@@ -65,16 +80,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   // AUTH sends the API key itself: over plain text only in development, and only on loopback (smtp).
   if (c.SMTP_ALLOW_INSECURE_AUTH && c.NODE_ENV === 'production') {
-    throw new ConfigError('Invalid configuration:\n  SMTP_ALLOW_INSECURE_AUTH: must not be true in production: AUTH would carry API keys in clear text');
+    throw new ConfigError(
+      'Invalid configuration:\n  SMTP_ALLOW_INSECURE_AUTH: must not be true in production: AUTH would carry API keys in clear text',
+    );
   }
   if (!c.SMTP_TLS_CERT !== !c.SMTP_TLS_KEY) {
-    throw new ConfigError(`Invalid configuration:\n  ${c.SMTP_TLS_CERT ? 'SMTP_TLS_KEY' : 'SMTP_TLS_CERT'}: SMTP_TLS_CERT and SMTP_TLS_KEY are set together`);
+    throw new ConfigError(
+      `Invalid configuration:\n  ${c.SMTP_TLS_CERT ? 'SMTP_TLS_KEY' : 'SMTP_TLS_CERT'}: SMTP_TLS_CERT and SMTP_TLS_KEY are set together`,
+    );
   }
   // Dashboard mail goes through the normal pipeline as one team's email: both or neither.
   if ((c.DASHBOARD_MAIL_FROM === undefined) !== (c.DASHBOARD_MAIL_TEAM_ID === undefined)) {
-    throw new ConfigError('Invalid configuration:\n  DASHBOARD_MAIL_FROM and DASHBOARD_MAIL_TEAM_ID: set both (the sender and the team whose verified domain sends it) or neither');
+    throw new ConfigError(
+      'Invalid configuration:\n  DASHBOARD_MAIL_FROM and DASHBOARD_MAIL_TEAM_ID: set both (the sender and the team whose verified domain sends it) or neither',
+    );
   }
-  const sesRegions = (c.SES_REGIONS ?? c.AWS_REGION).split(',').map((r) => r.trim()).filter(Boolean);
+  const sesRegions = (c.SES_REGIONS ?? c.AWS_REGION)
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
   for (const r of sesRegions) {
     if (!/^[a-z]{2}(-[a-z]+)+-\d$/.test(r)) {
       throw new ConfigError(`Invalid configuration:\n  SES_REGIONS: "${r}" is not an AWS region`);
@@ -105,7 +129,9 @@ function resolveSesEventSimulator(c: Pick<Config, 'SES_EVENT_SIMULATOR' | 'SES_E
     );
   }
   if (!loopback) {
-    throw refuse(`on needs SES_ENDPOINT on a loopback address (localhost, 127.0.0.1, ::1), not ${new URL(c.SES_ENDPOINT).host}: the simulator never runs against a remote or real SES`);
+    throw refuse(
+      `on needs SES_ENDPOINT on a loopback address (localhost, 127.0.0.1, ::1), not ${new URL(c.SES_ENDPOINT).host}: the simulator never runs against a remote or real SES`,
+    );
   }
   return true;
 }

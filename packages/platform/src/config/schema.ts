@@ -33,72 +33,265 @@ const optionalUrl = z
   .or(z.literal('').transform(() => undefined));
 
 export const configSchema = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development').describe('development, test or production; production refuses a weak SECRET'),
+  NODE_ENV: z
+    .enum(['development', 'test', 'production'])
+    .default('development')
+    .describe('development, test or production; production refuses a weak SECRET'),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000).describe('HTTP port of the API'),
   HOST: z.string().default('0.0.0.0').describe('Address the API listens on'),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL').default('postgresql://postgres@127.0.0.1:5432/mailrail').describe('PostgreSQL connection URL'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
+    .default('postgresql://postgres@127.0.0.1:5432/mailrail')
+    .describe('PostgreSQL connection URL'),
   DATABASE_POOL_SIZE: int(10).describe('PostgreSQL connections per process'),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').default('redis://127.0.0.1:6379').describe('Redis connection URL'),
-  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('mailrail').describe('Prefix of every Redis key and BullMQ queue (lets several installations share one Redis)'),
-  PUBLIC_URL: z.string().url().default('http://localhost:3000').transform((u) => trimTrailing(u, '/')).describe('Public base URL of the API, used in unsubscribe and confirmation links'),
-  SECRET: z.string().min(32, 'must be at least 32 characters').default(DEV_SECRET).describe('Server secret: hashes API keys, signs links, encrypts DKIM keys and webhook secrets. At least 32 random characters (openssl rand -hex 32); the default and other weak values are refused unless PUBLIC_URL is a loopback address'),
-  AWS_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as us-east-1').default('us-east-1').describe('Default SES region'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .default('redis://127.0.0.1:6379')
+    .describe('Redis connection URL'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('mailrail')
+    .describe('Prefix of every Redis key and BullMQ queue (lets several installations share one Redis)'),
+  PUBLIC_URL: z
+    .string()
+    .url()
+    .default('http://localhost:3000')
+    .transform((u) => trimTrailing(u, '/'))
+    .describe('Public base URL of the API, used in unsubscribe and confirmation links'),
+  SECRET: z
+    .string()
+    .min(32, 'must be at least 32 characters')
+    .default(DEV_SECRET)
+    .describe(
+      'Server secret: hashes API keys, signs links, encrypts DKIM keys and webhook secrets. At least 32 random characters (openssl rand -hex 32); the default and other weak values are refused unless PUBLIC_URL is a loopback address',
+    ),
+  AWS_REGION: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as us-east-1')
+    .default('us-east-1')
+    .describe('Default SES region'),
   SES_REGIONS: z.string().optional().describe('Comma-separated SES regions domains may use (default: AWS_REGION)'),
   SES_ENDPOINT: optionalUrl.describe('SES-compatible endpoint used instead of AWS (the local emulator in development)'),
-  SES_IDENTITY_ADAPTER: z.enum(['auto', 'ses', 'local']).default('auto').describe('Where domain identities live: ses (AWS), local (database, for development), auto (local when SES_ENDPOINT is set or no AWS credentials are in the environment, else ses)'),
+  SES_IDENTITY_ADAPTER: z
+    .enum(['auto', 'ses', 'local'])
+    .default('auto')
+    .describe(
+      'Where domain identities live: ses (AWS), local (database, for development), auto (local when SES_ENDPOINT is set or no AWS credentials are in the environment, else ses)',
+    ),
   SES_RATE_LIMIT: int(0).describe('Messages per second per SES region across all workers; 0 = read from SES GetAccount, else 14'),
-  SES_MARKETING_SHARE: z.coerce.number().min(0).max(1).default(0.5).describe('Share of the SES rate campaign mail may use while transactional mail waits'),
-  SES_CONFIGURATION_SET_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).optional().or(z.literal('').transform(() => undefined)).describe('Prefix of the SES configuration sets <prefix>-general, -click, -open and -full chosen per domain tracking flags (none when unset)'),
-  SES_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000).describe('Timeout of one SES call; must stay well below SEND_LEASE_SECONDS'),
-  SES_THROTTLE_PAUSE_MS: z.coerce.number().int().min(10).default(1000).describe('How long a region lane pauses after SES answers ThrottlingException / TooManyRequestsException'),
-  SEND_CONCURRENCY: z.coerce.number().int().min(1).default(20).describe('SES calls in flight per send queue (region and lane) per worker process'),
-  SEND_LEASE_SECONDS: z.coerce.number().int().min(5).default(60).describe('How long a claimed email belongs to one worker before another may take it over'),
-  SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(10).describe('SES attempts per email for transient errors (5xx, network, timeouts) before it is FAILED'),
-  SEND_RETRY_BASE_MS: z.coerce.number().int().min(10).default(10_000).describe('First retry delay; doubles per attempt with +-20% jitter (defaults span about an hour)'),
+  SES_MARKETING_SHARE: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.5)
+    .describe('Share of the SES rate campaign mail may use while transactional mail waits'),
+  SES_CONFIGURATION_SET_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .optional()
+    .or(z.literal('').transform(() => undefined))
+    .describe(
+      'Prefix of the SES configuration sets <prefix>-general, -click, -open and -full chosen per domain tracking flags (none when unset)',
+    ),
+  SES_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(10_000)
+    .describe('Timeout of one SES call; must stay well below SEND_LEASE_SECONDS'),
+  SES_THROTTLE_PAUSE_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .default(1000)
+    .describe('How long a region lane pauses after SES answers ThrottlingException / TooManyRequestsException'),
+  SEND_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .describe('SES calls in flight per send queue (region and lane) per worker process'),
+  SEND_LEASE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(5)
+    .default(60)
+    .describe('How long a claimed email belongs to one worker before another may take it over'),
+  SEND_MAX_ATTEMPTS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10)
+    .describe('SES attempts per email for transient errors (5xx, network, timeouts) before it is FAILED'),
+  SEND_RETRY_BASE_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .default(10_000)
+    .describe('First retry delay; doubles per attempt with +-20% jitter (defaults span about an hour)'),
   SEND_RETRY_MAX_MS: z.coerce.number().int().min(10).default(900_000).describe('Largest retry delay'),
-  SEND_SWEEP_CRON: z.string().default('*/30 * * * * *').describe('Cron (with optional seconds field) of the sweeper that re-enqueues due, unsent emails with no live job and expired leases'),
+  SEND_SWEEP_CRON: z
+    .string()
+    .default('*/30 * * * * *')
+    .describe('Cron (with optional seconds field) of the sweeper that re-enqueues due, unsent emails with no live job and expired leases'),
   SEND_SWEEP_BATCH: z.coerce.number().int().min(1).default(2000).describe('Most emails the sweeper looks at per run'),
-  SEND_SWEEP_LOOKAHEAD_SECONDS: int(300).describe('The sweeper also re-creates delayed jobs for scheduled emails due within this many seconds, so they leave on time after Redis lost its jobs'),
-  SES_EVENT_SIMULATOR: z.enum(['auto', 'on', 'off']).default('auto').describe('SES events made up for each message the local SES emulator accepts, with test addresses that bounce or complain (docs/events.md); auto = on in development when SES_ENDPOINT is loopback; on is refused in production and without a loopback SES_ENDPOINT'),
-  SES_EVENT_SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(2000).describe('Simulated events: delay of Delivery, Bounce and DeliveryDelay after Send; a Complaint follows its Delivery after as long again'),
+  SEND_SWEEP_LOOKAHEAD_SECONDS: int(300).describe(
+    'The sweeper also re-creates delayed jobs for scheduled emails due within this many seconds, so they leave on time after Redis lost its jobs',
+  ),
+  SES_EVENT_SIMULATOR: z
+    .enum(['auto', 'on', 'off'])
+    .default('auto')
+    .describe(
+      'SES events made up for each message the local SES emulator accepts, with test addresses that bounce or complain (docs/events.md); auto = on in development when SES_ENDPOINT is loopback; on is refused in production and without a loopback SES_ENDPOINT',
+    ),
+  SES_EVENT_SIMULATOR_DELAY_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(600_000)
+    .default(2000)
+    .describe(
+      'Simulated events: delay of Delivery, Bounce and DeliveryDelay after Send; a Complaint follows its Delivery after as long again',
+    ),
   SES_LOCAL_PORT: z.coerce.number().int().min(1).max(65535).default(8005).describe('Port of the local SES emulator that npm start runs'),
-  SNS_TOPIC_ARNS: z.string().max(10_000).optional().describe('Comma-separated SNS topic ARNs accepted by POST /api/ses/notifications, besides the topics `ses setup` created (stored in the database); any other topic is refused with 403 and never confirmed'),
-  SNS_MAX_MESSAGE_AGE_SECONDS: z.coerce.number().int().min(60).default(3600).describe('SNS messages whose signed Timestamp is older than this (or more than 5 minutes in the future) are refused; must stay below SES_NOTIFICATION_RETENTION_DAYS so a replay is refused after its dedupe row is pruned'),
-  SES_NOTIFICATION_RETENTION_DAYS: z.coerce.number().int().min(1).default(7).describe('Days an SNS message id is kept to drop redeliveries (SNS retries within hours); older ones are pruned hourly'),
+  SNS_TOPIC_ARNS: z
+    .string()
+    .max(10_000)
+    .optional()
+    .describe(
+      'Comma-separated SNS topic ARNs accepted by POST /api/ses/notifications, besides the topics `ses setup` created (stored in the database); any other topic is refused with 403 and never confirmed',
+    ),
+  SNS_MAX_MESSAGE_AGE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(3600)
+    .describe(
+      'SNS messages whose signed Timestamp is older than this (or more than 5 minutes in the future) are refused; must stay below SES_NOTIFICATION_RETENTION_DAYS so a replay is refused after its dedupe row is pruned',
+    ),
+  SES_NOTIFICATION_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(7)
+    .describe('Days an SNS message id is kept to drop redeliveries (SNS retries within hours); older ones are pruned hourly'),
   API_RATE_LIMIT: int(10).describe('Default requests per second per team (0 = off); a team can have its own'),
   API_KEY_CACHE_SECONDS: int(10).describe('How long a verified API key is trusted without reading the database'),
-  API_KEY_NEGATIVE_CACHE_SECONDS: int(30).describe('How long an unknown API key id is answered 403 without reading the database (at most 10,000 ids per process; 0 = off)'),
-  AUTH_FAILURES_PER_MINUTE: int(30).describe('Failed API key authentications per client IP per minute (counted in Redis across replicas); beyond it the IP gets 429 before any database lookup (0 = off)'),
+  API_KEY_NEGATIVE_CACHE_SECONDS: int(30).describe(
+    'How long an unknown API key id is answered 403 without reading the database (at most 10,000 ids per process; 0 = off)',
+  ),
+  AUTH_FAILURES_PER_MINUTE: int(30).describe(
+    'Failed API key authentications per client IP per minute (counted in Redis across replicas); beyond it the IP gets 429 before any database lookup (0 = off)',
+  ),
   TRUST_PROXY: z
     .string()
     .max(1000)
     .regex(/^[\w.:/, -]*$/, 'a hop count, or comma-separated addresses, subnets or loopback/linklocal/uniquelocal')
     .default('')
-    .describe("Proxies whose X-Forwarded-For is believed (express 'trust proxy'): a hop count such as 1, or addresses/subnets/loopback; empty = none, the socket address is the client (per-IP limits then count the proxy)"),
-  BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/i).default('55mb').describe('Largest accepted request body (attachments travel base64 in JSON)'),
-  EMAIL_MAX_MESSAGE_MB: z.coerce.number().positive().default(40).describe('Largest email (body and base64 attachments) accepted by the send API, in MB; SES v2 allows 40'),
+    .describe(
+      "Proxies whose X-Forwarded-For is believed (express 'trust proxy'): a hop count such as 1, or addresses/subnets/loopback; empty = none, the socket address is the client (per-IP limits then count the proxy)",
+    ),
+  BODY_LIMIT: z
+    .string()
+    .regex(/^\d+(kb|mb)$/i)
+    .default('55mb')
+    .describe('Largest accepted request body (attachments travel base64 in JSON)'),
+  EMAIL_MAX_MESSAGE_MB: z.coerce
+    .number()
+    .positive()
+    .default(40)
+    .describe('Largest email (body and base64 attachments) accepted by the send API, in MB; SES v2 allows 40'),
   EMAIL_COMMIT_MAX_BATCH: int(500).describe('Group commit: most emails written by one multi-row INSERT when concurrent sends are combined'),
-  EMAIL_COMMIT_CONCURRENCY: int(6).describe('Group commit: INSERT statements in flight at once; sends arriving meanwhile wait and share the next one'),
+  EMAIL_COMMIT_CONCURRENCY: int(6).describe(
+    'Group commit: INSERT statements in flight at once; sends arriving meanwhile wait and share the next one',
+  ),
   SMTP_HOST: z.string().default('0.0.0.0').describe('Address the SMTP relay listens on'),
-  SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(2587).describe('SMTP relay port with STARTTLS (0 = off); AUTH is only offered after STARTTLS'),
+  SMTP_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(2587)
+    .describe('SMTP relay port with STARTTLS (0 = off); AUTH is only offered after STARTTLS'),
   SMTPS_PORT: z.coerce.number().int().min(0).max(65535).default(2465).describe('SMTP relay port with implicit TLS (0 = off)'),
-  SMTP_TLS_CERT: z.string().min(1).max(4096).optional().or(z.literal('').transform(() => undefined)).describe('PEM certificate (with its chain) file of the SMTP relay, read again on SIGHUP; required in production unless SMTP_TLS_SELF_SIGNED'),
-  SMTP_TLS_KEY: z.string().min(1).max(4096).optional().or(z.literal('').transform(() => undefined)).describe('PEM private key file of SMTP_TLS_CERT, read again on SIGHUP'),
-  SMTP_TLS_SELF_SIGNED: bool(false).describe('Without SMTP_TLS_CERT, generate a self-signed certificate at start (always done in development; in production only with this set, for a trial: clients must then accept an unverified certificate)'),
-  SMTP_SERVER_NAME: z.string().min(1).max(253).regex(/^[A-Za-z0-9.-]*$/).optional().or(z.literal('').transform(() => undefined)).describe("Host name of the SMTP relay's greeting and of its generated certificate (default: the machine's host name)"),
+  SMTP_TLS_CERT: z
+    .string()
+    .min(1)
+    .max(4096)
+    .optional()
+    .or(z.literal('').transform(() => undefined))
+    .describe(
+      'PEM certificate (with its chain) file of the SMTP relay, read again on SIGHUP; required in production unless SMTP_TLS_SELF_SIGNED',
+    ),
+  SMTP_TLS_KEY: z
+    .string()
+    .min(1)
+    .max(4096)
+    .optional()
+    .or(z.literal('').transform(() => undefined))
+    .describe('PEM private key file of SMTP_TLS_CERT, read again on SIGHUP'),
+  SMTP_TLS_SELF_SIGNED: bool(false).describe(
+    'Without SMTP_TLS_CERT, generate a self-signed certificate at start (always done in development; in production only with this set, for a trial: clients must then accept an unverified certificate)',
+  ),
+  SMTP_SERVER_NAME: z
+    .string()
+    .min(1)
+    .max(253)
+    .regex(/^[A-Za-z0-9.-]*$/)
+    .optional()
+    .or(z.literal('').transform(() => undefined))
+    .describe("Host name of the SMTP relay's greeting and of its generated certificate (default: the machine's host name)"),
   SMTP_ALLOW_INSECURE_AUTH: bool(false).describe('Development only: allow AUTH without TLS from loopback clients (refused in production)'),
-  SMTP_MAX_CLIENTS: z.coerce.number().int().min(1).default(1000).describe('Concurrent SMTP connections per relay process; beyond it new ones get 421'),
-  SMTP_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(20_000).describe('On SIGTERM the relay takes no new connections and answers 421 to new commands; sessions in the middle of a message have this long to finish'),
-  SMTP_DEDUPE_MESSAGE_ID: bool(true).describe("A message resubmitted over SMTP with the same Message-ID, recipients and content within 24 h is answered with the first email's id instead of being stored again"),
+  SMTP_MAX_CLIENTS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(1000)
+    .describe('Concurrent SMTP connections per relay process; beyond it new ones get 421'),
+  SMTP_SHUTDOWN_GRACE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(20_000)
+    .describe(
+      'On SIGTERM the relay takes no new connections and answers 421 to new commands; sessions in the middle of a message have this long to finish',
+    ),
+  SMTP_DEDUPE_MESSAGE_ID: bool(true).describe(
+    "A message resubmitted over SMTP with the same Message-ID, recipients and content within 24 h is answered with the first email's id instead of being stored again",
+  ),
   SMTP_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465).describe("Port of the SMTP relay's GET /metrics (0 = off)"),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
-  CAMPAIGN_TIMEZONE: z.string().default('UTC').refine(isValidTimeZone, 'must be an IANA time zone such as Europe/Paris').describe('IANA time zone for natural-language campaign schedules'),
-  CAMPAIGN_SCAN_INTERVAL_MS: z.coerce.number().int().min(100).default(1000).describe('How often the worker starts due campaigns, records finished recipients and queues the next campaign window'),
-  CAMPAIGN_CHUNK_SIZE: z.coerce.number().int().min(1).max(10000).default(2000).describe('Recipients turned into emails per campaign transaction (a pause waits for at most one)'),
-  DKIM_SELECTOR: z.string().regex(/^[a-z0-9-]+$/).default('usesend').describe('DKIM selector of new domains'),
+  CAMPAIGN_TIMEZONE: z
+    .string()
+    .default('UTC')
+    .refine(isValidTimeZone, 'must be an IANA time zone such as Europe/Paris')
+    .describe('IANA time zone for natural-language campaign schedules'),
+  CAMPAIGN_SCAN_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(1000)
+    .describe('How often the worker starts due campaigns, records finished recipients and queues the next campaign window'),
+  CAMPAIGN_CHUNK_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10000)
+    .default(2000)
+    .describe('Recipients turned into emails per campaign transaction (a pause waits for at most one)'),
+  DKIM_SELECTOR: z
+    .string()
+    .regex(/^[a-z0-9-]+$/)
+    .default('usesend')
+    .describe('DKIM selector of new domains'),
   DNS_RESOLVER: z.string().optional().describe('host:port of the DNS server used for domain checks (default: the system resolver)'),
   DNS_TIMEOUT_MS: z.coerce.number().int().min(100).default(3000).describe('Timeout of one DNS query of a domain check (two tries)'),
-  DOMAIN_CHECK_CRON: cron('0 */4 * * *').describe('Cron (UTC) of the domain verification sweep, and how often a domain that is not verified yet is checked again'),
+  DOMAIN_CHECK_CRON: cron('0 */4 * * *').describe(
+    'Cron (UTC) of the domain verification sweep, and how often a domain that is not verified yet is checked again',
+  ),
   DOMAIN_RECHECK_CRON: cron('30 3 * * *').describe('Cron (UTC) at which verified domains are checked again'),
   WEBHOOK_ALLOW_PRIVATE: bool(false).describe('Allow webhook URLs on private and loopback addresses'),
   WEBHOOK_RETRY_SCHEDULE: z
@@ -114,28 +307,103 @@ export const configSchema = z.object({
     })
     .describe('Waits between the attempts of a webhook delivery, e.g. 5s,1m,2h (one attempt more than waits)'),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000).describe('Timeout of one webhook call'),
-  WEBHOOK_AUTO_DISABLE_AFTER: z.coerce.number().int().min(1).default(30).describe('Consecutive failed calls after which a webhook is AUTO_DISABLED'),
+  WEBHOOK_AUTO_DISABLE_AFTER: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(30)
+    .describe('Consecutive failed calls after which a webhook is AUTO_DISABLED'),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).default(25).describe('Webhook calls in flight per worker process'),
-  WEBHOOK_DISPATCH_EVERY_MS: z.coerce.number().int().min(10).default(1000).describe('How often the webhook outbox is turned into deliveries (once per tick across all workers)'),
+  WEBHOOK_DISPATCH_EVERY_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .default(1000)
+    .describe('How often the webhook outbox is turned into deliveries (once per tick across all workers)'),
   WEBHOOK_DISPATCH_BATCH_SIZE: z.coerce.number().int().min(1).default(500).describe('Outbox events turned into deliveries per transaction'),
-  WEBHOOK_REQUEUE_EVERY_MS: z.coerce.number().int().min(100).default(60_000).describe('How often deliveries whose job was lost are queued again'),
-  WEBHOOK_REQUEUE_PENDING_AFTER_MS: z.coerce.number().int().min(1000).default(60_000).describe('A PENDING delivery this long past its time is queued again'),
-  WEBHOOK_REQUEUE_IN_PROGRESS_AFTER_MS: z.coerce.number().int().min(1000).default(600_000).describe('An IN_PROGRESS delivery untouched this long (its worker died) is queued again'),
+  WEBHOOK_REQUEUE_EVERY_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(60_000)
+    .describe('How often deliveries whose job was lost are queued again'),
+  WEBHOOK_REQUEUE_PENDING_AFTER_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(60_000)
+    .describe('A PENDING delivery this long past its time is queued again'),
+  WEBHOOK_REQUEUE_IN_PROGRESS_AFTER_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(600_000)
+    .describe('An IN_PROGRESS delivery untouched this long (its worker died) is queued again'),
   WEBHOOK_REQUEUE_BATCH: z.coerce.number().int().min(1).default(1000).describe('Most stalled deliveries queued again per run'),
-  WEBHOOK_PRUNE_EVERY_MS: z.coerce.number().int().min(1000).default(3_600_000).describe('How often dispatched webhook events past WEBHOOK_RETENTION_DAYS are deleted'),
-  WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).default(30).describe('Days dispatched webhook events and their delivery log are kept'),
-  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464).describe('Port of the worker\'s GET /metrics (0 = off)'),
+  WEBHOOK_PRUNE_EVERY_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(3_600_000)
+    .describe('How often dispatched webhook events past WEBHOOK_RETENTION_DAYS are deleted'),
+  WEBHOOK_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(30)
+    .describe('Days dispatched webhook events and their delivery log are kept'),
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464).describe("Port of the worker's GET /metrics (0 = off)"),
   METRICS_TOKEN: z.string().optional().describe('Bearer token required by GET /metrics when set'),
   ADMIN_TOKEN: z.string().optional().describe('Bearer token of the queue dashboard at /admin/queues (disabled when unset)'),
-  DASHBOARD_SESSION_IDLE_MINUTES: z.coerce.number().int().min(5).max(525_600).default(4320).describe('A dashboard session not used for this long ends (docs/dashboard.md)'),
-  DASHBOARD_SESSION_MAX_DAYS: z.coerce.number().int().min(1).max(365).default(30).describe('A dashboard session ends this long after sign-in, however much it is used'),
-  DASHBOARD_LOGIN_FAILURES_PER_IP: int(20).describe('Failed dashboard sign-ins per client IP per 15 minutes (counted in Redis across replicas); beyond it the IP gets 429 (0 = off)'),
-  DASHBOARD_LOGIN_FAILURES_PER_ACCOUNT: int(10).describe('Failed dashboard sign-ins per email address per 15 minutes, whether or not the account exists; beyond it that address gets 429 (0 = off)'),
-  DASHBOARD_LINK_MINUTES: z.coerce.number().int().min(5).max(10_080).default(60).describe('Validity of one-time sign-in links (admin CLI) and password-reset links'),
+  DASHBOARD_SESSION_IDLE_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(5)
+    .max(525_600)
+    .default(4320)
+    .describe('A dashboard session not used for this long ends (docs/dashboard.md)'),
+  DASHBOARD_SESSION_MAX_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(365)
+    .default(30)
+    .describe('A dashboard session ends this long after sign-in, however much it is used'),
+  DASHBOARD_LOGIN_FAILURES_PER_IP: int(20).describe(
+    'Failed dashboard sign-ins per client IP per 15 minutes (counted in Redis across replicas); beyond it the IP gets 429 (0 = off)',
+  ),
+  DASHBOARD_LOGIN_FAILURES_PER_ACCOUNT: int(10).describe(
+    'Failed dashboard sign-ins per email address per 15 minutes, whether or not the account exists; beyond it that address gets 429 (0 = off)',
+  ),
+  DASHBOARD_LINK_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(5)
+    .max(10_080)
+    .default(60)
+    .describe('Validity of one-time sign-in links (admin CLI) and password-reset links'),
   DASHBOARD_INVITATION_DAYS: z.coerce.number().int().min(1).max(90).default(7).describe('Validity of team invitation links'),
-  DASHBOARD_MAIL_FROM: z.string().min(1).max(320).optional().or(z.literal('').transform(() => undefined)).describe('Sender of dashboard mail (invitations, password resets), e.g. "mailrail <dashboard@example.com>"; its domain must be a verified domain of DASHBOARD_MAIL_TEAM_ID. Unset: no such mail (invitations answer 503)'),
-  DASHBOARD_MAIL_TEAM_ID: z.coerce.number().int().min(1).optional().or(z.literal('').transform(() => undefined)).describe('Team whose domain sends dashboard mail through the normal pipeline (its log, limits and suppressions apply)'),
-  DASHBOARD_WEB_DIR: z.string().max(1000).default('apps/web/dist').describe('Directory of the built dashboard app served at / (relative to the working directory)'),
+  DASHBOARD_MAIL_FROM: z
+    .string()
+    .min(1)
+    .max(320)
+    .optional()
+    .or(z.literal('').transform(() => undefined))
+    .describe(
+      'Sender of dashboard mail (invitations, password resets), e.g. "mailrail <dashboard@example.com>"; its domain must be a verified domain of DASHBOARD_MAIL_TEAM_ID. Unset: no such mail (invitations answer 503)',
+    ),
+  DASHBOARD_MAIL_TEAM_ID: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .or(z.literal('').transform(() => undefined))
+    .describe('Team whose domain sends dashboard mail through the normal pipeline (its log, limits and suppressions apply)'),
+  DASHBOARD_WEB_DIR: z
+    .string()
+    .max(1000)
+    .default('apps/web/dist')
+    .describe('Directory of the built dashboard app served at / (relative to the working directory)'),
 });
 
 export type Config = z.infer<typeof configSchema> & {

@@ -16,7 +16,9 @@ const migratedUrl = `${testServerUrl}/mr_mig_${suffix}`;
 const fromSchemaUrl = `${testServerUrl}/mr_schema_${suffix}`;
 
 function schemaDump(url: string): string {
-  const dump = execFileSync('pg_dump', ['--schema-only', '--no-owner', '--no-privileges', '--exclude-table=_prisma_migrations', url], { encoding: 'utf8' });
+  const dump = execFileSync('pg_dump', ['--schema-only', '--no-owner', '--no-privileges', '--exclude-table=_prisma_migrations', url], {
+    encoding: 'utf8',
+  });
   return dump
     .split('\n')
     .filter((l) => !l.startsWith('--') && !l.startsWith('SET ') && !l.startsWith('SELECT pg_catalog') && !l.startsWith('\\'))
@@ -58,7 +60,9 @@ describe('migrations', () => {
 
   it('are recorded in Prisma’s own _prisma_migrations table with Prisma’s checksums', async () => {
     const dir = path.join(repoRoot, 'prisma/migrations');
-    const folders = readdirSync(dir).filter((n) => !n.endsWith('.toml')).sort();
+    const folders = readdirSync(dir)
+      .filter((n) => !n.endsWith('.toml'))
+      .sort();
     const c = new Client({ connectionString: migratedUrl });
     await c.connect();
     const { rows } = await c.query('SELECT migration_name, checksum, finished_at FROM _prisma_migrations ORDER BY migration_name');
@@ -76,36 +80,66 @@ describe('migrations', () => {
     try {
       const team = await db.team.create({ data: { name: 't' } });
       const domain = await db.domain.create({ data: { teamId: team.id, name: 'example.com', publicKey: 'p' } });
-      await db.apiKey.create({ data: { clientId: 'abcdefghij', tokenHash: 'h', partialToken: 'x', name: 'k', teamId: team.id, domainId: domain.id } });
-      await db.localSesIdentity.create({ data: { identity: 'example.com', region: 'us-east-1', dkimSelector: 's', dkimPublicKey: 'p', mailFromDomain: 'mail.example.com' } });
-      const email = await db.email.create({ data: { id: 'e1', teamId: team.id, domainId: domain.id, from: 'a@example.com', to: ['b@example.org'], subject: 's', headers: { 'X-A': '1' } } });
+      await db.apiKey.create({
+        data: { clientId: 'abcdefghij', tokenHash: 'h', partialToken: 'x', name: 'k', teamId: team.id, domainId: domain.id },
+      });
+      await db.localSesIdentity.create({
+        data: { identity: 'example.com', region: 'us-east-1', dkimSelector: 's', dkimPublicKey: 'p', mailFromDomain: 'mail.example.com' },
+      });
+      const email = await db.email.create({
+        data: {
+          id: 'e1',
+          teamId: team.id,
+          domainId: domain.id,
+          from: 'a@example.com',
+          to: ['b@example.org'],
+          subject: 's',
+          headers: { 'X-A': '1' },
+        },
+      });
       await db.emailEvent.create({ data: { emailId: email.id, status: 'QUEUED', data: { a: 1 } } });
       await db.sesNotification.create({ data: { messageId: 'm1' } });
       await db.template.create({ data: { id: 't1', teamId: team.id, name: 'n', subject: 's' } });
       const book = await db.contactBook.create({ data: { id: 'b1', teamId: team.id, name: 'b', variables: ['company'] } });
       await db.contact.create({ data: { id: 'c1', contactBookId: book.id, email: 'x@example.org', properties: { company: 'A' } } });
-      const campaign = await db.campaign.create({ data: { id: 'cp1', teamId: team.id, name: 'c', from: 'a@example.com', subject: 's', contactBookId: book.id, cc: ['c@example.org'] } });
+      const campaign = await db.campaign.create({
+        data: { id: 'cp1', teamId: team.id, name: 'c', from: 'a@example.com', subject: 's', contactBookId: book.id, cc: ['c@example.org'] },
+      });
       await db.campaignEmail.create({ data: { campaignId: campaign.id, contactId: 'c1', email: 'x@example.org', emailId: email.id } });
       await db.suppression.create({ data: { id: 's1', teamId: team.id, email: 'x@example.org', reason: 'HARD_BOUNCE' } });
-      const hook = await db.webhook.create({ data: { id: 'w1', teamId: team.id, url: 'https://example.org/h', secretEnc: 'x', events: ['email.sent'], domainIds: [domain.id] } });
+      const hook = await db.webhook.create({
+        data: { id: 'w1', teamId: team.id, url: 'https://example.org/h', secretEnc: 'x', events: ['email.sent'], domainIds: [domain.id] },
+      });
       const event = await db.webhookEvent.create({ data: { id: 'we1', teamId: team.id, type: 'email.sent', data: {} } });
       await db.webhookDelivery.create({ data: { id: 'wd1', webhookId: hook.id, eventId: event.id } });
-      await db.dailyEmailUsage.create({ data: { teamId: team.id, domainId: domain.id, date: '2026-11-22', type: 'TRANSACTIONAL', sent: 1 } });
+      await db.dailyEmailUsage.create({
+        data: { teamId: team.id, domainId: domain.id, date: '2026-11-22', type: 'TRANSACTIONAL', sent: 1 },
+      });
       await db.cumulatedMetrics.create({ data: { teamId: team.id, domainId: domain.id, delivered: 1 } });
       const user = await db.user.create({ data: { email: 'ada@example.org', passwordHash: 'h' } });
       await db.membership.create({ data: { userId: user.id, teamId: team.id, role: 'ADMIN' } });
       const day = new Date(Date.now() + 86_400_000);
       await db.session.create({ data: { tokenHash: 'sh', userId: user.id, csrfToken: 'c', expiresAt: day, absoluteExpiresAt: day } });
       await db.userToken.create({ data: { tokenHash: 'th', userId: user.id, purpose: 'PASSWORD_RESET', expiresAt: day } });
-      await db.invitation.create({ data: { teamId: team.id, email: 'bob@example.org', role: 'MEMBER', tokenHash: 'ih', invitedById: user.id, expiresAt: day } });
+      await db.invitation.create({
+        data: { teamId: team.id, email: 'bob@example.org', role: 'MEMBER', tokenHash: 'ih', invitedById: user.id, expiresAt: day },
+      });
 
       const read = await db.team.findUniqueOrThrow({
         where: { id: team.id },
         include: {
-          apiKeys: true, domains: true, emails: { include: { emailEvents: true } }, templates: true,
+          apiKeys: true,
+          domains: true,
+          emails: { include: { emailEvents: true } },
+          templates: true,
           contactBooks: { include: { contacts: true, campaigns: { include: { recipients: true } } } },
-          suppressions: true, webhooks: { include: { deliveries: true } }, webhookEvents: true, dailyUsage: true, cumulated: true,
-          memberships: { include: { user: { include: { sessions: true, tokens: true } } } }, invitations: true,
+          suppressions: true,
+          webhooks: { include: { deliveries: true } },
+          webhookEvents: true,
+          dailyUsage: true,
+          cumulated: true,
+          memberships: { include: { user: { include: { sessions: true, tokens: true } } } },
+          invitations: true,
         },
       });
       expect(read.emails[0].headers).toEqual({ 'X-A': '1' });

@@ -38,11 +38,7 @@ export function sesCredentials(config: Pick<Config, 'SES_ENDPOINT'>): Credential
 }
 
 /** One SES v2 client for a region, honouring SES_ENDPOINT and the credential chain. */
-export function createSesClient(
-  config: Pick<Config, 'SES_ENDPOINT'>,
-  region: string,
-  opts: SesClientOptions = {},
-): SESv2Client {
+export function createSesClient(config: Pick<Config, 'SES_ENDPOINT'>, region: string, opts: SesClientOptions = {}): SESv2Client {
   const maxSockets = opts.maxSockets ?? 50;
   const agentOpts = { keepAlive: true, maxSockets };
   return new SESv2Client({

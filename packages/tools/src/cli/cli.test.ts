@@ -34,10 +34,15 @@ describe('admin CLI', () => {
     expect(tokens).toHaveLength(1);
     expect(tokens[0]).toMatchObject({ purpose: 'SIGN_IN', tokenHash: hashSecretToken(token), usedAt: null });
     expect(JSON.stringify(tokens)).not.toContain(token);
-    expect(await database.db.membership.findMany({ where: { userId: created.userId } })).toEqual([expect.objectContaining({ teamId: team.teamId, role: 'ADMIN' })]);
+    expect(await database.db.membership.findMany({ where: { userId: created.userId } })).toEqual([
+      expect.objectContaining({ teamId: team.teamId, role: 'ADMIN' }),
+    ]);
 
     // Again for the same address: the same user, a new link, the role given.
-    const again = (await cli('user', 'create', '--email', 'ada@example.org', '--team', String(team.teamId), '--role', 'member')).out as { userId: number; created: boolean };
+    const again = (await cli('user', 'create', '--email', 'ada@example.org', '--team', String(team.teamId), '--role', 'member')).out as {
+      userId: number;
+      created: boolean;
+    };
     expect(again).toMatchObject({ userId: created.userId, created: false });
     expect(await database.db.membership.findFirst({ where: { userId: created.userId } })).toMatchObject({ role: 'MEMBER' });
   });
@@ -66,13 +71,31 @@ describe('admin CLI', () => {
 
   it('adds a verified domain and a SENDING key bound to it, then revokes the key', async () => {
     const team = (await cli('team', 'create', '--name', 'B')).out as { teamId: number };
-    const domain = (await cli('domain', 'add', '--team', String(team.teamId), '--name', 'Mail.Example.com', '--verified')).out as Record<string, unknown>;
+    const domain = (await cli('domain', 'add', '--team', String(team.teamId), '--name', 'Mail.Example.com', '--verified')).out as Record<
+      string,
+      unknown
+    >;
     expect(domain).toMatchObject({ name: 'mail.example.com', status: 'SUCCESS', teamId: team.teamId, region: 'us-east-1' });
     expect(domain).not.toHaveProperty('dkimPrivateKeyEnc');
-    const key = await cli('apikey', 'create', '--team', String(team.teamId), '--permission', 'SENDING', '--domain', String(domain.id), '--name', 'ci');
+    const key = await cli(
+      'apikey',
+      'create',
+      '--team',
+      String(team.teamId),
+      '--permission',
+      'SENDING',
+      '--domain',
+      String(domain.id),
+      '--name',
+      'ci',
+    );
     expect(key.code).toBe(0);
     const { clientId } = parseApiKey((key.out as { apiKey: string }).apiKey)!;
-    expect(await database.db.apiKey.findUniqueOrThrow({ where: { clientId } })).toMatchObject({ permission: 'SENDING', domainId: domain.id, name: 'ci' });
+    expect(await database.db.apiKey.findUniqueOrThrow({ where: { clientId } })).toMatchObject({
+      permission: 'SENDING',
+      domainId: domain.id,
+      name: 'ci',
+    });
     const revoked = await cli('apikey', 'revoke', '--key', `us_${clientId}`);
     expect(revoked).toMatchObject({ code: 0, out: { revoked: true, clientId } });
     expect((await database.db.apiKey.findUniqueOrThrow({ where: { clientId } })).revokedAt).not.toBeNull();
@@ -97,10 +120,14 @@ describe('admin CLI', () => {
 
   it('exits the process with 2 on bad arguments', () => {
     const root = path.resolve(__dirname, '../../../..');
-    const res = spawnSync(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), path.join(__dirname, 'main.ts'), 'apikey', 'create'], {
-      env: { ...process.env, DATABASE_URL: database.url },
-      encoding: 'utf8',
-    });
+    const res = spawnSync(
+      process.execPath,
+      [path.join(root, 'node_modules/tsx/dist/cli.mjs'), path.join(__dirname, 'main.ts'), 'apikey', 'create'],
+      {
+        env: { ...process.env, DATABASE_URL: database.url },
+        encoding: 'utf8',
+      },
+    );
     expect(res.status).toBe(2);
     expect(res.stderr).toMatch(/missing --team/);
   });

@@ -12,7 +12,12 @@ import { ApiError } from '@mailrail/domain/errors/api-error';
 import { createIdentityPort } from '@mailrail/domain/ses-identity/choose-adapter';
 import { awsSetupClients, sesSetupCommand } from '@mailrail/domain/ses-events/ses-setup';
 import { rememberSnsTopic } from '@mailrail/domain/ses-events/sns-topics';
-import { firstLink, simulatedEngagementEvent, simulatedMessageOfEmail, simulatedSesEventJob } from '@mailrail/domain/ses-events/event-simulator';
+import {
+  firstLink,
+  simulatedEngagementEvent,
+  simulatedMessageOfEmail,
+  simulatedSesEventJob,
+} from '@mailrail/domain/ses-events/event-simulator';
 import { createQueueFactory, queueNames } from '@mailrail/platform/queue/queues';
 import { normalisedEmailField } from '@mailrail/domain/emails/address';
 import { TeamRole } from '@mailrail/platform/db/generated/enums';
@@ -64,12 +69,14 @@ const commands: Record<string, Command> = {
     });
     const teamId = positiveInt(values.team, 'team');
     const permission = (values.permission ?? 'FULL').toUpperCase();
-    if (!isApiPermission(permission)) throw new UsageError(`--permission must be ${Object.values(ApiPermission).join(' or ')}, got "${values.permission}"`);
+    if (!isApiPermission(permission))
+      throw new UsageError(`--permission must be ${Object.values(ApiPermission).join(' or ')}, got "${values.permission}"`);
     await teamMustExist(db, teamId);
     let domainId: number | undefined;
     if (values.domain !== undefined) {
       domainId = positiveInt(values.domain, 'domain');
-      if (!(await db.domain.findFirst({ where: { id: domainId, teamId } }))) throw new UsageError(`domain ${domainId} is not a domain of team ${teamId}`);
+      if (!(await db.domain.findFirst({ where: { id: domainId, teamId } })))
+        throw new UsageError(`domain ${domainId} is not a domain of team ${teamId}`);
     }
     const { apiKey } = await createApiKey(db, { teamId, permission, domainId, name: values.name });
     return { apiKey };
@@ -98,7 +105,10 @@ const commands: Record<string, Command> = {
     await teamMustExist(db, teamId);
     try {
       // The same operation as POST /api/v1/domains: name and region checks, DKIM key, SES identity.
-      const domain = await createDomain({ db, config, identities: createIdentityPort(config, { db }) }, { teamId, name, region: values.region, verified: values.verified });
+      const domain = await createDomain(
+        { db, config, identities: createIdentityPort(config, { db }) },
+        { teamId, name, region: values.region, verified: values.verified },
+      );
       return domainView(domain);
     } catch (err) {
       if (err instanceof ApiError && err.status < 500) throw new UsageError(err.message);
@@ -106,16 +116,26 @@ const commands: Record<string, Command> = {
     }
   },
   'user create': async (args, { db, config }) => {
-    const { values } = parseArgs({ args, options: { email: { type: 'string' }, team: { type: 'string' }, role: { type: 'string' } }, strict: true });
+    const { values } = parseArgs({
+      args,
+      options: { email: { type: 'string' }, team: { type: 'string' }, role: { type: 'string' } },
+      strict: true,
+    });
     const parsedEmail = normalisedEmailField().safeParse(required(values.email, 'email'));
     if (!parsedEmail.success) throw new UsageError(`--email must be an email address, got "${values.email}"`);
     const teamId = positiveInt(values.team, 'team');
     // The CLI bootstraps a team's first administrator; members usually arrive by invitation.
     const role = (values.role ?? 'ADMIN').toUpperCase();
-    if (!(Object.values(TeamRole) as string[]).includes(role)) throw new UsageError(`--role must be ${Object.values(TeamRole).join(' or ')}, got "${values.role}"`);
+    if (!(Object.values(TeamRole) as string[]).includes(role))
+      throw new UsageError(`--role must be ${Object.values(TeamRole).join(' or ')}, got "${values.role}"`);
     await teamMustExist(db, teamId);
     const user = await ensureUserInTeam(db, { email: parsedEmail.data, teamId, role: role as TeamRole });
-    const token = await issueUserToken(db, { userId: user.userId, purpose: 'SIGN_IN', ttlMs: config.DASHBOARD_LINK_MINUTES * 60_000, now: new Date() });
+    const token = await issueUserToken(db, {
+      userId: user.userId,
+      purpose: 'SIGN_IN',
+      ttlMs: config.DASHBOARD_LINK_MINUTES * 60_000,
+      now: new Date(),
+    });
     return {
       userId: user.userId,
       email: parsedEmail.data,

@@ -8,7 +8,10 @@ const MAX_PER_ACCOUNT = 3;
 const MAX_PER_IP = 8;
 
 beforeAll(async () => {
-  api = await startTestApi({ DASHBOARD_LOGIN_FAILURES_PER_ACCOUNT: String(MAX_PER_ACCOUNT), DASHBOARD_LOGIN_FAILURES_PER_IP: String(MAX_PER_IP) });
+  api = await startTestApi({
+    DASHBOARD_LOGIN_FAILURES_PER_ACCOUNT: String(MAX_PER_ACCOUNT),
+    DASHBOARD_LOGIN_FAILURES_PER_IP: String(MAX_PER_IP),
+  });
 });
 afterAll(async () => {
   await api.close();
@@ -48,7 +51,11 @@ describe('sign-in', () => {
   it('answers a wrong password, an unknown address and an account without a password alike', async () => {
     const { email } = await addUser(api, [{ teamId: api.team.teamId, role: 'MEMBER' }]);
     await api.deps.db.user.create({ data: { email: 'nopassword@example.org' } });
-    const answers = await Promise.all([login(email, 'wrong password!'), login('nobody@example.org', 'wrong password!'), login('nopassword@example.org', 'anything at all')]);
+    const answers = await Promise.all([
+      login(email, 'wrong password!'),
+      login('nobody@example.org', 'wrong password!'),
+      login('nopassword@example.org', 'anything at all'),
+    ]);
     for (const res of answers) {
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ error: { code: 'UNAUTHORIZED', message: 'Invalid email or password' } });
@@ -58,7 +65,10 @@ describe('sign-in', () => {
 
   it('GET /session is 401 without a session and with a forged cookie', async () => {
     await request(api.app).get('/api/dashboard/session').expect(401);
-    const res = await request(api.app).get('/api/dashboard/session').set('Cookie', `mailrail_session=${'a'.repeat(43)}`).expect(401);
+    const res = await request(api.app)
+      .get('/api/dashboard/session')
+      .set('Cookie', `mailrail_session=${'a'.repeat(43)}`)
+      .expect(401);
     expect(res.body.error.code).toBe('UNAUTHORIZED');
   });
 
@@ -125,7 +135,10 @@ describe('sessions', () => {
 
     // Used again after a while: the idle expiry moves forward.
     const earlier = new Date(Date.now() - 10 * 60_000);
-    await api.deps.db.session.update({ where: { id: session.id }, data: { lastSeenAt: earlier, expiresAt: new Date(Date.now() + 60_000) } });
+    await api.deps.db.session.update({
+      where: { id: session.id },
+      data: { lastSeenAt: earlier, expiresAt: new Date(Date.now() + 60_000) },
+    });
     await b.get('/api/dashboard/session').expect(200);
     const touched = await api.deps.db.session.findUniqueOrThrow({ where: { id: session.id } });
     expect(touched.expiresAt.getTime()).toBeGreaterThan(Date.now() + (api.config.DASHBOARD_SESSION_IDLE_MINUTES - 1) * 60_000);
@@ -134,7 +147,10 @@ describe('sessions', () => {
     await b.get('/api/dashboard/session').expect(401);
 
     const b2 = await signIn(api, email);
-    await api.deps.db.session.updateMany({ where: { userId, expiresAt: { gt: new Date() } }, data: { absoluteExpiresAt: new Date(Date.now() - 1000) } });
+    await api.deps.db.session.updateMany({
+      where: { userId, expiresAt: { gt: new Date() } },
+      data: { absoluteExpiresAt: new Date(Date.now() - 1000) },
+    });
     await b2.get('/api/dashboard/session').expect(401);
   });
 });
@@ -165,9 +181,18 @@ describe('CSRF', () => {
 
   it('accepts the request’s own origin besides PUBLIC_URL’s, and checks Origin on sign-in too', async () => {
     const { email } = await addUser(api, [{ teamId: api.team.teamId, role: 'ADMIN' }]);
-    await request(api.app).post('/api/dashboard/auth/login').set('Origin', 'https://evil.example').send({ email, password: PASSWORD }).expect(403);
+    await request(api.app)
+      .post('/api/dashboard/auth/login')
+      .set('Origin', 'https://evil.example')
+      .send({ email, password: PASSWORD })
+      .expect(403);
     await request(api.app).post('/api/dashboard/auth/login').send({ email, password: PASSWORD }).expect(403);
-    await request(api.app).post('/api/dashboard/auth/login').set('Host', 'dash.internal:8080').set('Origin', 'http://dash.internal:8080').send({ email, password: PASSWORD }).expect(200);
+    await request(api.app)
+      .post('/api/dashboard/auth/login')
+      .set('Host', 'dash.internal:8080')
+      .set('Origin', 'http://dash.internal:8080')
+      .send({ email, password: PASSWORD })
+      .expect(200);
   });
 
   it('a session cookie of another site’s form (no Origin, no token) cannot sign out everywhere', async () => {
@@ -208,7 +233,9 @@ describe('links and passwords', () => {
     const { email } = await addUser(api, [{ teamId: api.team.teamId, role: 'MEMBER' }]);
     const [here, elsewhere] = [await signIn(api, email), await signIn(api, email)];
     await here.post('/api/dashboard/account/password', { newPassword: 'another long password' }).expect(400);
-    const wrong = await here.post('/api/dashboard/account/password', { currentPassword: 'not it at all', newPassword: 'another long password' }).expect(400);
+    const wrong = await here
+      .post('/api/dashboard/account/password', { currentPassword: 'not it at all', newPassword: 'another long password' })
+      .expect(400);
     expect(wrong.body.error.message).toBe('The current password is wrong');
     await here.post('/api/dashboard/account/password', { currentPassword: PASSWORD, newPassword: 'another long password' }).expect(200);
     await here.get('/api/dashboard/session').expect(200);
@@ -251,7 +278,11 @@ describe('https', () => {
 
   it('marks the session cookie Secure when PUBLIC_URL is https', async () => {
     const { email } = await addUser(secure, [{ teamId: secure.team.teamId, role: 'ADMIN' }]);
-    const res = await request(secure.app).post('/api/dashboard/auth/login').set('Origin', 'https://mail.example.com').send({ email, password: PASSWORD }).expect(200);
+    const res = await request(secure.app)
+      .post('/api/dashboard/auth/login')
+      .set('Origin', 'https://mail.example.com')
+      .send({ email, password: PASSWORD })
+      .expect(200);
     expect(String(res.headers['set-cookie'])).toMatch(/; Secure/);
   });
 });

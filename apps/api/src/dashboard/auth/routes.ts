@@ -10,7 +10,17 @@ import { requireSession, sessionOf } from '../session/middleware';
 import { sessionView, startSession } from '../session/session-view';
 import { endSession, endUserSessions } from '../session/sessions';
 import { createLoginThrottle } from './login-throttle';
-import { changePassword, changePasswordBody, checkCredentials, emailOnlyBody, invalidLink, loginBody, resetConfirmBody, setPassword, tokenBody } from './sign-in';
+import {
+  changePassword,
+  changePasswordBody,
+  checkCredentials,
+  emailOnlyBody,
+  invalidLink,
+  loginBody,
+  resetConfirmBody,
+  setPassword,
+  tokenBody,
+} from './sign-in';
 
 const clientIp = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
@@ -84,12 +94,21 @@ export function authRoutes(deps: ApiDeps, mailer: DashboardMailer | null): Route
 async function sendResetLink(deps: ApiDeps, mailer: DashboardMailer, email: string): Promise<void> {
   const user = await deps.db.user.findUnique({ where: { email }, select: { id: true } });
   if (!user) return;
-  const token = await issueUserToken(deps.db, { userId: user.id, purpose: 'PASSWORD_RESET', ttlMs: deps.config.DASHBOARD_LINK_MINUTES * 60_000, now: deps.clock.now() });
+  const token = await issueUserToken(deps.db, {
+    userId: user.id,
+    purpose: 'PASSWORD_RESET',
+    ttlMs: deps.config.DASHBOARD_LINK_MINUTES * 60_000,
+    now: deps.clock.now(),
+  });
   await mailer(
-    linkMessage(email, 'Reset your mailrail password', [
-      'Someone (hopefully you) asked to reset the password of your mailrail dashboard account.',
-      `The link works once, for ${deps.config.DASHBOARD_LINK_MINUTES} minutes. If you did not ask for it, ignore this message: your password stays as it is.`,
-    ], { label: 'Choose a new password', url: dashboardLink(deps.config.PUBLIC_URL, 'reset-password', token) }),
+    linkMessage(
+      email,
+      'Reset your mailrail password',
+      [
+        'Someone (hopefully you) asked to reset the password of your mailrail dashboard account.',
+        `The link works once, for ${deps.config.DASHBOARD_LINK_MINUTES} minutes. If you did not ask for it, ignore this message: your password stays as it is.`,
+      ],
+      { label: 'Choose a new password', url: dashboardLink(deps.config.PUBLIC_URL, 'reset-password', token) },
+    ),
   );
 }
-

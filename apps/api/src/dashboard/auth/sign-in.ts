@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { ApiError, badRequest } from '@mailrail/domain/errors/api-error';
-import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyAgainstDummy, verifyPassword } from '@mailrail/domain/users/passwords';
+import {
+  hashPassword,
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  verifyAgainstDummy,
+  verifyPassword,
+} from '@mailrail/domain/users/passwords';
 import { normaliseUserEmail } from '@mailrail/domain/users/users';
 import { MAX_STORED_ADDRESS_LENGTH } from '@mailrail/domain/emails/address';
 import type { ApiDeps } from '../../deps';
@@ -25,7 +31,12 @@ export const resetConfirmBody = z.object({ token: z.string().max(200), password:
 export const changePasswordBody = z.object({ currentPassword: typedPassword.optional(), newPassword: newPasswordField });
 
 /** The user id for a correct email and password; 401 otherwise, 429 past the throttle. */
-export async function checkCredentials(deps: ApiDeps, throttle: LoginThrottle, ip: string, input: z.infer<typeof loginBody>): Promise<number> {
+export async function checkCredentials(
+  deps: ApiDeps,
+  throttle: LoginThrottle,
+  ip: string,
+  input: z.infer<typeof loginBody>,
+): Promise<number> {
   await throttle.check(ip, input.email);
   const user = await deps.db.user.findUnique({ where: { email: input.email }, select: { id: true, passwordHash: true } });
   const ok = user?.passwordHash ? await verifyPassword(user.passwordHash, input.password) : await verifyAgainstDummy(input.password);
@@ -46,10 +57,17 @@ export async function setPassword(deps: Pick<ApiDeps, 'db'>, userId: number, pas
  * A signed-in password change: the current password is required when there is one (and wrong
  * guesses count against the sign-in throttle, so a stolen session cannot try passwords freely).
  */
-export async function changePassword(deps: ApiDeps, throttle: LoginThrottle, ip: string, userId: number, input: z.infer<typeof changePasswordBody>): Promise<void> {
+export async function changePassword(
+  deps: ApiDeps,
+  throttle: LoginThrottle,
+  ip: string,
+  userId: number,
+  input: z.infer<typeof changePasswordBody>,
+): Promise<void> {
   const user = await deps.db.user.findUniqueOrThrow({ where: { id: userId }, select: { email: true, passwordHash: true } });
   if (user.passwordHash) {
-    if (!input.currentPassword) throw badRequest('Invalid request body: currentPassword: Required', [{ path: ['currentPassword'], message: 'Required' }]);
+    if (!input.currentPassword)
+      throw badRequest('Invalid request body: currentPassword: Required', [{ path: ['currentPassword'], message: 'Required' }]);
     await throttle.check(ip, user.email);
     if (!(await verifyPassword(user.passwordHash, input.currentPassword))) {
       await throttle.fail(ip, user.email);

@@ -37,8 +37,21 @@ beforeAll(async () => {
     });
   }
   const other = await api.newTeam('Other');
-  await api.deps.db.email.create({ data: { id: 'foreign', teamId: other.teamId, from: 'x@y.z', to: ['reader1@example.org'], subject: 'Order 1', searchText: 'order 1\nreader1@example.org' } });
-  const rows = await api.deps.db.email.findMany({ where: { teamId: api.team.teamId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: { id: true } });
+  await api.deps.db.email.create({
+    data: {
+      id: 'foreign',
+      teamId: other.teamId,
+      from: 'x@y.z',
+      to: ['reader1@example.org'],
+      subject: 'Order 1',
+      searchText: 'order 1\nreader1@example.org',
+    },
+  });
+  const rows = await api.deps.db.email.findMany({
+    where: { teamId: api.team.teamId },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    select: { id: true },
+  });
   ids.push(...rows.map((r) => r.id));
   const { email } = await addUser(api, [{ teamId: api.team.teamId, role: 'MEMBER' }]);
   b = await signIn(api, email);
@@ -52,7 +65,10 @@ async function all(query: Record<string, unknown>): Promise<string[]> {
   const seen: string[] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < 100; pages++) {
-    const res = await b.get(url).query({ ...query, ...(cursor ? { cursor } : {}) }).expect(200);
+    const res = await b
+      .get(url)
+      .query({ ...query, ...(cursor ? { cursor } : {}) })
+      .expect(200);
     seen.push(...res.body.data.map((e: { id: string }) => e.id));
     cursor = res.body.nextCursor ?? undefined;
     if (!cursor) return seen;
@@ -63,8 +79,15 @@ async function all(query: Record<string, unknown>): Promise<string[]> {
 it('pages through the team’s emails newest first, each exactly once, with the list fields only', async () => {
   const first = await b.get(url).query({ limit: 7 }).expect(200);
   expect(first.body.data[0]).toEqual({
-    id: ids[0], from: 'a@a.log.test', to: [expect.any(String)], subject: expect.any(String), latestStatus: expect.any(String),
-    domainId: expect.any(Number), scheduledAt: null, createdAt: expect.any(String), updatedAt: expect.any(String),
+    id: ids[0],
+    from: 'a@a.log.test',
+    to: [expect.any(String)],
+    subject: expect.any(String),
+    latestStatus: expect.any(String),
+    domainId: expect.any(Number),
+    scheduledAt: null,
+    createdAt: expect.any(String),
+    updatedAt: expect.any(String),
   });
   expect(await all({ limit: 7 })).toEqual(ids);
   expect(await all({ limit: 100 })).toEqual(ids);
@@ -75,15 +98,23 @@ it('filters by status, domain, date range and search, alone and together', async
   const rows = await api.deps.db.email.findMany({ where: { teamId: api.team.teamId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
   const expectIds = (pred: (e: (typeof rows)[number]) => boolean) => rows.filter(pred).map((e) => e.id);
   expect(await all({ status: 'BOUNCED', limit: 3 })).toEqual(expectIds((e) => e.latestStatus === 'BOUNCED'));
-  expect(await all({ status: ['BOUNCED', 'QUEUED'], limit: 4 })).toEqual(expectIds((e) => e.latestStatus === 'BOUNCED' || e.latestStatus === 'QUEUED'));
+  expect(await all({ status: ['BOUNCED', 'QUEUED'], limit: 4 })).toEqual(
+    expectIds((e) => e.latestStatus === 'BOUNCED' || e.latestStatus === 'QUEUED'),
+  );
   expect(await all({ domainId: domainB, limit: 4 })).toEqual(expectIds((e) => e.domainId === domainB));
-  expect(await all({ domainId: [domainA, domainB], status: 'DELIVERED', limit: 2 })).toEqual(expectIds((e) => e.latestStatus === 'DELIVERED'));
+  expect(await all({ domainId: [domainA, domainB], status: 'DELIVERED', limit: 2 })).toEqual(
+    expectIds((e) => e.latestStatus === 'DELIVERED'),
+  );
   const start = new Date(T0 + 3 * 60_000);
   const end = new Date(T0 + 9 * 60_000);
-  expect(await all({ startDate: start.toISOString(), endDate: end.toISOString(), limit: 5 })).toEqual(expectIds((e) => e.createdAt >= start && e.createdAt < end));
+  expect(await all({ startDate: start.toISOString(), endDate: end.toISOString(), limit: 5 })).toEqual(
+    expectIds((e) => e.createdAt >= start && e.createdAt < end),
+  );
   expect(await all({ search: 'READER1', limit: 5 })).toEqual(expectIds((e) => /reader1/i.test(e.to[0])));
   expect(await all({ search: 'reader12@example.org' })).toEqual(['email012']);
-  expect(await all({ search: 'order 2', status: 'QUEUED' })).toEqual(expectIds((e) => e.subject.startsWith('Order 2') && e.latestStatus === 'QUEUED'));
+  expect(await all({ search: 'order 2', status: 'QUEUED' })).toEqual(
+    expectIds((e) => e.subject.startsWith('Order 2') && e.latestStatus === 'QUEUED'),
+  );
   // LIKE's wildcards are plain characters in a search.
   expect(await all({ search: '100%_d' })).toEqual(['email007']);
   expect(await all({ search: '1%0' })).toEqual([]);

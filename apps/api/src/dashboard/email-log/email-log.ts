@@ -52,11 +52,14 @@ function decodeCursor(text: string): Cursor {
   try {
     const [at, id] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
     const createdAt = new Date(String(at));
-    if (typeof at === 'string' && typeof id === 'string' && id.length <= 128 && !Number.isNaN(createdAt.getTime())) return { createdAt, id };
+    if (typeof at === 'string' && typeof id === 'string' && id.length <= 128 && !Number.isNaN(createdAt.getTime()))
+      return { createdAt, id };
   } catch {
     // falls through to the 400
   }
-  throw badRequest('Invalid query: cursor: not a cursor from a previous page', [{ path: ['cursor'], message: 'not a cursor from a previous page' }]);
+  throw badRequest('Invalid query: cursor: not a cursor from a previous page', [
+    { path: ['cursor'], message: 'not a cursor from a previous page' },
+  ]);
 }
 
 export interface EmailLogItem {
@@ -113,7 +116,8 @@ export async function emailLogPage(deps: Pick<ApiDeps, 'db'>, auth: AuthContext,
     branches = [[]];
   }
   const select = (extra: string[]) => `SELECT ${COLUMNS} FROM "Email" WHERE ${[...common, ...extra].join(' AND ')} ${ORDER} LIMIT ${limit}`;
-  const sql = branches.length === 1 ? select(branches[0]) : `${branches.map((b) => `(${select(b)})`).join(' UNION ALL ')} ${ORDER} LIMIT ${limit}`;
+  const sql =
+    branches.length === 1 ? select(branches[0]) : `${branches.map((b) => `(${select(b)})`).join(' UNION ALL ')} ${ORDER} LIMIT ${limit}`;
 
   const rows = await prismaExecutor(deps.db).query<EmailLogItem>(sql, params);
   const page = rows.slice(0, q.limit);

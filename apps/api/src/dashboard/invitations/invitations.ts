@@ -9,7 +9,13 @@ import { linkMessage, mailNotConfigured, type DashboardMailer } from '../mail/da
 import { invalidLink, newPasswordField } from '../auth/sign-in';
 
 export const createInvitationBody = z.object({ email: normalisedEmailField(), role: z.enum(TeamRole).default('MEMBER') });
-export const invitationIdParam = z.object({ id: z.string().max(10).regex(/^\d{1,10}$/, 'must be a positive integer').transform(Number) });
+export const invitationIdParam = z.object({
+  id: z
+    .string()
+    .max(10)
+    .regex(/^\d{1,10}$/, 'must be a positive integer')
+    .transform(Number),
+});
 export const acceptInvitationBody = z.object({ token: z.string().max(200), password: newPasswordField.optional() });
 
 type InvitationDeps = Pick<ApiDeps, 'db' | 'config' | 'clock' | 'log'>;
@@ -24,12 +30,22 @@ interface InvitationRow {
 }
 const SELECT = { id: true, email: true, role: true, createdAt: true, expiresAt: true, invitedBy: { select: { email: true } } } as const;
 const view = (i: InvitationRow, now: Date) => ({
-  id: i.id, email: i.email, role: i.role, invitedBy: i.invitedBy?.email ?? null, createdAt: i.createdAt, expiresAt: i.expiresAt, expired: i.expiresAt <= now,
+  id: i.id,
+  email: i.email,
+  role: i.role,
+  invitedBy: i.invitedBy?.email ?? null,
+  createdAt: i.createdAt,
+  expiresAt: i.expiresAt,
+  expired: i.expiresAt <= now,
 });
 
 /** Pending (not accepted) invitations, newest first; expired ones stay listed (flagged) until replaced or revoked. */
 export async function listInvitations(deps: InvitationDeps, teamId: number) {
-  const rows = await deps.db.invitation.findMany({ where: { teamId, acceptedAt: null }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: SELECT });
+  const rows = await deps.db.invitation.findMany({
+    where: { teamId, acceptedAt: null },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    select: SELECT,
+  });
   const now = deps.clock.now();
   return { data: rows.map((r) => view(r, now)) };
 }
@@ -39,7 +55,13 @@ export async function listInvitations(deps: InvitationDeps, teamId: number) {
  * pipeline. Inviting the same address again replaces the pending invitation, so only the
  * newest link works. If the mail cannot be sent, nothing is kept.
  */
-export async function inviteMember(deps: InvitationDeps, mailer: DashboardMailer | null, teamId: number, invitedById: number, input: z.infer<typeof createInvitationBody>) {
+export async function inviteMember(
+  deps: InvitationDeps,
+  mailer: DashboardMailer | null,
+  teamId: number,
+  invitedById: number,
+  input: z.infer<typeof createInvitationBody>,
+) {
   if (!mailer) throw mailNotConfigured();
   const already = await deps.db.membership.findFirst({ where: { teamId, user: { email: input.email } }, select: { userId: true } });
   if (already) throw conflict(`${input.email} is already a member of this team`);
@@ -48,7 +70,15 @@ export async function inviteMember(deps: InvitationDeps, mailer: DashboardMailer
   const [, invitation, team] = await deps.db.$transaction([
     deps.db.invitation.deleteMany({ where: { teamId, email: input.email, acceptedAt: null } }),
     deps.db.invitation.create({
-      data: { teamId, email: input.email, role: input.role, tokenHash: hashSecretToken(token), invitedById, createdAt: now, expiresAt: new Date(now.getTime() + deps.config.DASHBOARD_INVITATION_DAYS * 86_400_000) },
+      data: {
+        teamId,
+        email: input.email,
+        role: input.role,
+        tokenHash: hashSecretToken(token),
+        invitedById,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + deps.config.DASHBOARD_INVITATION_DAYS * 86_400_000),
+      },
       select: SELECT,
     }),
     deps.db.team.findUniqueOrThrow({ where: { id: teamId }, select: { name: true } }),
@@ -56,15 +86,23 @@ export async function inviteMember(deps: InvitationDeps, mailer: DashboardMailer
   const inviter = invitation.invitedBy?.email ?? 'An administrator';
   try {
     await mailer(
-      linkMessage(input.email, `You are invited to ${team.name} on mailrail`, [
-        `${inviter} invited you to join the team "${team.name}" on mailrail as ${input.role === 'ADMIN' ? 'an admin' : 'a member'}.`,
-        `The link works once, for ${deps.config.DASHBOARD_INVITATION_DAYS} days.`,
-      ], { label: 'Accept the invitation', url: dashboardLink(deps.config.PUBLIC_URL, 'invitations/accept', token) }),
+      linkMessage(
+        input.email,
+        `You are invited to ${team.name} on mailrail`,
+        [
+          `${inviter} invited you to join the team "${team.name}" on mailrail as ${input.role === 'ADMIN' ? 'an admin' : 'a member'}.`,
+          `The link works once, for ${deps.config.DASHBOARD_INVITATION_DAYS} days.`,
+        ],
+        { label: 'Accept the invitation', url: dashboardLink(deps.config.PUBLIC_URL, 'invitations/accept', token) },
+      ),
     );
   } catch (err) {
     await deps.db.invitation.deleteMany({ where: { id: invitation.id } });
     deps.log.error({ err, teamId }, 'invitation mail not sent');
-    throw new ApiError('SERVICE_UNAVAILABLE', `The invitation email could not be sent${err instanceof ApiError ? `: ${err.message}` : ''}; nothing was saved`);
+    throw new ApiError(
+      'SERVICE_UNAVAILABLE',
+      `The invitation email could not be sent${err instanceof ApiError ? `: ${err.message}` : ''}; nothing was saved`,
+    );
   }
   return view(invitation, now);
 }
@@ -89,7 +127,13 @@ async function pendingInvitation(deps: InvitationDeps, token: string) {
 /** What the accept page shows; the link holder learns only what the invitation mail told them. */
 export async function lookupInvitation(deps: InvitationDeps, token: string) {
   const { invitation, user } = await pendingInvitation(deps, token);
-  return { teamName: invitation.team.name, email: invitation.email, role: invitation.role, expiresAt: invitation.expiresAt, needsPassword: !user?.passwordHash };
+  return {
+    teamName: invitation.team.name,
+    email: invitation.email,
+    role: invitation.role,
+    expiresAt: invitation.expiresAt,
+    needsPassword: !user?.passwordHash,
+  };
 }
 
 /**
@@ -97,14 +141,23 @@ export async function lookupInvitation(deps: InvitationDeps, token: string) {
  * the membership is added to that address's account, created with the given password if it has
  * none. Answers whether the caller should be signed in as that user now (new password set here).
  */
-export async function acceptInvitation(deps: InvitationDeps, input: z.infer<typeof acceptInvitationBody>): Promise<{ teamId: number; userId: number; setPassword: boolean }> {
+export async function acceptInvitation(
+  deps: InvitationDeps,
+  input: z.infer<typeof acceptInvitationBody>,
+): Promise<{ teamId: number; userId: number; setPassword: boolean }> {
   const { invitation, user } = await pendingInvitation(deps, input.token);
   const setPassword = !user?.passwordHash;
-  if (setPassword && !input.password) throw badRequest('Invalid request body: password: choose a password for your new account', [{ path: ['password'], message: 'choose a password for your new account' }]);
+  if (setPassword && !input.password)
+    throw badRequest('Invalid request body: password: choose a password for your new account', [
+      { path: ['password'], message: 'choose a password for your new account' },
+    ]);
   const passwordHash = setPassword ? await hashPassword(input.password!) : null;
   const now = deps.clock.now();
   const userId = await deps.db.$transaction(async (tx) => {
-    const used = await tx.invitation.updateMany({ where: { id: invitation.id, acceptedAt: null, expiresAt: { gt: now } }, data: { acceptedAt: now } });
+    const used = await tx.invitation.updateMany({
+      where: { id: invitation.id, acceptedAt: null, expiresAt: { gt: now } },
+      data: { acceptedAt: now },
+    });
     if (used.count !== 1) throw invalidLink();
     const account = await tx.user.upsert({
       where: { email: invitation.email },

@@ -17,7 +17,8 @@ export function invitationAcceptRoutes(deps: ApiDeps): Router {
     // A new password was just chosen here: sign in. Otherwise the account's owner signs in as usual
     // (and a session of that same user simply sees the new team).
     if (accepted.setPassword) return void res.json({ ...base, signedIn: true, ...(await startSession(deps, res, accepted.userId)) });
-    if (req.session?.userId === accepted.userId) return void res.json({ ...base, signedIn: true, ...(await sessionView(deps, req.session)) });
+    if (req.session?.userId === accepted.userId)
+      return void res.json({ ...base, signedIn: true, ...(await sessionView(deps, req.session)) });
     res.json({ ...base, signedIn: false });
   });
   return r;

@@ -19,7 +19,10 @@ export interface DashboardMessage {
 export type DashboardMailer = (message: DashboardMessage) => Promise<string>;
 
 export const mailNotConfigured = () =>
-  new ApiError('SERVICE_UNAVAILABLE', 'Dashboard mail is not configured on this server (DASHBOARD_MAIL_FROM and DASHBOARD_MAIL_TEAM_ID); ask the operator');
+  new ApiError(
+    'SERVICE_UNAVAILABLE',
+    'Dashboard mail is not configured on this server (DASHBOARD_MAIL_FROM and DASHBOARD_MAIL_TEAM_ID); ask the operator',
+  );
 
 /** null when the server has no dashboard sender configured. */
 export function createDashboardMailer(send: SendContext): DashboardMailer | null {
@@ -27,7 +30,13 @@ export function createDashboardMailer(send: SendContext): DashboardMailer | null
   if (!from || !teamId) return null;
   const auth: AuthContext = { teamId, apiKeyId: null, permission: 'FULL', domainId: null, rateLimit: 0 };
   return async (message) => {
-    const payload = parseOrThrow(sendEmailPayload, { from, to: [message.to], subject: message.subject, text: message.text, html: message.html });
+    const payload = parseOrThrow(sendEmailPayload, {
+      from,
+      to: [message.to],
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+    });
     const [emailId] = await sendEmails(send, auth, { payloads: [payload], batch: false, idempotencyKey: undefined, body: payload });
     return emailId;
   };

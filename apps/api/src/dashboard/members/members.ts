@@ -3,7 +3,13 @@ import { badRequest, notFound } from '@mailrail/domain/errors/api-error';
 import { TeamRole } from '@mailrail/platform/db/generated/enums';
 import type { ApiDeps } from '../../deps';
 
-export const memberUserIdParam = z.object({ userId: z.string().max(10).regex(/^\d{1,10}$/, 'must be a positive integer').transform(Number) });
+export const memberUserIdParam = z.object({
+  userId: z
+    .string()
+    .max(10)
+    .regex(/^\d{1,10}$/, 'must be a positive integer')
+    .transform(Number),
+});
 export const updateMemberBody = z.object({ role: z.enum(TeamRole) });
 
 type MemberRow = { userId: number; role: TeamRole; createdAt: Date; user: { email: string } };

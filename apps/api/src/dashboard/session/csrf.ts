@@ -35,9 +35,11 @@ export function requireSameOrigin(config: Pick<Config, 'PUBLIC_URL'>): RequestHa
     if (!isStateChanging(req)) return next();
     const origin = req.headers.origin;
     const referer = req.headers.referer;
-    const claimed = origin !== undefined ? (origin === 'null' ? null : originOf(origin)) : referer !== undefined ? originOf(referer) : undefined;
+    const claimed =
+      origin !== undefined ? (origin === 'null' ? null : originOf(origin)) : referer !== undefined ? originOf(referer) : undefined;
     if (claimed === undefined) return next(csrfFailed('the request has no Origin header'));
-    if (claimed === null || !allowedOrigins(req, config).includes(claimed)) return next(csrfFailed('the request comes from another origin'));
+    if (claimed === null || !allowedOrigins(req, config).includes(claimed))
+      return next(csrfFailed('the request comes from another origin'));
     next();
   };
 }

@@ -7,7 +7,12 @@ import { createSession, type DashboardSession } from './sessions';
 export async function sessionView(deps: Pick<ApiDeps, 'db'>, session: DashboardSession) {
   const user = await deps.db.user.findUniqueOrThrow({
     where: { id: session.userId },
-    select: { id: true, email: true, passwordHash: true, memberships: { select: { role: true, team: { select: { id: true, name: true } } } } },
+    select: {
+      id: true,
+      email: true,
+      passwordHash: true,
+      memberships: { select: { role: true, team: { select: { id: true, name: true } } } },
+    },
   });
   const teams = user.memberships
     .map((m) => ({ id: m.team.id, name: m.team.name, role: m.role }))

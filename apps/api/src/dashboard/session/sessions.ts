@@ -31,7 +31,15 @@ export async function createSession(deps: SessionDeps, userId: number): Promise<
   // Housekeeping: the user's ended sessions go when a new one starts.
   await deps.db.session.deleteMany({ where: { userId, OR: [{ expiresAt: { lte: now } }, { absoluteExpiresAt: { lte: now } }] } });
   const session = await deps.db.session.create({
-    data: { tokenHash: hashSecretToken(token), userId, csrfToken: newSecretToken(), createdAt: now, lastSeenAt: now, expiresAt, absoluteExpiresAt },
+    data: {
+      tokenHash: hashSecretToken(token),
+      userId,
+      csrfToken: newSecretToken(),
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt,
+      absoluteExpiresAt,
+    },
     select: { id: true, userId: true, csrfToken: true, expiresAt: true, absoluteExpiresAt: true },
   });
   return { token, session };

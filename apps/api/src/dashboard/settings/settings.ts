@@ -19,7 +19,12 @@ export async function teamSettings(deps: Pick<ApiDeps, 'db' | 'config'>, teamId:
   };
 }
 
-export async function updateTeamSettings(deps: Pick<ApiDeps, 'db' | 'config'>, teamId: number, role: TeamRole, input: z.infer<typeof updateSettingsBody>) {
+export async function updateTeamSettings(
+  deps: Pick<ApiDeps, 'db' | 'config'>,
+  teamId: number,
+  role: TeamRole,
+  input: z.infer<typeof updateSettingsBody>,
+) {
   const data = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
   if (Object.keys(data).length) await deps.db.team.update({ where: { id: teamId }, data });
   return teamSettings(deps, teamId, role);

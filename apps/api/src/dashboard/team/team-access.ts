@@ -38,7 +38,13 @@ export function teamAccess(deps: ApiDeps): RequestHandler {
       );
       if (!membership) throw teamNotFound();
       req.member = { userId: session.userId, teamId, role: membership.role };
-      req.auth = { teamId, apiKeyId: null, permission: 'FULL', domainId: null, rateLimit: membership.apiRateLimit ?? deps.config.API_RATE_LIMIT };
+      req.auth = {
+        teamId,
+        apiKeyId: null,
+        permission: 'FULL',
+        domainId: null,
+        rateLimit: membership.apiRateLimit ?? deps.config.API_RATE_LIMIT,
+      };
       next();
     } catch (err) {
       next(err);

@@ -13,7 +13,11 @@ let adminId: number;
 let base: string;
 
 beforeAll(async () => {
-  api = await startTestApi({ DASHBOARD_MAIL_FROM: 'mailrail <dashboard@mail.features.test>', DASHBOARD_MAIL_TEAM_ID: '1', API_RATE_LIMIT: '25' });
+  api = await startTestApi({
+    DASHBOARD_MAIL_FROM: 'mailrail <dashboard@mail.features.test>',
+    DASHBOARD_MAIL_TEAM_ID: '1',
+    API_RATE_LIMIT: '25',
+  });
   expect(api.team.teamId).toBe(1);
   await api.addDomain(1, 'mail.features.test');
   const a = await addUser(api, [{ teamId: api.team.teamId, role: 'ADMIN' }]);
@@ -38,12 +42,21 @@ describe('API keys', () => {
     const domain = await api.addDomain(api.team.teamId, 'keys.features.test');
     const created = await admin.post(`${base}/api-keys`, { name: 'shop', permission: 'SENDING', domainId: domain.id }).expect(200);
     expect(created.body).toEqual({
-      id: expect.any(Number), name: 'shop', permission: 'SENDING', domainId: domain.id,
-      partialToken: expect.stringMatching(/^us_\w{3}\.\.\.\w{3}$/), lastUsed: null, createdAt: expect.any(String),
+      id: expect.any(Number),
+      name: 'shop',
+      permission: 'SENDING',
+      domainId: domain.id,
+      partialToken: expect.stringMatching(/^us_\w{3}\.\.\.\w{3}$/),
+      lastUsed: null,
+      createdAt: expect.any(String),
       apiKey: expect.stringMatching(/^us_\w{10}_[0-9a-f]{32}$/),
     });
     const key = created.body.apiKey as string;
-    await request(api.app).post('/api/v1/emails').set({ Authorization: `Bearer ${key}` }).send({ from: `a@${domain.name}`, to: 'x@example.org', subject: 'S', text: 't' }).expect(200);
+    await request(api.app)
+      .post('/api/v1/emails')
+      .set({ Authorization: `Bearer ${key}` })
+      .send({ from: `a@${domain.name}`, to: 'x@example.org', subject: 'S', text: 't' })
+      .expect(200);
 
     // The last use is written in the background after the request.
     const list = await waitFor(
@@ -59,7 +72,10 @@ describe('API keys', () => {
     expect(listed).not.toHaveProperty('tokenHash');
 
     await admin.delete(`${base}/api-keys/${created.body.id}`).expect(200, { id: created.body.id, success: true });
-    await request(api.app).get('/api/v1/emails').set({ Authorization: `Bearer ${key}` }).expect(403);
+    await request(api.app)
+      .get('/api/v1/emails')
+      .set({ Authorization: `Bearer ${key}` })
+      .expect(403);
     expect((await admin.get(`${base}/api-keys`)).body.data.map((k: { id: number }) => k.id)).not.toContain(created.body.id);
     await admin.delete(`${base}/api-keys/${created.body.id}`).expect(404);
   });
@@ -77,7 +93,12 @@ describe('API keys', () => {
 describe('members and invitations', () => {
   it('invites by email; the link shows the invitation, creates the account with a password, signs in, and works once', async () => {
     const res = await admin.post(`${base}/invitations`, { email: 'Newbie@Example.org', role: 'MEMBER' }).expect(200);
-    expect(res.body).toMatchObject({ email: 'newbie@example.org', role: 'MEMBER', invitedBy: expect.stringMatching(/@example\.org$/), expired: false });
+    expect(res.body).toMatchObject({
+      email: 'newbie@example.org',
+      role: 'MEMBER',
+      invitedBy: expect.stringMatching(/@example\.org$/),
+      expired: false,
+    });
     expect(JSON.stringify(res.body)).not.toMatch(/token/i);
     const listed = await admin.get(`${base}/invitations`).expect(200);
     expect(listed.body.data.map((i: { email: string }) => i.email)).toContain('newbie@example.org');
@@ -86,11 +107,22 @@ describe('members and invitations', () => {
     expect(await api.deps.db.invitation.count({ where: { tokenHash: hashSecretToken(token) } })).toBe(1);
     const b = browser(api);
     const lookup = await b.post('/api/dashboard/invitations/lookup', { token }).expect(200);
-    expect(lookup.body).toEqual({ teamName: 'Test team', email: 'newbie@example.org', role: 'MEMBER', expiresAt: expect.any(String), needsPassword: true });
+    expect(lookup.body).toEqual({
+      teamName: 'Test team',
+      email: 'newbie@example.org',
+      role: 'MEMBER',
+      expiresAt: expect.any(String),
+      needsPassword: true,
+    });
     await b.post('/api/dashboard/invitations/accept', { token }).expect(400);
     await b.post('/api/dashboard/invitations/accept', { token, password: 'short' }).expect(400);
     const accepted = await b.post('/api/dashboard/invitations/accept', { token, password: 'my new password' }).expect(200);
-    expect(accepted.body).toMatchObject({ accepted: true, signedIn: true, teamId: api.team.teamId, teams: [{ id: api.team.teamId, role: 'MEMBER' }] });
+    expect(accepted.body).toMatchObject({
+      accepted: true,
+      signedIn: true,
+      teamId: api.team.teamId,
+      teams: [{ id: api.team.teamId, role: 'MEMBER' }],
+    });
     await b.get(`${base}/overview`).expect(200);
     await browser(api).post('/api/dashboard/invitations/accept', { token, password: 'my new password' }).expect(400);
     await browser(api).post('/api/dashboard/invitations/lookup', { token }).expect(400);
@@ -134,7 +166,9 @@ describe('members and invitations', () => {
     const token = await invitationToken('late@example.org');
     await api.deps.db.invitation.updateMany({ where: { email: 'late@example.org' }, data: { expiresAt: new Date(Date.now() - 1000) } });
     await browser(api).post('/api/dashboard/invitations/accept', { token, password: 'whatever password' }).expect(400);
-    expect((await admin.get(`${base}/invitations`)).body.data.find((i: { email: string }) => i.email === 'late@example.org').expired).toBe(true);
+    expect((await admin.get(`${base}/invitations`)).body.data.find((i: { email: string }) => i.email === 'late@example.org').expired).toBe(
+      true,
+    );
   });
 
   it('lists members, changes roles and never leaves the team without an admin', async () => {
@@ -175,7 +209,14 @@ describe('members and invitations', () => {
 describe('settings', () => {
   it('shows the rate limit to everyone and lets an admin rename the team and set its limit', async () => {
     const s = await admin.get(`${base}/settings`).expect(200);
-    expect(s.body).toEqual({ id: api.team.teamId, name: expect.any(String), apiRateLimit: null, effectiveRateLimit: 25, defaultRateLimit: 25, role: 'ADMIN' });
+    expect(s.body).toEqual({
+      id: api.team.teamId,
+      name: expect.any(String),
+      apiRateLimit: null,
+      effectiveRateLimit: 25,
+      defaultRateLimit: 25,
+      role: 'ADMIN',
+    });
     const res = await admin.patch(`${base}/settings`, { name: '  Acme mail  ', apiRateLimit: 5 }).expect(200);
     expect(res.body).toMatchObject({ name: 'Acme mail', apiRateLimit: 5, effectiveRateLimit: 5 });
     await admin.patch(`${base}/settings`, { apiRateLimit: -1 }).expect(400);

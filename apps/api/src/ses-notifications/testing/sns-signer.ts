@@ -19,7 +19,10 @@ export interface TestSnsSigner {
   certPem: string;
   certUrl: string;
   /** A signed SNS notification carrying `message` (an object is JSON-encoded). */
-  notification(message: unknown, opts?: { messageId?: string; topicArn?: string; signatureVersion?: '1' | '2'; certUrl?: string }): SnsEnvelope;
+  notification(
+    message: unknown,
+    opts?: { messageId?: string; topicArn?: string; signatureVersion?: '1' | '2'; certUrl?: string },
+  ): SnsEnvelope;
   subscriptionConfirmation(subscribeUrl: string, opts?: { topicArn?: string }): SnsEnvelope;
   sign(fields: SnsEnvelope): SnsEnvelope;
 }
@@ -29,7 +32,10 @@ export async function createTestSnsSigner(): Promise<TestSnsSigner> {
 
   const sign = (fields: SnsEnvelope): SnsEnvelope => {
     const keys = SIGNED_KEYS[fields.Type as keyof typeof SIGNED_KEYS];
-    const text = keys.filter((k) => k in fields).map((k) => `${k}\n${fields[k]}\n`).join('');
+    const text = keys
+      .filter((k) => k in fields)
+      .map((k) => `${k}\n${fields[k]}\n`)
+      .join('');
     const signer = createSign(fields.SignatureVersion === '2' ? 'RSA-SHA256' : 'RSA-SHA1');
     signer.update(text);
     return { ...fields, Signature: signer.sign(pems.private, 'base64') };
@@ -68,13 +74,28 @@ export async function createTestSnsSigner(): Promise<TestSnsSigner> {
 /** An SES event in the event-publishing format (`eventType`), as SES puts it in the SNS Message. */
 export function sesEventMessage(
   eventType: string,
-  opts: { sesMessageId: string; emailId?: string; legacyHeader?: boolean; timestamp?: string; detail?: Record<string, unknown>; format?: 'event' | 'notification' },
+  opts: {
+    sesMessageId: string;
+    emailId?: string;
+    legacyHeader?: boolean;
+    timestamp?: string;
+    detail?: Record<string, unknown>;
+    format?: 'event' | 'notification';
+  },
 ): Record<string, unknown> {
   const timestamp = opts.timestamp ?? new Date().toISOString();
   const headers = opts.emailId ? [{ name: opts.legacyHeader ? 'X-Unsend-Email-ID' : 'X-Usesend-Email-ID', value: opts.emailId }] : [];
   const detailKey: Record<string, string> = {
-    Send: 'send', Delivery: 'delivery', Bounce: 'bounce', Complaint: 'complaint', Reject: 'reject', DeliveryDelay: 'deliveryDelay',
-    Open: 'open', Click: 'click', 'Rendering Failure': 'failure', Subscription: 'subscription',
+    Send: 'send',
+    Delivery: 'delivery',
+    Bounce: 'bounce',
+    Complaint: 'complaint',
+    Reject: 'reject',
+    DeliveryDelay: 'deliveryDelay',
+    Open: 'open',
+    Click: 'click',
+    'Rendering Failure': 'failure',
+    Subscription: 'subscription',
   };
   const defaults: Record<string, Record<string, unknown>> = {
     Send: {},
@@ -90,7 +111,14 @@ export function sesEventMessage(
   };
   return {
     [opts.format === 'notification' ? 'notificationType' : 'eventType']: eventType,
-    mail: { timestamp, source: 'from@example.com', messageId: opts.sesMessageId, destination: ['to@example.org'], headersTruncated: false, headers },
+    mail: {
+      timestamp,
+      source: 'from@example.com',
+      messageId: opts.sesMessageId,
+      destination: ['to@example.org'],
+      headersTruncated: false,
+      headers,
+    },
     [detailKey[eventType] ?? 'detail']: { ...(defaults[eventType] ?? {}), ...(opts.detail ?? {}) },
   };
 }

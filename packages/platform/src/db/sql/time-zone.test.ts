@@ -20,7 +20,9 @@ describe('timestamptz migration', () => {
 
   it('keeps every stored UTC wall time as the same instant, whatever the session time zone', async () => {
     const dir = path.join(repoRoot, 'prisma/migrations');
-    const names = readdirSync(dir).filter((n) => !n.endsWith('.toml')).sort();
+    const names = readdirSync(dir)
+      .filter((n) => !n.endsWith('.toml'))
+      .sort();
     const target = names.find((n) => n.endsWith('_timestamptz'));
     expect(target).toBeDefined();
     await ensureDatabase(url);
@@ -29,7 +31,9 @@ describe('timestamptz migration', () => {
     try {
       for (const n of names.filter((m) => m < target!)) await c.query(readFileSync(path.join(dir, n, 'migration.sql'), 'utf8'));
       // What Prisma wrote into the old timestamp(3) columns: the UTC wall time.
-      await c.query(`INSERT INTO "Team" (name, "createdAt", "updatedAt") VALUES ('t', '2026-01-02 03:04:05.678', '2026-01-02 03:04:05.678')`);
+      await c.query(
+        `INSERT INTO "Team" (name, "createdAt", "updatedAt") VALUES ('t', '2026-01-02 03:04:05.678', '2026-01-02 03:04:05.678')`,
+      );
       await c.query(`SET TimeZone = '${FAR_FROM_UTC}'`);
       await c.query(readFileSync(path.join(dir, target!, 'migration.sql'), 'utf8'));
       const { rows } = await c.query<{ createdAt: Date; type: string }>(
@@ -72,7 +76,10 @@ describe('a server whose default time zone is not UTC', () => {
       expect((await db.team.findUniqueOrThrow({ where: { id: team.id } })).createdAt.toISOString()).toBe(later.toISOString());
 
       await prismaExecutor(db).execute(`UPDATE "Team" SET "createdAt" = $2 WHERE id = $1`, [team.id, at]);
-      const [matched] = await prismaExecutor(db).query<{ n: number }>(`SELECT count(*)::int AS n FROM "Team" WHERE id = $1 AND "createdAt" = $2`, [team.id, at]);
+      const [matched] = await prismaExecutor(db).query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM "Team" WHERE id = $1 AND "createdAt" = $2`,
+        [team.id, at],
+      );
       expect(matched.n).toBe(1);
     } finally {
       await db.$disconnect();

@@ -5,7 +5,11 @@ import { productionSources } from '@mailrail/testing/source-files';
 it('is the only place that spells a time zone conversion in SQL', () => {
   const spelled = /AT TIME ZONE|timezone\('UTC'/i;
   const elsewhere = productionSources()
-    .filter((f) => f.path !== 'packages/platform/src/db/sql/time.ts' && f.text.split('\n').some((line) => !line.trimStart().startsWith('//') && spelled.test(line)))
+    .filter(
+      (f) =>
+        f.path !== 'packages/platform/src/db/sql/time.ts' &&
+        f.text.split('\n').some((line) => !line.trimStart().startsWith('//') && spelled.test(line)),
+    )
     .map((f) => f.path);
   expect(elsewhere).toEqual([]);
 });
