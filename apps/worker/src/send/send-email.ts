@@ -169,7 +169,9 @@ async function recordSent(sql: SendEmailDeps['sql'], emailId: string, messageId:
        RETURNING id
      )
      INSERT INTO "EmailEvent" ("emailId", status, data)
-     SELECT id, 'SENT', $4::jsonb FROM sent`,
+     SELECT id, 'SENT', $4::jsonb FROM sent
+     -- SES's Send event may have been recorded first (it carries our email id header): one SENT event.
+     WHERE NOT EXISTS (SELECT 1 FROM "EmailEvent" WHERE "emailId" = $1 AND status = 'SENT')`,
     [emailId, messageId, statusesBelow('SENT'), JSON.stringify({ messageId })],
   );
 }

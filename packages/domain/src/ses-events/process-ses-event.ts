@@ -114,6 +114,22 @@ async function recordEvent(tx: SqlExecutor, email: MatchedEmail, event: SesEvent
     ? `UPDATE "Email" SET "latestStatus" = $2::"EmailStatus", "updatedAt" = now()
         WHERE id = $1 AND "latestStatus" = ANY($${params.push(statusesReplaceableBy(event.status))}::"EmailStatus"[])`
     : `SELECT 1`;
+  if (event.status === 'SENT') {
+    // The worker already wrote the email's SENT event when SES accepted it: SES's own Send event
+    // adds its details to that one instead of showing the email as sent twice.
+    await tx.execute(
+      `WITH advanced AS (${advance}),
+       merged AS (
+         UPDATE "EmailEvent" SET data = COALESCE(data, '{}'::jsonb) || $3::jsonb
+         WHERE id = (SELECT id FROM "EmailEvent" WHERE "emailId" = $1 AND status = 'SENT' ORDER BY id LIMIT 1)
+         RETURNING 1
+       )
+       INSERT INTO "EmailEvent" ("emailId", status, data, "createdAt")
+       SELECT $1, $2::"EmailStatus", $3::jsonb, $4::timestamptz WHERE NOT EXISTS (SELECT 1 FROM merged)`,
+      params,
+    );
+    return;
+  }
   await tx.execute(
     `WITH advanced AS (${advance})
      INSERT INTO "EmailEvent" ("emailId", status, data, "createdAt")
