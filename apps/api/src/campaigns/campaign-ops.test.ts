@@ -87,7 +87,10 @@ describe('PATCH /api/v1/campaigns/{campaignId}', () => {
       type: 'doc',
       content: [
         { type: 'paragraph', content: [{ type: 'text', text: 'New body' }] },
-        { type: 'paragraph', content: [{ type: 'text', text: 'Leave', marks: [{ type: 'link', attrs: { href: '{{usesend_unsubscribe_url}}' } }] }] },
+        {
+          type: 'paragraph',
+          content: [{ type: 'text', text: 'Leave', marks: [{ type: 'link', attrs: { href: '{{usesend_unsubscribe_url}}' } }] }],
+        },
       ],
     });
     const res = await send('patch', `/${c.id}`, {
@@ -215,13 +218,21 @@ describe('POST /api/v1/campaigns/{campaignId}/preview', () => {
 describe('POST /api/v1/campaigns/{campaignId}/test', () => {
   it('sends one email per address through the email path, rendered for the contact, subject prefixed', async () => {
     const c = await create({ replyTo: 'reply@example.com' });
-    const res = await send('post', `/${c.id}/test`, { to: ['me@example.org', 'Boss <boss@example.org>'], contactId: `${book.id}_s0000002` });
+    const res = await send('post', `/${c.id}/test`, {
+      to: ['me@example.org', 'Boss <boss@example.org>'],
+      contactId: `${book.id}_s0000002`,
+    });
     expect(res.status).toBe(200);
     expect(res.body.emailIds).toHaveLength(2);
     const emails = await api.deps.db.email.findMany({ where: { id: { in: res.body.emailIds } }, orderBy: { createdAt: 'asc' } });
     expect(emails.map((e) => e.to[0]).sort()).toEqual(['Boss <boss@example.org>', 'me@example.org']);
     for (const e of emails) {
-      expect(e).toMatchObject({ subject: '[Test] Hello First2', from: 'News <news@example.com>', replyTo: ['reply@example.com'], campaignId: null });
+      expect(e).toMatchObject({
+        subject: '[Test] Hello First2',
+        from: 'News <news@example.com>',
+        replyTo: ['reply@example.com'],
+        campaignId: null,
+      });
       expect(e.html).toContain('Hi First2 of Co2');
     }
     expect((await row(c.id)).status).toBe('DRAFT');
@@ -229,7 +240,9 @@ describe('POST /api/v1/campaigns/{campaignId}/test', () => {
 
   it('applies the checks of POST /api/v1/emails: suppressions, and an unverified sender domain', async () => {
     const c = await create();
-    await api.deps.db.suppression.create({ data: { id: 'sup-test', teamId: api.team.teamId, email: 'gone@example.org', reason: 'MANUAL' } });
+    await api.deps.db.suppression.create({
+      data: { id: 'sup-test', teamId: api.team.teamId, email: 'gone@example.org', reason: 'MANUAL' },
+    });
     const res = await send('post', `/${c.id}/test`, { to: 'gone@example.org' });
     expect(res.status).toBe(200);
     const [email] = await api.deps.db.email.findMany({ where: { id: res.body.emailIds[0] } });
@@ -246,7 +259,10 @@ describe('POST /api/v1/campaigns/{campaignId}/test', () => {
   it('answers 400 for bad recipients and writes nothing', async () => {
     const c = await create();
     const before = await api.deps.db.email.count();
-    expectBadRequest(await send('post', `/${c.id}/test`, { to: ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test', 'e@x.test', 'f@x.test'] }), ['to']);
+    expectBadRequest(
+      await send('post', `/${c.id}/test`, { to: ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test', 'e@x.test', 'f@x.test'] }),
+      ['to'],
+    );
     expectBadRequest(await send('post', `/${c.id}/test`, { to: 'not an address' }), ['to']);
     expectBadRequest(await send('post', `/${c.id}/test`, { to: [] }), ['to']);
     expectBadRequest(await send('post', `/${c.id}/test`, {}), ['to']);

@@ -20,7 +20,8 @@ async function previewContact(deps: ApiDeps, c: Campaign, contactId: string | un
     const contact = c.contactBookId
       ? await deps.db.contact.findFirst({ where: { id: contactId, contactBookId: c.contactBookId }, select })
       : null;
-    if (!contact) throw badRequest('Contact not found in the campaign\'s contact book', [{ path: ['contactId'], message: 'Contact not found' }]);
+    if (!contact)
+      throw badRequest("Contact not found in the campaign's contact book", [{ path: ['contactId'], message: 'Contact not found' }]);
     return contact;
   }
   if (!c.contactBookId) return null;

@@ -68,9 +68,7 @@ export const createCampaignBody = z
 export type CreateCampaignBody = z.infer<typeof createCampaignBody>;
 
 /** PATCH: any field of create, checked the same way; previewText may be null (removed). */
-export const updateCampaignBody = z
-  .object({ ...campaignFields, previewText: previewText.nullable().optional() })
-  .partial();
+export const updateCampaignBody = z.object({ ...campaignFields, previewText: previewText.nullable().optional() }).partial();
 export type UpdateCampaignBody = z.infer<typeof updateCampaignBody>;
 
 export const scheduleCampaignBody = z.object({

@@ -240,7 +240,10 @@ it("the campaign editor's routes (PATCH, preview, test, dry-run schedule) work f
     await b.post(`${base}/${other}/test`, { to: 'me@example.org' }).expect(404);
     await b.post(`${base}/${other}/schedule`, { dryRun: true }).expect(404);
   }
-  expect(await api.deps.db.campaign.findUnique({ where: { id: other }, select: { name: true, status: true } })).toEqual({ name: 'C', status: 'DRAFT' });
+  expect(await api.deps.db.campaign.findUnique({ where: { id: other }, select: { name: true, status: true } })).toEqual({
+    name: 'C',
+    status: 'DRAFT',
+  });
   expect(await api.deps.db.email.count({ where: { teamId: teamB } })).toBe(teamBEmails);
 });
 

@@ -20,7 +20,8 @@ const DOMAIN = 'ramp-kill.test';
 
 const startWorkerProcess = () =>
   spawnWorkerProcess(env, { extraEnv: { SEND_CONCURRENCY: '4', CAMPAIGN_SCAN_INTERVAL_MS: '300' }, stdio: ['ignore', 'ignore', 'ignore'] });
-const exited = (child: ChildProcess) => new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+const exited = (child: ChildProcess) =>
+  new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
 const atSes = () => env.ses.messages.filter((m) => m.destination.to[0].endsWith(`@${DOMAIN}`)).length;
 
 async function kill(child: ChildProcess, campaignId: string): Promise<void> {

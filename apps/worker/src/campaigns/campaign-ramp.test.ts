@@ -39,7 +39,12 @@ const emailsOf = (campaignId: string) => env.deps.db.email.count({ where: { camp
 
 /** Every recipient has at most one email, and every QUEUED recipient's email exists. */
 async function expectOneEmailPerRecipient(campaignId: string): Promise<void> {
-  const dupes = await env.deps.db.email.groupBy({ by: ['contactId'], where: { campaignId }, _count: true, having: { contactId: { _count: { gt: 1 } } } });
+  const dupes = await env.deps.db.email.groupBy({
+    by: ['contactId'],
+    where: { campaignId },
+    _count: true,
+    having: { contactId: { _count: { gt: 1 } } },
+  });
   expect(dupes).toEqual([]);
   const queued = await env.deps.db.campaignEmail.count({ where: { campaignId, status: 'QUEUED' } });
   expect(queued).toBe(await emailsOf(campaignId));
