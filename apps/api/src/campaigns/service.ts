@@ -276,9 +276,9 @@ export async function updateCampaign(deps: ApiDeps, auth: AuthContext, id: strin
     where: { id, ...visibleTo(auth), status: { in: EDITABLE }, recipientsReadyAt: null },
     data,
   });
-  const now = await findCampaign(deps, auth, id);
-  if (count === 0) throw notEditable(now);
-  return campaignView(now);
+  const updated = await findCampaign(deps, auth, id);
+  if (count === 0) throw notEditable(updated);
+  return campaignView(updated);
 }
 
 /** See pauseCampaignAndHoldEmails: emails not claimed yet are held back until resume. */
