@@ -4,7 +4,8 @@
 // the same run. The relay and the API run as their own processes (tsx), the worker is not running.
 // The load generators (Nodemailer's SMTP client, autocannon) run in this process; their CPU per
 // message is printed too, so a saturated client shows. Redis is a private redis-server on a free
-// port when one is installed (else the shared one), so its command count per message is exact.
+// port when one is installed (else the shared one), so its round trips (socket reads) and commands
+// per message are exact.
 //   npx tsx bench/smtp/throughput.ts [--duration 10] [--connections 16] [--rounds 3]   (BENCH_PROFILE=<dir>: CPU profiles)
 // Writes bench/out/smtp.json and prints a markdown summary.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -52,10 +53,20 @@ const ownCpuSeconds = () => {
   return (u.user + u.system) / 1e6;
 };
 
-/** Commands Redis executed so far (INFO stats), for commands per message. */
-async function redisCommands(redis: Redis): Promise<number> {
+/**
+ * Redis's counters so far (INFO stats): commands executed (those inside Lua scripts included), and
+ * socket reads, one per batch of commands a client wrote at once: the round trips.
+ */
+async function redisCounters(redis: Redis): Promise<{ commands: number; reads: number }> {
   const info = await redis.info('stats');
-  return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? NaN);
+  const field = (name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(info)?.[1] ?? NaN);
+  return { commands: field('total_commands_processed'), reads: field('total_reads_processed') };
+}
+
+/** Counter deltas per item, less our own INFO call. */
+function perItem(before: { commands: number; reads: number }, after: { commands: number; reads: number }, items: number) {
+  const per = (n: number) => Number(((n - 1) / Math.max(1, items)).toFixed(2));
+  return { commands: per(after.commands - before.commands), roundTrips: per(after.reads - before.reads) };
 }
 
 /** A private redis-server on a free loopback port, so that nothing else's commands are counted; null when none is installed. */
@@ -133,6 +144,7 @@ interface SmtpRound {
   serverCpuMsPerMessage: number;
   clientCpuMsPerMessage: number;
   redisCommandsPerMessage: number;
+  redisRoundTripsPerMessage: number;
 }
 
 /** One connection per client, opened and authenticated once, then messages one after another until `until`. */
@@ -160,7 +172,7 @@ async function smtpRound(
   let errors = 0;
   const cpu0 = cpuSeconds(server.pid);
   const client0 = ownCpuSeconds();
-  const commands0 = await redisCommands(redis);
+  const redis0 = await redisCounters(redis);
   const started = performance.now();
   const until = started + seconds * 1000;
   await Promise.all(
@@ -184,7 +196,7 @@ async function smtpRound(
   const elapsed = (performance.now() - started) / 1000;
   const cpu = cpuSeconds(server.pid) - cpu0;
   const clientCpu = ownCpuSeconds() - client0;
-  const commands = (await redisCommands(redis)) - commands0 - 1; // less our own INFO
+  const redisUse = perItem(redis0, await redisCounters(redis), latencies.length + errors);
   for (const c of connections) c.quit();
   latencies.sort((a, b) => a - b);
   return {
@@ -195,14 +207,15 @@ async function smtpRound(
     errors,
     serverCpuMsPerMessage: Number(((cpu * 1000) / Math.max(1, latencies.length)).toFixed(3)),
     clientCpuMsPerMessage: Number(((clientCpu * 1000) / Math.max(1, latencies.length)).toFixed(3)),
-    redisCommandsPerMessage: Number((commands / Math.max(1, latencies.length)).toFixed(2)),
+    redisCommandsPerMessage: redisUse.commands,
+    redisRoundTripsPerMessage: redisUse.roundTrips,
   };
 }
 
 async function httpRound(url: string, apiKey: string, seconds: number, server: ChildProcess, redis: Redis) {
   const cpu0 = cpuSeconds(server.pid);
   const client0 = ownCpuSeconds();
-  const commands0 = await redisCommands(redis);
+  const redis0 = await redisCounters(redis);
   const r = await autocannon({
     url,
     method: 'POST',
@@ -213,7 +226,7 @@ async function httpRound(url: string, apiKey: string, seconds: number, server: C
   });
   const cpu = cpuSeconds(server.pid) - cpu0;
   const clientCpu = ownCpuSeconds() - client0;
-  const commands = (await redisCommands(redis)) - commands0 - 1;
+  const redisUse = perItem(redis0, await redisCounters(redis), r.requests.total);
   return {
     requestsPerSec: Math.round(r.requests.average),
     p50Ms: r.latency.p50,
@@ -222,7 +235,8 @@ async function httpRound(url: string, apiKey: string, seconds: number, server: C
     errors: r.errors,
     serverCpuMsPerRequest: Number(((cpu * 1000) / Math.max(1, r.requests.total)).toFixed(3)),
     clientCpuMsPerRequest: Number(((clientCpu * 1000) / Math.max(1, r.requests.total)).toFixed(3)),
-    redisCommandsPerRequest: Number((commands / Math.max(1, r.requests.total)).toFixed(2)),
+    redisCommandsPerRequest: redisUse.commands,
+    redisRoundTripsPerRequest: redisUse.roundTrips,
   };
 }
 
@@ -245,7 +259,15 @@ async function main() {
   writeFileSync(path.join(dir, 'cert.pem'), certificate.cert);
   writeFileSync(path.join(dir, 'key.pem'), certificate.key);
   const [apiPort, smtpPort] = [await freePort(), await freePort()];
-  const env = { DATABASE_URL: dbUrl, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', API_RATE_LIMIT: '0', NODE_ENV: 'production', SECRET };
+  const env = {
+    DATABASE_URL: dbUrl,
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: prefix,
+    LOG_LEVEL: 'warn',
+    API_RATE_LIMIT: '0',
+    NODE_ENV: 'production',
+    SECRET,
+  };
   const api = start('apps/api/src/main.ts', { ...env, PORT: String(apiPort) });
   const relay = start('apps/smtp/src/main.ts', {
     ...env,
@@ -328,10 +350,12 @@ async function main() {
       smtpServerCpuMs: smtp.serverCpuMsPerMessage,
       smtpClientCpuMs: smtp.clientCpuMsPerMessage,
       smtpRedisCommands: smtp.redisCommandsPerMessage,
+      smtpRedisRoundTrips: smtp.redisRoundTripsPerMessage,
       httpPerSec: http.requestsPerSec,
       httpP99Ms: http.p99Ms,
       httpServerCpuMs: http.serverCpuMsPerRequest,
       httpRedisCommands: http.redisCommandsPerRequest,
+      httpRedisRoundTrips: http.redisRoundTripsPerRequest,
       smtpVsHttp: ratio,
     },
     {
@@ -349,11 +373,11 @@ async function main() {
     [
       `machine: ${machine.nproc} cores (${machine.cpu}), ${machine.memoryGB} GB, node ${machine.node}; ${DURATION} s per round, ${CONNECTIONS} connections; load average ${loadAverage.before} -> ${loadAverage.after}; Redis: ${privateRedis ? 'private redis-server' : `${redisUrl} (shared: commands/message include others')`}`,
       '',
-      '| round | SMTP messages/s | DATA end → 250 p50 ms | p99 ms | relay CPU ms/message | client CPU ms/message | Redis commands/message | errors | POST /api/v1/emails /s | p50 ms | p99 ms | API CPU ms/request | autocannon CPU ms/request | Redis commands/request | non-2xx |',
+      '| round | SMTP messages/s | DATA end → 250 p50 ms | p99 ms | relay CPU ms/message | client CPU ms/message | Redis round trips (commands)/message | errors | POST /api/v1/emails /s | p50 ms | p99 ms | API CPU ms/request | autocannon CPU ms/request | Redis round trips (commands)/request | non-2xx |',
       '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...smtpRuns.map((s, i) => {
         const h = httpRuns[i];
-        return `| ${i + 1} | ${s.messagesPerSec} | ${s.p50Ms} | ${s.p99Ms} | ${s.serverCpuMsPerMessage} | ${s.clientCpuMsPerMessage} | ${s.redisCommandsPerMessage} | ${s.errors} | ${h.requestsPerSec} | ${h.p50Ms} | ${h.p99Ms} | ${h.serverCpuMsPerRequest} | ${h.clientCpuMsPerRequest} | ${h.redisCommandsPerRequest} | ${h.non2xx} |`;
+        return `| ${i + 1} | ${s.messagesPerSec} | ${s.p50Ms} | ${s.p99Ms} | ${s.serverCpuMsPerMessage} | ${s.clientCpuMsPerMessage} | ${s.redisRoundTripsPerMessage} (${s.redisCommandsPerMessage}) | ${s.errors} | ${h.requestsPerSec} | ${h.p50Ms} | ${h.p99Ms} | ${h.serverCpuMsPerRequest} | ${h.clientCpuMsPerRequest} | ${h.redisRoundTripsPerRequest} (${h.redisCommandsPerRequest}) | ${h.non2xx} |`;
       }),
       '',
       `median round: SMTP ${smtp.messagesPerSec}/s (p99 ${smtp.p99Ms} ms, relay CPU ${smtp.serverCpuMsPerMessage} ms/message), HTTP ${http.requestsPerSec}/s (p99 ${http.p99Ms} ms, API CPU ${http.serverCpuMsPerRequest} ms/request); SMTP/HTTP per round ${ratios.map((r) => r.toFixed(2)).join(', ')}; rows written: ${rows}`,

@@ -12,7 +12,10 @@ const html = `<html><body><h1>Hello</h1>${'<p>A paragraph with a <a href="https:
 const text = 'Hello, this is the plain text part.\n'.repeat(6);
 
 const taken: [string, () => Promise<Buffer> | Buffer][] = [
-  ['text and html (multipart/alternative, 7bit)', () => build({ from: 'Shop <a@shop.example>', to: 'b@dest.example', subject: 'Hi', text, html })],
+  [
+    'text and html (multipart/alternative, 7bit)',
+    () => build({ from: 'Shop <a@shop.example>', to: 'b@dest.example', subject: 'Hi', text, html }),
+  ],
   [
     'UTF-8 in every field (quoted-printable bodies, encoded words)',
     () =>
@@ -94,7 +97,10 @@ const notTaken: [string, () => Promise<Buffer> | Buffer][] = [
         ],
       }),
   ],
-  ['base64 bodies', () => build({ from: 'a@shop.example', to: 'b@dest.example', subject: 'B', text: 'Привет мир, это текст. '.repeat(20) })],
+  [
+    'base64 bodies',
+    () => build({ from: 'a@shop.example', to: 'b@dest.example', subject: 'B', text: 'Привет мир, это текст. '.repeat(20) }),
+  ],
   ['another charset', () => crlf(['From: a@shop.example', 'Content-Type: text/plain; charset=iso-8859-1', '', 'caf\xe9', ''])],
   ['format=flowed', () => crlf(['From: a@shop.example', 'Content-Type: text/plain; format=flowed', '', 'soft ', 'wrap', ''])],
   ['a text part marked as an attachment', () => crlf(['From: a@shop.example', 'Content-Disposition: attachment', '', 'x', ''])],
@@ -102,7 +108,8 @@ const notTaken: [string, () => Promise<Buffer> | Buffer][] = [
   ['no blank line after the headers', () => Buffer.from('From: a@shop.example\r\nSubject: x\r\n')],
   [
     'a multipart without its closing delimiter',
-    () => crlf(['From: a@shop.example', 'Content-Type: multipart/alternative; boundary=zz', '', '--zz', 'Content-Type: text/plain', '', 'x']),
+    () =>
+      crlf(['From: a@shop.example', 'Content-Type: multipart/alternative; boundary=zz', '', '--zz', 'Content-Type: text/plain', '', 'x']),
   ],
 ];
 
