@@ -2,6 +2,10 @@
 // STARTTLS and reused for every message, as Nodemailer's pool does), and the time from the end of
 // each message's DATA to the relay's 250, beside POST /api/v1/emails with as many connections in
 // the same run. The relay and the API run as their own processes (tsx), the worker is not running.
+// The load generators (Nodemailer's SMTP client, autocannon) run in this process; their CPU per
+// message is printed too, so a saturated client shows. Redis is a private redis-server on a free
+// port when one is installed (else the shared one), so its socket reads and commands per message
+// count only this bench.
 //   npx tsx bench/smtp/throughput.ts [--duration 10] [--connections 16] [--rounds 3]   (BENCH_PROFILE=<dir>: CPU profiles)
 // Writes bench/out/smtp.json and prints a markdown summary.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -12,7 +16,7 @@ import { Readable } from 'node:stream';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { createDb } from '@mailrail/platform/db/client';
-import { createRedis } from '@mailrail/platform/redis/client';
+import { createRedis, type Redis } from '@mailrail/platform/redis/client';
 import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
 import { insertDomain } from '@mailrail/domain/domains/add-domain';
 import { generateDevCertificate } from '@mailrail/platform/tls/self-signed';
@@ -42,6 +46,54 @@ const ROUNDS = arg('rounds', 3);
 const root = path.resolve(__dirname, '../..');
 const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
 const DOMAIN = 'bench.example.com';
+
+/** CPU seconds of this process (the load generator). */
+const ownCpuSeconds = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+/**
+ * Redis's counters so far (INFO stats): commands executed (those inside Lua scripts included), and
+ * socket reads (a batch of commands a client wrote at once; on a busy machine, writes of one client
+ * that queued up meanwhile arrive in one read, so this is a floor of the clients' writes).
+ */
+async function redisCounters(redis: Redis): Promise<{ commands: number; reads: number }> {
+  const info = await redis.info('stats');
+  const field = (name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(info)?.[1] ?? NaN);
+  return { commands: field('total_commands_processed'), reads: field('total_reads_processed') };
+}
+
+/** Counter deltas per item, less our own INFO call. */
+function perItem(before: { commands: number; reads: number }, after: { commands: number; reads: number }, items: number) {
+  const per = (n: number) => Number(((n - 1) / Math.max(1, items)).toFixed(2));
+  return { commands: per(after.commands - before.commands), reads: per(after.reads - before.reads) };
+}
+
+/** A private redis-server on a free loopback port, so that nothing else's commands are counted; null when none is installed. */
+async function startPrivateRedis(): Promise<{ url: string; stop: () => Promise<void> } | null> {
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  const failed = await new Promise<boolean>((resolve) => {
+    child.once('error', () => resolve(true));
+    setTimeout(() => resolve(false), 300);
+  });
+  if (failed) return null;
+  const url = `redis://127.0.0.1:${port}`;
+  const probe = createRedis(url);
+  await probe.ping();
+  probe.disconnect();
+  return {
+    url,
+    stop: async () => {
+      const done = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await done;
+    },
+  };
+}
 
 function cpuSeconds(pid: number | undefined): number {
   try {
@@ -91,6 +143,9 @@ interface SmtpRound {
   messages: number;
   errors: number;
   serverCpuMsPerMessage: number;
+  clientCpuMsPerMessage: number;
+  redisCommandsPerMessage: number;
+  redisReadsPerMessage: number;
 }
 
 /** One connection per client, opened and authenticated once, then messages one after another until `until`. */
@@ -102,6 +157,7 @@ async function smtpRound(
   seconds: number,
   server: ChildProcess,
   seq: { n: number },
+  redis: Redis,
 ): Promise<SmtpRound> {
   const connections = await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
@@ -116,6 +172,8 @@ async function smtpRound(
   const latencies: number[] = [];
   let errors = 0;
   const cpu0 = cpuSeconds(server.pid);
+  const client0 = ownCpuSeconds();
+  const redis0 = await redisCounters(redis);
   const started = performance.now();
   const until = started + seconds * 1000;
   await Promise.all(
@@ -138,6 +196,8 @@ async function smtpRound(
   );
   const elapsed = (performance.now() - started) / 1000;
   const cpu = cpuSeconds(server.pid) - cpu0;
+  const clientCpu = ownCpuSeconds() - client0;
+  const redisUse = perItem(redis0, await redisCounters(redis), latencies.length + errors);
   for (const c of connections) c.quit();
   latencies.sort((a, b) => a - b);
   return {
@@ -147,11 +207,16 @@ async function smtpRound(
     messages: latencies.length,
     errors,
     serverCpuMsPerMessage: Number(((cpu * 1000) / Math.max(1, latencies.length)).toFixed(3)),
+    clientCpuMsPerMessage: Number(((clientCpu * 1000) / Math.max(1, latencies.length)).toFixed(3)),
+    redisCommandsPerMessage: redisUse.commands,
+    redisReadsPerMessage: redisUse.reads,
   };
 }
 
-async function httpRound(url: string, apiKey: string, seconds: number, server: ChildProcess) {
+async function httpRound(url: string, apiKey: string, seconds: number, server: ChildProcess, redis: Redis) {
   const cpu0 = cpuSeconds(server.pid);
+  const client0 = ownCpuSeconds();
+  const redis0 = await redisCounters(redis);
   const r = await autocannon({
     url,
     method: 'POST',
@@ -161,6 +226,8 @@ async function httpRound(url: string, apiKey: string, seconds: number, server: C
     duration: seconds,
   });
   const cpu = cpuSeconds(server.pid) - cpu0;
+  const clientCpu = ownCpuSeconds() - client0;
+  const redisUse = perItem(redis0, await redisCounters(redis), r.requests.total);
   return {
     requestsPerSec: Math.round(r.requests.average),
     p50Ms: r.latency.p50,
@@ -168,6 +235,9 @@ async function httpRound(url: string, apiKey: string, seconds: number, server: C
     non2xx: r.non2xx,
     errors: r.errors,
     serverCpuMsPerRequest: Number(((cpu * 1000) / Math.max(1, r.requests.total)).toFixed(3)),
+    clientCpuMsPerRequest: Number(((clientCpu * 1000) / Math.max(1, r.requests.total)).toFixed(3)),
+    redisCommandsPerRequest: redisUse.commands,
+    redisReadsPerRequest: redisUse.reads,
   };
 }
 
@@ -177,6 +247,9 @@ async function main() {
   await dropDatabase(dbUrl);
   await ensureDatabase(dbUrl, templateDatabaseName());
   const prefix = `bench_smtp_${process.pid}`;
+  const privateRedis = await startPrivateRedis();
+  const redisUrl = privateRedis?.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const redis = createRedis(redisUrl);
   const db = createDb(dbUrl, 2);
   const team = await createTeam(db, 'Bench');
   const { apiKey } = await createApiKey(db, { teamId: team.id, permission: 'SENDING' });
@@ -187,7 +260,15 @@ async function main() {
   writeFileSync(path.join(dir, 'cert.pem'), certificate.cert);
   writeFileSync(path.join(dir, 'key.pem'), certificate.key);
   const [apiPort, smtpPort] = [await freePort(), await freePort()];
-  const env = { DATABASE_URL: dbUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', API_RATE_LIMIT: '0', NODE_ENV: 'production', SECRET };
+  const env = {
+    DATABASE_URL: dbUrl,
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: prefix,
+    LOG_LEVEL: 'warn',
+    API_RATE_LIMIT: '0',
+    NODE_ENV: 'production',
+    SECRET,
+  };
   const api = start('apps/api/src/main.ts', { ...env, PORT: String(apiPort) });
   const relay = start('apps/smtp/src/main.ts', {
     ...env,
@@ -230,11 +311,11 @@ async function main() {
       'the SMTP relay',
     );
     // Warm-up (JIT, pools, caches), then rounds alternating SMTP and HTTP so other load hits both alike.
-    await smtpRound(smtpPort, certificate.cert, apiKey, template, 3, relay, seq);
-    await httpRound(`http://127.0.0.1:${apiPort}/api/v1/emails`, apiKey, 3, api);
+    await smtpRound(smtpPort, certificate.cert, apiKey, template, 3, relay, seq, redis);
+    await httpRound(`http://127.0.0.1:${apiPort}/api/v1/emails`, apiKey, 3, api, redis);
     for (let round = 0; round < ROUNDS; round++) {
-      smtpRuns.push(await smtpRound(smtpPort, certificate.cert, apiKey, template, DURATION, relay, seq));
-      httpRuns.push(await httpRound(`http://127.0.0.1:${apiPort}/api/v1/emails`, apiKey, DURATION, api));
+      smtpRuns.push(await smtpRound(smtpPort, certificate.cert, apiKey, template, DURATION, relay, seq, redis));
+      httpRuns.push(await httpRound(`http://127.0.0.1:${apiPort}/api/v1/emails`, apiKey, DURATION, api, redis));
     }
   } finally {
     await stop(relay);
@@ -242,9 +323,9 @@ async function main() {
     rmSync(dir, { recursive: true, force: true });
   }
   const rows = await db.email.count();
-  const redis = createRedis('redis://127.0.0.1:6379');
   await deleteRedisPrefix(redis, prefix);
   redis.disconnect();
+  await privateRedis?.stop();
   await db.$disconnect();
   await dropDatabase(dbUrl);
 
@@ -268,9 +349,14 @@ async function main() {
       smtpP99Ms: smtp.p99Ms,
       smtpP50Ms: smtp.p50Ms,
       smtpServerCpuMs: smtp.serverCpuMsPerMessage,
+      smtpClientCpuMs: smtp.clientCpuMsPerMessage,
+      smtpRedisCommands: smtp.redisCommandsPerMessage,
+      smtpRedisReads: smtp.redisReadsPerMessage,
       httpPerSec: http.requestsPerSec,
       httpP99Ms: http.p99Ms,
       httpServerCpuMs: http.serverCpuMsPerRequest,
+      httpRedisCommands: http.redisCommandsPerRequest,
+      httpRedisReads: http.redisReadsPerRequest,
       smtpVsHttp: ratio,
     },
     {
@@ -281,20 +367,21 @@ async function main() {
       connections: CONNECTIONS,
       rounds: { smtp: smtpRuns, http: httpRuns },
       rowsWritten: rows,
+      redis: privateRedis ? 'private redis-server' : redisUrl,
     },
   );
   console.log(
     [
-      `machine: ${machine.nproc} cores (${machine.cpu}), ${machine.memoryGB} GB, node ${machine.node}; ${DURATION} s per round, ${CONNECTIONS} connections; load average ${loadAverage.before} -> ${loadAverage.after}`,
+      `machine: ${machine.nproc} cores (${machine.cpu}), ${machine.memoryGB} GB, node ${machine.node}; ${DURATION} s per round, ${CONNECTIONS} connections; load average ${loadAverage.before} -> ${loadAverage.after}; Redis: ${privateRedis ? 'private redis-server' : `${redisUrl} (shared: commands/message include others')`}`,
       '',
-      '| round | SMTP messages/s | DATA end → 250 p50 ms | p99 ms | relay CPU ms/message | errors | POST /api/v1/emails /s | p50 ms | p99 ms | API CPU ms/request | non-2xx |',
-      '|---|---|---|---|---|---|---|---|---|---|---|',
+      '| round | SMTP messages/s | DATA end → 250 p50 ms | p99 ms | relay CPU ms/message | client CPU ms/message | Redis reads (commands)/message | errors | POST /api/v1/emails /s | p50 ms | p99 ms | API CPU ms/request | autocannon CPU ms/request | Redis reads (commands)/request | non-2xx |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...smtpRuns.map((s, i) => {
         const h = httpRuns[i];
-        return `| ${i + 1} | ${s.messagesPerSec} | ${s.p50Ms} | ${s.p99Ms} | ${s.serverCpuMsPerMessage} | ${s.errors} | ${h.requestsPerSec} | ${h.p50Ms} | ${h.p99Ms} | ${h.serverCpuMsPerRequest} | ${h.non2xx} |`;
+        return `| ${i + 1} | ${s.messagesPerSec} | ${s.p50Ms} | ${s.p99Ms} | ${s.serverCpuMsPerMessage} | ${s.clientCpuMsPerMessage} | ${s.redisReadsPerMessage} (${s.redisCommandsPerMessage}) | ${s.errors} | ${h.requestsPerSec} | ${h.p50Ms} | ${h.p99Ms} | ${h.serverCpuMsPerRequest} | ${h.clientCpuMsPerRequest} | ${h.redisReadsPerRequest} (${h.redisCommandsPerRequest}) | ${h.non2xx} |`;
       }),
       '',
-      `median round: SMTP ${smtp.messagesPerSec}/s (p99 ${smtp.p99Ms} ms), HTTP ${http.requestsPerSec}/s (p99 ${http.p99Ms} ms); SMTP/HTTP per round ${ratios.map((r) => r.toFixed(2)).join(', ')}; rows written: ${rows}`,
+      `median round: SMTP ${smtp.messagesPerSec}/s (p99 ${smtp.p99Ms} ms, relay CPU ${smtp.serverCpuMsPerMessage} ms/message), HTTP ${http.requestsPerSec}/s (p99 ${http.p99Ms} ms, API CPU ${http.serverCpuMsPerRequest} ms/request); SMTP/HTTP per round ${ratios.map((r) => r.toFixed(2)).join(', ')}; rows written: ${rows}`,
     ].join('\n'),
   );
 }

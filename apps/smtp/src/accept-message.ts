@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import type { SMTPServerSession } from 'smtp-server';
 import { formatAddress, isEmailAddress, parseAddress } from '@mailrail/domain/emails/address';
 import type { EmailDraft } from '@mailrail/domain/emails/create-emails';
@@ -9,37 +8,20 @@ import { IdempotencyConflict } from '@mailrail/domain/emails/idempotency';
 import { ApiError } from '@mailrail/domain/errors/api-error';
 import type { AuthContext } from '@mailrail/domain/teams/api-key-auth';
 import type { SmtpDeps } from './deps';
+import { readMessage, type MessageAddress, type MessageFields } from './read-message';
 import { reply, SmtpReply } from './replies';
 
 // One message received in full becomes one email, through core's email intake (the path of
 // POST /api/v1/emails): the From domain rule, suppressions, the group committer. The client's
-// MIME is stored as written (Email.rawMessage) and sent as written; mailparser only reads the
+// MIME is stored as written (Email.rawMessage) and sent as written; readMessage only reads the
 // headers and bodies that fill the row's subject, from, to, cc, html and text, so that
 // GET /api/v1/emails shows the email like any other.
-
-const PARSE_OPTIONS = {
-  // Only what the row shows: no conversions, no data: URIs for inline images, no checksums.
-  skipHtmlToText: true,
-  skipTextToHtml: true,
-  skipImageLinks: true,
-  skipTextLinks: true,
-  keepCidLinks: true,
-  checksumAlgo: false as const,
-};
 
 const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
 
 interface Envelope {
   /** Bare RCPT TO addresses, as accepted. */
   recipients: string[];
-}
-
-/** Addresses of an address header, each with its name when it has one. */
-function addressesOf(header: AddressObject | AddressObject[] | undefined): { name: string; address: string }[] {
-  const objects = Array.isArray(header) ? header : header ? [header] : [];
-  return objects.flatMap((o) =>
-    o.value.flatMap((a) => (a.group ?? [a]).filter((g) => !!g.address).map((g) => ({ name: g.name, address: g.address! }))),
-  );
 }
 
 /** `Name <addr>` when the name reads back (core's address rule), else the bare address. */
@@ -54,10 +36,10 @@ function storedAddress(a: { name?: string; address: string }): string {
  * lists none of them (undisclosed recipients, a list address), they are all `to`: the email's
  * `to` is what suppression and the webhook payloads look at, so it is never empty.
  */
-function recipientsOf(parsed: Pick<ParsedMail, 'to' | 'cc'>, envelope: Envelope): Pick<EmailDraft, 'to' | 'cc' | 'bcc'> {
-  const byAddress = (list: { name: string; address: string }[]) => new Map(list.map((a) => [a.address.toLowerCase(), a]));
-  const headerTo = byAddress(addressesOf(parsed.to));
-  const headerCc = byAddress(addressesOf(parsed.cc));
+function recipientsOf(parsed: Pick<MessageFields, 'to' | 'cc'>, envelope: Envelope): Pick<EmailDraft, 'to' | 'cc' | 'bcc'> {
+  const byAddress = (list: MessageAddress[]) => new Map(list.map((a) => [a.address.toLowerCase(), a]));
+  const headerTo = byAddress(parsed.to);
+  const headerCc = byAddress(parsed.cc);
   const to: string[] = [];
   const cc: string[] = [];
   const bcc: string[] = [];
@@ -72,8 +54,8 @@ function recipientsOf(parsed: Pick<ParsedMail, 'to' | 'cc'>, envelope: Envelope)
 }
 
 /** The client's idempotency key, or its Message-ID when resubmits are deduplicated; namespaced apart from the API's keys. */
-function idempotencyKeyOf(parsed: ParsedMail, dedupeByMessageId: boolean): { key: string; explicit: boolean } | undefined {
-  const header = parsed.headers.get(SMTP_IDEMPOTENCY_HEADER.toLowerCase());
+function idempotencyKeyOf(parsed: MessageFields, dedupeByMessageId: boolean): { key: string; explicit: boolean } | undefined {
+  const header = parsed.idempotencyKey;
   if (header !== undefined) {
     const value = typeof header === 'string' ? header.trim() : '';
     if (value.length < 1 || value.length > MAX_IDEMPOTENCY_KEY_LENGTH) throw reply.idempotencyKeyInvalid();
@@ -97,8 +79,8 @@ export async function acceptMessage(
   raw: Buffer,
   envelope: Envelope,
 ): Promise<string> {
-  const parsed = await simpleParser(raw, PARSE_OPTIONS);
-  const from = addressesOf(parsed.from);
+  const parsed = await readMessage(raw, SMTP_IDEMPOTENCY_HEADER);
+  const from = parsed.from;
   if (from.length !== 1 || !isEmailAddress(from[0].address)) throw reply.oneFromAddress();
   const fromDomain = from[0].address.slice(from[0].address.lastIndexOf('@') + 1).toLowerCase();
   const idempotency = idempotencyKeyOf(parsed, deps.config.SMTP_DEDUPE_MESSAGE_ID);
@@ -114,7 +96,7 @@ export async function acceptMessage(
         apiKeyId: auth.apiKeyId,
         from: storedAddress(from[0]),
         ...recipientsOf(parsed, envelope),
-        replyTo: addressesOf(parsed.replyTo).map(storedAddress),
+        replyTo: parsed.replyTo.map(storedAddress),
         subject: parsed.subject ?? '',
         html: parsed.html || null,
         text: parsed.text || null,

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ApiError } from '../errors/api-error';
 import type { Redis } from '@mailrail/platform/redis/client';
+import { redisScript, runScript } from '@mailrail/platform/redis/script';
 
 // Idempotency-Key as useSend has it (docs/emails.md, "Idempotency"): per team, in Redis, 24 h,
 // keyed to a SHA-256 of the canonical body (same key + same body replays, another body is a 409).
@@ -9,22 +10,31 @@ import type { Redis } from '@mailrail/platform/redis/client';
 const RESULT_TTL_SECONDS = 24 * 3600;
 const LOCK_TTL_MS = 60_000;
 
-const BEGIN = `
+const BEGIN = redisScript(
+  `
 local done = redis.call('GET', KEYS[1])
 if done then return {'done', done} end
 if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {'run', ''} end
 return {'busy', redis.call('GET', KEYS[2]) or ''}
-`;
+`,
+  2,
+);
 // Stores the result and releases the lock in one step, and only if we still hold the lock.
-const FINISH = `
+const FINISH = redisScript(
+  `
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
 return 1
-`;
-const RELEASE = `
+`,
+  2,
+);
+const RELEASE = redisScript(
+  `
 if redis.call('GET', KEYS[2]) == ARGV[1] then return redis.call('DEL', KEYS[2]) end
 return 0
-`;
+`,
+  2,
+);
 
 /** JSON with object keys sorted at every depth; undefined dropped, Dates as ISO strings. */
 export function canonicalJson(value: unknown): string {
@@ -89,7 +99,7 @@ export async function withIdempotency(
   const hash = bodyHash(scope.body);
   const token = `${randomUUID()}:${hash}`;
 
-  const [state, value] = (await redis.eval(BEGIN, 2, resultKey, lockKey, token, LOCK_TTL_MS)) as [string, string];
+  const [state, value] = (await runScript(redis, BEGIN, [resultKey, lockKey, token, LOCK_TTL_MS])) as [string, string];
   if (state === 'done') {
     const stored = JSON.parse(value) as StoredResult;
     if (stored.bodyHash !== hash) throw mismatch();
@@ -104,11 +114,11 @@ export async function withIdempotency(
   try {
     ids = await operation();
   } catch (err) {
-    await redis.eval(RELEASE, 2, resultKey, lockKey, token).catch(() => undefined);
+    await runScript(redis, RELEASE, [resultKey, lockKey, token]).catch(() => undefined);
     throw err;
   }
   const stored: StoredResult = { bodyHash: hash, emailIds: ids };
   // The emails exist now: a Redis failure here must not turn a success into an error.
-  await redis.eval(FINISH, 2, resultKey, lockKey, token, JSON.stringify(stored), RESULT_TTL_SECONDS).catch(() => undefined);
+  await runScript(redis, FINISH, [resultKey, lockKey, token, JSON.stringify(stored), RESULT_TTL_SECONDS]).catch(() => undefined);
   return ids;
 }

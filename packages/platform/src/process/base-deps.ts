@@ -9,7 +9,7 @@ import { createRedis, type Redis } from '../redis/client';
 export interface BaseDeps {
   config: Config;
   db: Db;
-  /** Shared by the queues (and, in the worker, BullMQ duplicates it for its blocking reads). */
+  /** Shared by the queues in the worker (BullMQ duplicates it for its blocking reads); the API and the relay give their queues a connection of their own (createBaseDeps). */
   redis: Redis;
   queues: QueueFactory;
   log: Logger;
@@ -22,11 +22,19 @@ export interface BaseDeps {
  */
 export function createBaseDeps(config: Config, overrides: Partial<BaseDeps>, opts: { service: string; forWorker?: boolean }): BaseDeps {
   const redis = overrides.redis ?? createRedis(config.REDIS_URL, { forWorker: opts.forWorker });
+  // BullMQ defines its Lua scripts (about forty) on the connection it is given, and ioredis copies
+  // them into every pipeline, which on an auto-pipelining connection is one per tick: the queues of
+  // a process that made such a connection get a plain one of their own, closed with them.
+  const ownQueueConnection = !overrides.queues && !overrides.redis && redis.options.enableAutoPipelining;
   return {
     config,
     db: overrides.db ?? createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE),
     redis,
-    queues: overrides.queues ?? createQueueFactory(redis, config.REDIS_PREFIX),
+    queues:
+      overrides.queues ??
+      (ownQueueConnection
+        ? createQueueFactory(redis.duplicate({ enableAutoPipelining: false }), config.REDIS_PREFIX, { closeConnection: true })
+        : createQueueFactory(redis, config.REDIS_PREFIX)),
     log: overrides.log ?? createLogger(config.LOG_LEVEL, opts.service),
     clock: overrides.clock ?? systemClock,
   };

@@ -29,8 +29,11 @@ export interface QueueFactory {
   closeAll(): Promise<void>;
 }
 
-/** Lazily created queues on one shared connection; every key carries the installation prefix. */
-export function createQueueFactory(connection: ConnectionOptions, prefix: string): QueueFactory {
+/**
+ * Lazily created queues on one shared connection; every key carries the installation prefix.
+ * `closeConnection`: the connection is the factory's own, disconnected by closeAll.
+ */
+export function createQueueFactory(connection: ConnectionOptions, prefix: string, opts: { closeConnection?: boolean } = {}): QueueFactory {
   const queues = new Map<string, Queue>();
   const get = (name: string) => {
     let q = queues.get(name);
@@ -45,6 +48,7 @@ export function createQueueFactory(connection: ConnectionOptions, prefix: string
     closeAll: async () => {
       await Promise.all([...queues.values()].map((q) => q.close()));
       queues.clear();
+      if (opts.closeConnection) (connection as { disconnect(): void }).disconnect();
     },
   };
 }
