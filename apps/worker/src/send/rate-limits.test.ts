@@ -162,7 +162,9 @@ describe('the shared send rate limiter', () => {
     await ask(none, 'transactional', 1);
     const [refused] = await ask(none, 'marketing', 1);
     expect(refused.permit.granted).toBe(false);
-    expect((refused.permit as { retryInMs: number }).retryInMs).toBeGreaterThan(1500);
+    // Until the mark expires: 1.5 horizons after the transactional request that waited.
+    expect((refused.permit as { retryInMs: number }).retryInMs).toBeGreaterThan(1000);
+    expect((refused.permit as { retryInMs: number }).retryInMs).toBeLessThanOrEqual(1500);
 
     prefix = testRedisPrefix();
     const whole = limiters(10, 1);
@@ -172,12 +174,12 @@ describe('the shared send rate limiter', () => {
     for (const gap of gaps(free)) expect(gap).toBeLessThanOrEqual(100 + 40);
   });
 
-  it('counts recipients: a message for n recipients takes n permits and leaves at the last one', async () => {
+  it('counts recipients: a message for n recipients takes n permits and leaves in the middle of them', async () => {
     const [a, b] = limiters(10);
     const asked = Date.now();
-    const three = await a.acquire(REGION, 'transactional', 3);
-    expect(three.granted && three.delayMs).toBeGreaterThanOrEqual(200 - 40);
-    expect(three.granted && three.delayMs).toBeLessThanOrEqual(200);
+    const three = await a.acquire(REGION, 'transactional', 3); // permits at 0, 100, 200
+    expect(three.granted && three.delayMs).toBeGreaterThanOrEqual(100 - 40);
+    expect(three.granted && three.delayMs).toBeLessThanOrEqual(100);
     const next = await b.acquire(REGION, 'marketing', 1);
     const nextAt = Date.now() + (next.granted ? next.delayMs : NaN);
     expect(nextAt - asked).toBeGreaterThanOrEqual(300 - 40);
@@ -204,20 +206,45 @@ describe('the per-region rate limit in the worker', () => {
   });
 
   it('never exceeds the rate at SES, gives transactional mail at least its part, and counts no attempt for a wait', async () => {
+    // When the worker hands each message to the SES client, after the limiter let it go.
+    const released: { to: string; at: number; recipients: number }[] = [];
+    const ses = env.deps.ses;
+    const send = ses.sendRawEmail.bind(ses);
+    ses.sendRawEmail = (email) => {
+      const recipients = email.destination.to.length + email.destination.cc.length + email.destination.bcc.length;
+      released.push({ to: email.destination.to[0], at: Date.now(), recipients });
+      return send(email);
+    };
     // A warm worker first (its first SES calls open sockets and load the SDK's credential chain).
     await env.start();
     const warm = await env.createEmails([{ to: ['warm1@example.net'] }, { to: ['warm2@example.net'], lane: 'marketing' }]);
     await env.waitFor(async () => env.ses.messages.length >= warm.length, 30_000);
-    const tx = await env.createEmails(Array.from({ length: 60 }, (_, i) => ({ to: [`tx${i}@example.net`] })));
+    // SES counts recipients: a few transactional emails have three (To, Cc, Bcc).
+    const tx = await env.createEmails(
+      Array.from({ length: 60 }, (_, i) => ({
+        to: [`tx${i}@example.net`],
+        ...(i % 10 === 0 ? { cc: [`cc${i}@example.net`], bcc: [`bcc${i}@example.net`] } : {}),
+      })),
+    );
     const mk = await env.createEmails(Array.from({ length: 100 }, (_, i) => ({ to: [`mk${i}@example.net`], lane: 'marketing' as const })));
     const total = warm.length + tx.length + mk.length;
+    expect(total).toBe(2 + 60 + 100);
     await env.waitFor(async () => env.ses.messages.length >= total, 60_000);
     await env.waitFor(async () => (await env.deps.db.email.count({ where: { latestStatus: 'SENT' } })) === total, 30_000);
 
     const at = (prefix: string) => env.ses.messages.filter((m) => m.destination.to[0].startsWith(prefix)).map((m) => m.at);
     const all = [...at('tx'), ...at('mk')];
-    // SES's view: no one-second window above the rate by more than one message.
-    expect(maxInAnyWindow(all)).toBeLessThanOrEqual(RATE + 1);
+    // Where the limiter acts: no one-second window above the rate by more than one message.
+    expect(maxInAnyWindow(released.filter((r) => !r.to.startsWith('warm')).map((r) => r.at))).toBeLessThanOrEqual(RATE + 1);
+    // Every recipient took a permit (more when a job woke up late and booked again).
+    const granted = (await env.deps.metrics.sendPermits.get()).values.filter((v) => v.labels.result === 'granted');
+    expect(granted.reduce((sum, v) => sum + v.value, 0)).toBeGreaterThanOrEqual(released.reduce((sum, r) => sum + r.recipients, 0));
+    expect(released.reduce((sum, r) => sum + r.recipients, 0)).toBe(total + 2 * 6);
+    // SES's view. The fake SES shares this test's event loop with the worker: a stall of the loop
+    // (the machine is shared) lets a request sent before it be recorded together with the next one,
+    // hence one message more of slack here. Fault scenario 9 checks rate + 1 at a fake SES in
+    // another process than the three workers.
+    expect(maxInAnyWindow(all)).toBeLessThanOrEqual(RATE + 2);
     // The limiter's spacing makes the average exact; the lower bound only allows for a loaded machine.
     expect(rateBetweenFirstAndLast(all)).toBeLessThanOrEqual(RATE * 1.05);
     expect(rateBetweenFirstAndLast(all)).toBeGreaterThanOrEqual(RATE * 0.75);

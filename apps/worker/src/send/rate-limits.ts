@@ -84,7 +84,9 @@ if lane == 'marketing' and txWaitUntil > now and mInterval ~= 0 then
   -- Never book ahead of the head of the timeline: the slots in between would be lost to everyone.
   if mtat > slot then return {0, math.max(1, math.ceil(mtat - slot))} end
 end
-local sendAt = slot + (n - 1) * interval
+-- A message for n recipients leaves in the middle of its n permits: the burst it is at SES
+-- spills over the slots on either side by half.
+local sendAt = slot + math.floor((n - 1) / 2) * interval
 local wait = sendAt - now
 if wait > maxWait then
   if lane == 'transactional' then markTxWaiting() end

@@ -81,7 +81,9 @@ export const configSchema = z.object({
     .describe(
       'Where domain identities live: ses (AWS), local (database, for development), auto (local when SES_ENDPOINT is set or no AWS credentials are in the environment, else ses)',
     ),
-  SES_RATE_LIMIT: int(0).describe('Recipients per second per SES region across all workers and both lanes; 0 = read from SES GetAccount, else 14'),
+  SES_RATE_LIMIT: int(0).describe(
+    'Recipients per second per SES region across all workers and both lanes; 0 = read from SES GetAccount, else 14',
+  ),
   SES_MARKETING_SHARE: z.coerce
     .number()
     .min(0)
