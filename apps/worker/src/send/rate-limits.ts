@@ -13,9 +13,10 @@ import type { SesSender } from './ses-sender';
 // with the time to come back, and the job waits in its queue (not in memory, not spinning).
 //
 // The split is work-conserving: either lane may take the whole rate. A transactional request that
-// had to queue marks the transactional lane as waiting for a short while; during that time a
-// marketing request also has to respect its own timeline spaced by interval / SES_MARKETING_SHARE,
-// which holds campaign mail to its share and leaves the rest to transactional mail.
+// was refused, or had to queue behind campaign mail, marks the transactional lane as waiting for a
+// short while; during that time a marketing request also has to respect its own timeline spaced by
+// interval / SES_MARKETING_SHARE (and is refused until that timeline reaches the head of the shared
+// one), which holds campaign mail to its share and leaves the rest to transactional mail.
 
 export const DEFAULT_SES_RATE = 14;
 
