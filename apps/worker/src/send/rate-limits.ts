@@ -1,36 +1,31 @@
+import { createHash } from 'node:crypto';
 import type { Config } from '@mailrail/platform/config/schema';
 import type { Logger } from '@mailrail/platform/log/logger';
 import type { SendLane } from '@mailrail/platform/queue/queues';
+import type { Redis } from '@mailrail/platform/redis/client';
 import type { SesSender } from './ses-sender';
 
-// SES gives each account a sending rate per region. Each region has two send queues (lanes);
-// each queue has a BullMQ limiter, which lives in Redis and is therefore shared by every worker
-// replica. The region's rate is split between the lanes by a fixed share: the two limiters
-// together never exceed the SES rate, and a campaign can never take more than its share, so
-// transactional mail always gets the rest. The price of fixed limiters: transactional mail does
-// not borrow the marketing share while no campaign runs.
-
-export interface LaneLimit {
-  max: number;
-  duration: number;
-}
+// SES gives each account a sending rate per region, counted in recipients. One Redis-side limiter
+// per region hands out send permits to every worker replica and both lanes (docs/worker.md, "Rate
+// limits"). It is a GCRA: permits are spaced one interval (1 s / rate) apart on one shared
+// timeline, so no second ever holds more than the rate. A caller books the next free slot and
+// sleeps until it, as long as that slot is within the horizon; beyond it the request is refused
+// with the time to come back, and the job waits in its queue (not in memory, not spinning).
+//
+// The split is work-conserving: either lane may take the whole rate. A transactional request that
+// was refused, or had to queue behind campaign mail, marks the transactional lane as waiting for a
+// short while; during that time a marketing request also has to respect its own timeline spaced by
+// interval / SES_MARKETING_SHARE (and is refused until that timeline reaches the head of the shared
+// one), which holds campaign mail to its share and leaves the rest to transactional mail.
 
 export const DEFAULT_SES_RATE = 14;
 
-export function splitRate(ratePerSecond: number, marketingShare: number): Record<SendLane, LaneLimit> {
-  const rate = Math.max(1, Math.floor(ratePerSecond));
-  if (rate < 2) {
-    // One message per second cannot be split into whole messages per second: alternate instead.
-    return { transactional: { max: 1, duration: 2000 }, marketing: { max: 1, duration: 2000 } };
-  }
-  const marketing = Math.min(rate - 1, Math.max(1, Math.round(rate * marketingShare)));
-  return {
-    transactional: { max: rate - marketing, duration: 1000 },
-    marketing: { max: marketing, duration: 1000 },
-  };
-}
-
-/** Messages per second per region: SES_RATE_LIMIT, else the account's SES quota, else 14. */
+/**
+ * Messages per second per region: SES_RATE_LIMIT, else the account's SES quota, else 14. The quota
+ * is read even when SES_RATE_LIMIT is set: an override above it is worth a warning, and the call
+ * warms the region's SES client (its first request loads the credential chain, slow enough that
+ * the first messages would otherwise reach SES in a bunch).
+ */
 export async function resolveRegionRates(
   config: Pick<Config, 'SES_RATE_LIMIT' | 'sesRegions'>,
   ses: SesSender,
@@ -38,13 +33,148 @@ export async function resolveRegionRates(
 ): Promise<Map<string, number>> {
   const rates = new Map<string, number>();
   for (const region of config.sesRegions) {
+    const quota = await ses.getMaxSendRate(region);
     if (config.SES_RATE_LIMIT > 0) {
       rates.set(region, config.SES_RATE_LIMIT);
+      if (quota && config.SES_RATE_LIMIT > quota) {
+        log.warn({ region, rate: config.SES_RATE_LIMIT, quota }, 'SES_RATE_LIMIT is above the SES account quota: SES will throttle');
+      }
       continue;
     }
-    const quota = await ses.getMaxSendRate(region);
     rates.set(region, quota ?? DEFAULT_SES_RATE);
     log.info({ region, rate: quota ?? DEFAULT_SES_RATE, source: quota ? 'ses-account' : 'default' }, 'SES sending rate');
   }
   return rates;
+}
+
+// One hash per region. KEYS[1]: the hash. ARGV: lane, permits, interval (ms), marketing interval
+// (ms; 0 = no cap, -1 = no marketing mail while transactional mail waits), horizon (ms), how long
+// a waiting transactional request holds the cap (ms), the longest wait granted (ms), and '1' to
+// only look (book nothing). Returns {1, ms until the message may leave} or {0, ms after which to
+// ask again}. Time is Redis's own clock, so replicas with skewed clocks share one timeline.
+// Transactional mail "waits" when a request is refused, or when its slot lies behind campaign
+// mail booked ahead of it (queuing behind other transactional mail is just the rate). Every
+// booking takes the head of one dense timeline; capped campaign mail is refused until its own
+// timeline reaches that head, rather than booking a later slot and leaving a gap before it.
+const PERMIT_LUA = `
+if redis.replicate_commands then redis.replicate_commands() end
+local key = KEYS[1]
+local lane = ARGV[1]
+local n = tonumber(ARGV[2])
+local interval = tonumber(ARGV[3])
+local mInterval = tonumber(ARGV[4])
+local horizon = tonumber(ARGV[5])
+local backlogTtl = tonumber(ARGV[6])
+local maxWait = tonumber(ARGV[7])
+local peek = ARGV[8] == '1'
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local s = redis.call('HMGET', key, 'tat', 'mtat', 'txWaitUntil', 'last')
+local tat = tonumber(s[1]) or 0
+local mtat = tonumber(s[2]) or 0
+local txWaitUntil = tonumber(s[3]) or 0
+local last = s[4]
+local function markTxWaiting()
+  txWaitUntil = math.max(txWaitUntil, now + backlogTtl)
+  redis.call('HSET', key, 'txWaitUntil', string.format('%.3f', txWaitUntil))
+  redis.call('PEXPIRE', key, math.ceil(math.max(tat, txWaitUntil) - now) + 60000)
+end
+local slot = math.max(now, tat)
+if lane == 'marketing' and txWaitUntil > now and mInterval ~= 0 then
+  if mInterval < 0 then return {0, math.max(1, math.ceil(txWaitUntil - now))} end
+  -- Never book ahead of the head of the timeline: the slots in between would be lost to everyone.
+  if mtat > slot then return {0, math.max(1, math.ceil(mtat - slot))} end
+end
+-- A message for n recipients leaves in the middle of its n permits: the burst it is at SES
+-- spills over the slots on either side by half.
+local sendAt = slot + math.floor((n - 1) / 2) * interval
+local wait = sendAt - now
+if wait > maxWait then
+  if lane == 'transactional' then markTxWaiting() end
+  return {0, math.max(1, math.ceil(wait - horizon / 2))}
+end
+if peek then return {1, math.max(0, math.ceil(wait))} end
+if lane == 'transactional' and slot > now and last == 'marketing' then markTxWaiting() end
+tat = slot + n * interval
+if lane == 'marketing' and mInterval > 0 then mtat = slot + n * mInterval end
+redis.call('HSET', key, 'tat', string.format('%.3f', tat), 'mtat', string.format('%.3f', mtat), 'last', lane)
+redis.call('PEXPIRE', key, math.ceil(math.max(tat, txWaitUntil) - now) + 60000)
+return {1, math.max(0, math.ceil(wait))}
+`;
+const PERMIT_SHA = createHash('sha1').update(PERMIT_LUA).digest('hex');
+
+export type SendPermit = { granted: true; delayMs: number } | { granted: false; retryInMs: number };
+
+export interface SendRateLimiter {
+  /**
+   * Books `permits` (recipients) on the region's timeline. Granted: the message may leave in
+   * `delayMs` (sleep until then). Refused when that would be more than `maxWaitMs` (default: the
+   * horizon) away: ask again in `retryInMs`. `peek` books nothing: would it be granted?
+   */
+  acquire(region: string, lane: SendLane, permits: number, opts?: { maxWaitMs?: number; peek?: boolean }): Promise<SendPermit>;
+  /** How far ahead a permit may be booked; refused requests come back when half of it is free. */
+  readonly horizonMs: number;
+  /** Milliseconds between two permits of the region. */
+  intervalMs(region: string): number;
+}
+
+export interface RateLimiterSettings {
+  /** BullMQ's REDIS_PREFIX: tests and deployments sharing a Redis stay apart. */
+  prefix: string;
+  ratesByRegion: Map<string, number>;
+  /** SES_MARKETING_SHARE: campaign mail's share while transactional mail waits. */
+  marketingShare: number;
+  /** Default: max(1 s, two intervals), at most `maxHorizonMs`. */
+  horizonMs?: number;
+  /** Keeps the sleep well inside the send lease. */
+  maxHorizonMs?: number;
+}
+
+/** The limiter's Redis key for a region; the braces make it a cluster hash tag. */
+export function rateLimiterKey(prefix: string, region: string): string {
+  return `${prefix}:{ses-rate:${region}}`;
+}
+
+export function createSendRateLimiter(redis: Redis, settings: RateLimiterSettings): SendRateLimiter {
+  const slowest = Math.min(...[...settings.ratesByRegion.values()].map((r) => Math.max(r, 0.001)));
+  const horizonMs =
+    settings.horizonMs ?? Math.min(settings.maxHorizonMs ?? Infinity, Math.max(1000, 2000 / (Number.isFinite(slowest) ? slowest : 1)));
+  // A transactional request that waited keeps the cap on campaign mail for this long: longer than
+  // the pause of its refused lane (about half the horizon), so a lane that keeps waiting keeps the
+  // cap, and short, so campaign mail gets the whole rate back soon after.
+  const backlogTtlMs = Math.max(1.5 * horizonMs, 1000);
+  const share = settings.marketingShare;
+  const run = async (key: string, args: (string | number)[]): Promise<[number, number]> => {
+    try {
+      return (await redis.evalsha(PERMIT_SHA, 1, key, ...args)) as [number, number];
+    } catch (err) {
+      if (!String((err as Error).message).includes('NOSCRIPT')) throw err;
+      return (await redis.eval(PERMIT_LUA, 1, key, ...args)) as [number, number];
+    }
+  };
+  const intervalMs = (region: string) => 1000 / (settings.ratesByRegion.get(region) ?? 1);
+  return {
+    horizonMs,
+    intervalMs,
+    async acquire(region, lane, permits, opts = {}) {
+      const interval = intervalMs(region);
+      const marketingInterval = share >= 1 ? 0 : share <= 0 ? -1 : interval / share;
+      const [granted, ms] = await run(rateLimiterKey(settings.prefix, region), [
+        lane,
+        Math.max(1, Math.floor(permits)),
+        interval,
+        marketingInterval,
+        horizonMs,
+        backlogTtlMs,
+        opts.maxWaitMs ?? horizonMs,
+        opts.peek ? '1' : '0',
+      ]);
+      return granted === 1 ? { granted: true, delayMs: ms } : { granted: false, retryInMs: ms };
+    },
+  };
+}
+
+/** SES counts its rate in recipients: To, Cc and Bcc of the envelope. */
+export function recipientCount(destination: { to: string[]; cc: string[]; bcc: string[] }): number {
+  return Math.max(1, destination.to.length + destination.cc.length + destination.bcc.length);
 }

@@ -1,11 +1,19 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, Worker, type Job } from 'bullmq';
 import { queueNames, type SendEmailJob, type SendLane } from '@mailrail/platform/queue/queues';
 import type { WorkerDeps } from '../deps';
-import { splitRate } from './rate-limits';
+import { createSendRateLimiter, recipientCount, type SendRateLimiter } from './rate-limits';
 import { sendOneEmail, type SendOutcome } from './send-email';
+import { SEND_RATE_LIMIT_WAIT } from './ses-errors';
+import type { SesSender } from './ses-sender';
 
-// BullMQ glue around sendOneEmail: one worker per SES region and lane, rate-limited by a Redis
-// limiter that all replicas share. The job only carries the email id; the database decides.
+// BullMQ glue around sendOneEmail: one worker per SES region and lane, paced by the Redis
+// limiter that all replicas and both lanes of a region share (rate-limits.ts). The job only
+// carries the email id; the database decides.
+
+// BullMQ honours a manual rateLimit() only on a worker that has a limiter; this one never limits
+// by itself (the shared limiter does), it only lets a refused lane pause.
+const MANUAL_PAUSES_ONLY = { max: 1_000_000_000, duration: 1000 };
 
 export const SEND_LANES: SendLane[] = ['transactional', 'marketing'];
 
@@ -17,21 +25,38 @@ export interface SendWorkers {
 
 export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, number>): SendWorkers {
   const workers: Worker<SendEmailJob, SendOutcome>[] = [];
-  const stalledAfterMs = Math.min(30_000, Math.max(5_000, (deps.config.SEND_LEASE_SECONDS * 1000) / 2));
+  const leaseMs = deps.config.SEND_LEASE_SECONDS * 1000;
+  const stalledAfterMs = Math.min(30_000, Math.max(5_000, leaseMs / 2));
+  // A job sleeps until its slot while holding the email's lease: keep the sleeps well inside it.
+  const limiter = createSendRateLimiter(deps.redis, {
+    prefix: deps.config.REDIS_PREFIX,
+    ratesByRegion,
+    marketingShare: deps.config.SES_MARKETING_SHARE,
+    maxHorizonMs: leaseMs / 4,
+  });
   for (const region of deps.config.sesRegions) {
-    const limits = splitRate(ratesByRegion.get(region) ?? 1, deps.config.SES_MARKETING_SHARE);
     const regionWorkers: Worker[] = [];
     // SES throttles per region, whatever the lane: slow both lanes of the region down.
     const throttleRegion = (ms: number) => Promise.all(regionWorkers.map((w) => w.rateLimit(ms)));
     for (const lane of SEND_LANES) {
-      const worker = new Worker<SendEmailJob, SendOutcome>(
+      const pacing: LanePacing = {
+        limiter,
+        region,
+        lane,
+        maxBookingWaitMs: leaseMs / 4,
+        throttleRegion,
+        // The pause is stored in Redis: every replica's worker of this lane waits, not only ours.
+        pauseLane: (ms) => worker.rateLimit(ms),
+        freeUntil: 0,
+      };
+      const worker: Worker<SendEmailJob, SendOutcome> = new Worker<SendEmailJob, SendOutcome>(
         queueNames.send(region, lane),
-        (job, token) => processSendJob(deps, job, token, throttleRegion),
+        (job, token) => processSendJob(deps, job, token, pacing),
         {
           connection: deps.redis,
           prefix: deps.config.REDIS_PREFIX,
           concurrency: deps.config.SEND_CONCURRENCY,
-          limiter: limits[lane],
+          limiter: MANUAL_PAUSES_ONLY,
           // A job whose worker died (SIGKILL) goes back to the queue once its lock expires and
           // the stalled check runs; keep both short so recovery takes about a lease, not minutes.
           lockDuration: stalledAfterMs,
@@ -43,7 +68,7 @@ export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, nu
       regionWorkers.push(worker);
       workers.push(worker);
     }
-    deps.log.info({ region, limits }, 'send workers started');
+    deps.log.info({ region, rate: ratesByRegion.get(region), horizonMs: limiter.horizonMs }, 'send workers started');
   }
   return {
     workers,
@@ -53,17 +78,49 @@ export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, nu
   };
 }
 
+interface LanePacing {
+  limiter: SendRateLimiter;
+  region: string;
+  lane: SendLane;
+  /** Longest sleep for a claimed email's slot (peeks only pass within the horizon). */
+  maxBookingWaitMs: number;
+  throttleRegion: (ms: number) => Promise<unknown>;
+  pauseLane: (ms: number) => Promise<void>;
+  /**
+   * Until when this process skips the look before the claim: set for a moment after a booking
+   * that needed no wait (the limiter is not what holds the lane back), so a lane well under the
+   * rate pays one Redis round trip per email, not two.
+   */
+  freeUntil: number;
+}
+
+const FREE_LANE_MS = 250;
+
 async function processSendJob(
   deps: WorkerDeps,
   job: Job<SendEmailJob, SendOutcome>,
   token: string | undefined,
-  throttleRegion: (ms: number) => Promise<unknown>,
+  pacing: LanePacing,
 ): Promise<SendOutcome> {
   const emailId = job.data.emailId;
+  const { limiter, region, lane } = pacing;
+  // Room on the timeline? Asked before the claim, so a refusal costs no database write: the job
+  // goes back to its queue (no attempt counted) and the lane pauses until the limiter has room.
+  if (Date.now() >= pacing.freeUntil) {
+    const room = await limiter.acquire(region, lane, 1, { peek: true });
+    if (!room.granted) {
+      deps.metrics.sendPermits.inc({ lane, result: 'refused' });
+      await pacing.pauseLane(room.retryInMs);
+      throw Worker.RateLimitError();
+    }
+  }
+  const booking = { retryInMs: 0 };
+  const ses = pacedSender(deps, pacing, booking);
   const timer = deps.metrics.jobDuration.startTimer({ queue: job.queueName });
-  const outcome = await sendOneEmail(deps, emailId);
+  const outcome = await sendOneEmail({ ...deps, ses }, emailId);
   timer({ outcome: outcome.result });
-  if ('failure' in outcome) deps.metrics.sesErrors.inc({ name: outcome.failure.name });
+  const localWait = 'failure' in outcome && outcome.failure.name === SEND_RATE_LIMIT_WAIT;
+  if ('failure' in outcome && !localWait) deps.metrics.sesErrors.inc({ name: outcome.failure.name });
   const log = deps.log;
   switch (outcome.result) {
     case 'sent':
@@ -77,9 +134,14 @@ async function processSendJob(
       log.debug({ emailId, status: outcome.status }, 'nothing to send');
       return outcome;
     case 'throttled':
+      if (localWait) {
+        // No slot soon enough once the email was claimed (others booked first); the claim was given back.
+        await pacing.pauseLane(booking.retryInMs);
+        throw Worker.RateLimitError();
+      }
       log.warn({ emailId, error: outcome.failure.name }, 'SES throttled; pausing the region');
       deps.metrics.rateLimitWaits.inc({ queue: job.queueName, reason: 'ses-throttling' });
-      await throttleRegion(deps.config.SES_THROTTLE_PAUSE_MS);
+      await pacing.throttleRegion(deps.config.SES_THROTTLE_PAUSE_MS);
       // Back to the wait list without counting an attempt.
       throw Worker.RateLimitError();
     case 'retry':
@@ -88,4 +150,45 @@ async function processSendJob(
       await job.moveToDelayed(Date.now() + outcome.delayMs, token);
       throw new DelayedError();
   }
+}
+
+/**
+ * The SES port as one job sees it: the permits are booked right before the call, once the email
+ * is claimed and its MIME built, so the message leaves at its slot (a slot booked earlier would be
+ * used late by a slow claim, and late permits bunch up at SES). A message for n recipients books
+ * n permits, as SES counts recipients. A job that wakes up well after its slot (a busy event
+ * loop) books again rather than leave almost together with the next slot's message.
+ */
+function pacedSender(deps: WorkerDeps, pacing: LanePacing, booking: { retryInMs: number }): SesSender {
+  const ses = deps.ses;
+  const { limiter, region, lane } = pacing;
+  // Late by half an interval: together with the next slot's message it would bunch up at SES.
+  const lateAfterMs = Math.max(limiter.intervalMs(region) / 2, 5);
+  return {
+    async sendRawEmail(email) {
+      const permits = recipientCount(email.destination);
+      for (let tries = 1; ; tries++) {
+        const permit = await limiter.acquire(region, lane, permits, { maxWaitMs: pacing.maxBookingWaitMs });
+        if (!permit.granted) {
+          pacing.freeUntil = 0;
+          deps.metrics.sendPermits.inc({ lane, result: 'refused' }, permits);
+          booking.retryInMs = permit.retryInMs;
+          throw Object.assign(new Error(`no send slot for ${permits} recipients within ${pacing.maxBookingWaitMs} ms`), {
+            name: SEND_RATE_LIMIT_WAIT,
+          });
+        }
+        deps.metrics.sendPermits.inc({ lane, result: 'granted' }, permits);
+        pacing.freeUntil = permit.delayMs <= limiter.intervalMs(region) ? Date.now() + FREE_LANE_MS : 0;
+        if (permit.delayMs < 1) break;
+        const slotAt = Date.now() + permit.delayMs;
+        await sleep(permit.delayMs);
+        // Three tries at most: on a machine this busy, being late once more beats not sending.
+        if (Date.now() - slotAt < lateAfterMs || tries === 3) break;
+        deps.metrics.sendPermits.inc({ lane, result: 'late' }, permits);
+      }
+      return ses.sendRawEmail(email);
+    },
+    getMaxSendRate: (r) => ses.getMaxSendRate(r),
+    close: () => ses.close(),
+  };
 }

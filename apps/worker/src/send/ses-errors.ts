@@ -9,7 +9,9 @@ export interface SesFailure {
   message: string;
 }
 
-const THROTTLING = new Set(['ThrottlingException', 'TooManyRequestsException', 'Throttling', 'RequestThrottled']);
+/** Our own limiter could not book a message's extra recipients soon enough (send-worker.ts): wait like a throttle. */
+export const SEND_RATE_LIMIT_WAIT = 'SendRateLimitWait';
+const THROTTLING = new Set(['ThrottlingException', 'TooManyRequestsException', 'Throttling', 'RequestThrottled', SEND_RATE_LIMIT_WAIT]);
 // Account or sending paused, quota resets: an operator or time fixes these, so they are retried
 // within the retry budget rather than failing the mail at once.
 const TRANSIENT_NAMES = new Set([

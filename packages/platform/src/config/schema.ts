@@ -81,13 +81,15 @@ export const configSchema = z.object({
     .describe(
       'Where domain identities live: ses (AWS), local (database, for development), auto (local when SES_ENDPOINT is set or no AWS credentials are in the environment, else ses)',
     ),
-  SES_RATE_LIMIT: int(0).describe('Messages per second per SES region across all workers; 0 = read from SES GetAccount, else 14'),
+  SES_RATE_LIMIT: int(0).describe(
+    'Recipients per second per SES region across all workers and both lanes; 0 = read from SES GetAccount, else 14',
+  ),
   SES_MARKETING_SHARE: z.coerce
     .number()
     .min(0)
     .max(1)
     .default(0.5)
-    .describe('Share of the SES rate campaign mail may use while transactional mail waits'),
+    .describe('Share of the SES rate campaign mail may use while transactional mail waits (otherwise either lane may use the whole rate)'),
   SES_CONFIGURATION_SET_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_-]+$/)

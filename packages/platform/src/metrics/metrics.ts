@@ -67,6 +67,12 @@ export function createMetrics(processName: 'api' | 'worker' | 'smtp') {
       help: 'Revoked API keys whose announcement over Redis failed: other replicas may accept them until API_KEY_CACHE_SECONDS pass',
       registers: [registry],
     }),
+    sendPermits: new Counter({
+      name: 'mailrail_send_permits_total',
+      help: 'Send permits (one per recipient) asked of the shared SES rate limiter, by lane and result (granted; refused: the job waits in its queue; late: granted, but the job woke up too late for it and asked again)',
+      labelNames: ['lane', 'result'],
+      registers: [registry],
+    }),
     rateLimitWaits: new Counter({
       name: 'mailrail_rate_limit_waits_total',
       help: 'Times a send queue was slowed down by the SES rate limit or SES throttling',
