@@ -24,6 +24,8 @@ export const campaignStatus = z.enum(CampaignStatus);
 
 const batchSize = z.number().int().min(1).max(100000);
 const batchWindowMinutes = z.number().int().min(0).max(525600);
+/** A segment of the campaign's book (its subscribed contacts are the audience); null clears it. */
+const segmentId = z.string().min(1).max(MAX_ID_LENGTH).nullable();
 
 export const createCampaignBody = z
   .object({
@@ -41,6 +43,7 @@ export const createCampaignBody = z
     scheduledAt: scheduledAt.optional(),
     batchSize: batchSize.optional(),
     batchWindowMinutes: batchWindowMinutes.optional(),
+    segmentId: segmentId.optional(),
   })
   .refine((b) => b.content !== undefined || b.html !== undefined, {
     message: 'Either content or html must be provided.',
@@ -52,6 +55,7 @@ export const scheduleCampaignBody = z.object({
   scheduledAt: scheduledAt.optional(),
   batchSize: batchSize.optional(),
   batchWindowMinutes: batchWindowMinutes.optional(),
+  segmentId: segmentId.optional(),
 });
 export type ScheduleCampaignBody = z.infer<typeof scheduleCampaignBody>;
 

@@ -8,6 +8,7 @@ import { pauseCampaignAndHoldEmails, PAUSABLE_STATUSES, resumePausedCampaign } f
 import { type Campaign, type Prisma } from '@mailrail/platform/db/generated/client';
 import { type CampaignStatus } from '@mailrail/platform/db/generated/enums';
 import type { ApiDeps } from '../deps';
+import { campaignSegment, requireSubscribedInSegment } from '../segments/campaign-segment';
 import type { AuthContext } from '../http/auth';
 import type { CreateCampaignBody, ListCampaignsQuery, ScheduleCampaignBody } from './schemas';
 
@@ -27,6 +28,7 @@ export function campaignView(c: Campaign) {
     subject: c.subject,
     previewText: c.previewText,
     contactBookId: c.contactBookId,
+    segmentId: c.segmentId,
     html: c.html,
     content: c.content,
     status: c.status,
@@ -109,7 +111,8 @@ export async function createCampaign(deps: ApiDeps, auth: AuthContext, body: Cre
   let scheduledAt: Date | null = null;
   if (body.sendNow) scheduledAt = now;
   else if (body.scheduledAt) scheduledAt = parseScheduledAt(body.scheduledAt, now, deps.config.CAMPAIGN_TIMEZONE);
-  if (scheduledAt) await requireSubscribedContacts(deps, book.id);
+  const segment = body.segmentId ? await campaignSegment(deps.db, auth.teamId, book.id, body.segmentId) : null;
+  if (scheduledAt) await (segment ? requireSubscribedInSegment(deps.db, segment) : requireSubscribedContacts(deps, book.id));
 
   const created = await deps.db.campaign.create({
     data: {
@@ -121,6 +124,7 @@ export async function createCampaign(deps: ApiDeps, auth: AuthContext, body: Cre
       subject: body.subject,
       previewText: body.previewText ?? null,
       contactBookId: book.id,
+      segmentId: segment?.id ?? null,
       html,
       content: body.content ?? null,
       status: scheduledAt ? 'SCHEDULED' : 'DRAFT',
@@ -185,7 +189,11 @@ export async function scheduleCampaign(deps: ApiDeps, auth: AuthContext, id: str
   if (!c.contactBookId) throw badRequest('No contact book found for campaign');
   if (!c.html) throw badRequest('No content added for campaign');
   requireUnsubscribeLink(c.html, 'html');
-  if (!c.recipientsReadyAt) await requireSubscribedContacts(deps, c.contactBookId);
+  if (body.segmentId !== undefined && c.recipientsReadyAt)
+    throw badRequest('The recipients of this campaign are fixed already', [{ path: ['segmentId'], message: 'Recipients already fixed' }]);
+  const segmentId = body.segmentId !== undefined ? body.segmentId : c.segmentId;
+  const segment = segmentId ? await campaignSegment(deps.db, auth.teamId, c.contactBookId, segmentId) : null;
+  if (!c.recipientsReadyAt) await (segment ? requireSubscribedInSegment(deps.db, segment) : requireSubscribedContacts(deps, c.contactBookId));
   const { count } = await deps.db.campaign.updateMany({
     where: { id, ...visibleTo(auth), status: { in: SCHEDULABLE } },
     data: {
@@ -193,6 +201,7 @@ export async function scheduleCampaign(deps: ApiDeps, auth: AuthContext, id: str
       scheduledAt,
       ...(body.batchSize !== undefined ? { batchSize: body.batchSize } : {}),
       ...(body.batchWindowMinutes !== undefined ? { batchWindowMinutes: body.batchWindowMinutes } : {}),
+      ...(body.segmentId !== undefined ? { segmentId: body.segmentId } : {}),
     },
   });
   if (count === 0) return refuse(deps, auth, id, 'schedule', SCHEDULABLE);

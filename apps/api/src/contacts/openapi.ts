@@ -13,7 +13,7 @@ import {
   upsertPath,
 } from './schemas';
 
-const contact = z
+export const contactSchema = z
   .object({
     id: z.string(),
     email: z.string(),
@@ -57,7 +57,7 @@ export function documentContactRoutes(r: DocRegistry) {
     summary: 'List contacts of a book, ordered by id',
     params: anyBookPath,
     query: listContactsQuery,
-    response: z.array(contact),
+    response: z.array(contactSchema),
   });
   documentRoute(r, {
     method: 'post',
@@ -80,7 +80,7 @@ export function documentContactRoutes(r: DocRegistry) {
     response: z.object({ success: z.boolean(), count: z.number().int() }),
     example: { contactIds: ['c1a2b3', 'c4d5e6'] },
   });
-  documentRoute(r, { method: 'get', path: `${base}/:contactId`, tag, summary: 'Get a contact', params: contactPath, response: contact });
+  documentRoute(r, { method: 'get', path: `${base}/:contactId`, tag, summary: 'Get a contact', params: contactPath, response: contactSchema });
   documentRoute(r, {
     method: 'put',
     path: `${base}/:contactId`,
