@@ -111,7 +111,10 @@ export const segmentCondition = z
   .object({
     // A condition has no `match`: that is how an item is told from a group, and why a group inside
     // a group (a second level of nesting) is refused.
-    match: z.undefined({ error: 'groups nest one level only: a group holds conditions, not groups' }).optional(),
+    match: z
+      .literal(undefined, { error: 'groups nest one level only: a group holds conditions, not groups' })
+      .optional()
+      .meta({ description: 'absent: a condition has no match (only groups do)' }),
     field: z
       .string()
       .max(PROPERTY_PREFIX.length + MAX_PROPERTY_NAME)
