@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Response } from 'express';
 import { segmentFilterSql } from '@mailrail/domain/audience/segments/segment-sql';
 import { storedSegmentFilter, type SegmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
@@ -42,9 +41,21 @@ function selection(contactBookId: string, filter: SegmentFilter | null, params: 
   return `c."contactBookId" = $1${filter ? ` AND ${segmentFilterSql(filter, 'c', params)}` : ''}`;
 }
 
+/** Writes, then waits until the client has taken it (or left); false once the client is gone. */
 async function writeChunk(res: Response, chunk: string): Promise<boolean> {
   if (res.destroyed) return false;
-  if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  if (!res.write(chunk)) {
+    // One listener pair per wait, both removed after: none accumulate over a long export.
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+  }
   return !res.destroyed;
 }
 
