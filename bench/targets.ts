@@ -157,11 +157,19 @@ export const figures: FigureSpec[] = [
     target: 50,
     stat: 'p50',
   },
-  { bench: 'segments', key: 'floorCountP50Ms', label: 'floor: plain count(*) of a 1,000,000-contact book (SQL)', unit: 'ms', better: 'lower', stat: 'p50' },
+  {
+    bench: 'segments',
+    key: 'floorCountP50Ms',
+    label: 'floor: plain count(*) of a 1,000,000-contact book (SQL)',
+    unit: 'ms',
+    better: 'lower',
+    stat: 'p50',
+  },
   {
     bench: 'segments',
     key: 'indexedWorstP50Ms',
-    label: 'segment count on an indexed field, 1,000,000 contacts (`bench/audience/segments.ts`; worst of subscribed, email prefix, createdAt range)',
+    label:
+      'segment count on an indexed field, 1,000,000 contacts (`bench/audience/segments.ts`; worst of subscribed, email prefix, createdAt range)',
     unit: 'ms',
     better: 'lower',
     target: 300,
@@ -177,7 +185,14 @@ export const figures: FigureSpec[] = [
     stat: 'p50',
   },
   { bench: 'segments', key: 'exportSeconds', label: 'CSV export of 1,000,000 contacts', unit: 's', better: 'lower' },
-  { bench: 'segments', key: 'exportRssGrowthMb', label: 'RSS growth during that export (API + client)', unit: 'MB', better: 'lower', stat: 'peak' },
+  {
+    bench: 'segments',
+    key: 'exportRssGrowthMb',
+    label: 'RSS growth during that export (API + client)',
+    unit: 'MB',
+    better: 'lower',
+    stat: 'peak',
+  },
   {
     bench: 'analytics',
     key: 'timeSeries30dP99Ms',

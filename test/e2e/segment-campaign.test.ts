@@ -33,21 +33,43 @@ async function bookWithSegment() {
     properties: { plan: i % 3 === 0 ? 'pro' : 'free' },
     ...(i % 5 === 0 ? { subscribed: false } : {}),
   }));
-  await request(api.app).post(v1(`/contactBooks/${book}/contacts/bulk`)).set(api.team.auth).send(contacts).expect(200);
-  const segment = (await request(api.app).post(v1(`/contactBooks/${book}/segments`)).set(api.team.auth).send({ name: 'Pros', filter: PROS }).expect(200))
-    .body.id;
+  await request(api.app)
+    .post(v1(`/contactBooks/${book}/contacts/bulk`))
+    .set(api.team.auth)
+    .send(contacts)
+    .expect(200);
+  const segment = (
+    await request(api.app)
+      .post(v1(`/contactBooks/${book}/segments`))
+      .set(api.team.auth)
+      .send({ name: 'Pros', filter: PROS })
+      .expect(200)
+  ).body.id;
   return { book, segment };
 }
 
 async function shownCount(book: string, segment: string): Promise<number> {
-  return (await request(api.app).get(v1(`/contactBooks/${book}/segments/${segment}/contacts`)).set(api.team.auth).expect(200)).body.subscribedCount;
+  return (
+    await request(api.app)
+      .get(v1(`/contactBooks/${book}/segments/${segment}/contacts`))
+      .set(api.team.auth)
+      .expect(200)
+  ).body.subscribedCount;
 }
 
 async function newCampaign(book: string, segment: string): Promise<string> {
   const res = await request(api.app)
     .post(v1('/campaigns'))
     .set(api.team.auth)
-    .send({ name: 'To pros', from, subject: 'Hi', html: HTML, contactBookId: book, segmentId: segment, scheduledAt: new Date(Date.now() + 3_600_000).toISOString() })
+    .send({
+      name: 'To pros',
+      from,
+      subject: 'Hi',
+      html: HTML,
+      contactBookId: book,
+      segmentId: segment,
+      scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+    })
     .expect(200);
   expect(res.body).toMatchObject({ status: 'SCHEDULED', segmentId: segment });
   return res.body.id;
@@ -88,10 +110,25 @@ it('a contact changed between the count and the start is taken as it is at the s
   const contacts = (path = '') => v1(`/contactBooks/${book}/contacts${path}`);
 
   // After the count: a pro unsubscribes, a free contact becomes pro, a new pro arrives, a pro is deleted.
-  await request(api.app).patch(contacts(`/${await contactId('p3@example.org')}`)).set(api.team.auth).send({ subscribed: false }).expect(200);
-  await request(api.app).patch(contacts(`/${await contactId('p1@example.org')}`)).set(api.team.auth).send({ properties: { plan: 'pro' } }).expect(200);
-  await request(api.app).post(contacts()).set(api.team.auth).send({ email: 'late@example.org', properties: { plan: 'pro' } }).expect(200);
-  await request(api.app).delete(contacts(`/${await contactId('p6@example.org')}`)).set(api.team.auth).expect(200);
+  await request(api.app)
+    .patch(contacts(`/${await contactId('p3@example.org')}`))
+    .set(api.team.auth)
+    .send({ subscribed: false })
+    .expect(200);
+  await request(api.app)
+    .patch(contacts(`/${await contactId('p1@example.org')}`))
+    .set(api.team.auth)
+    .send({ properties: { plan: 'pro' } })
+    .expect(200);
+  await request(api.app)
+    .post(contacts())
+    .set(api.team.auth)
+    .send({ email: 'late@example.org', properties: { plan: 'pro' } })
+    .expect(200);
+  await request(api.app)
+    .delete(contacts(`/${await contactId('p6@example.org')}`))
+    .set(api.team.auth)
+    .expect(200);
 
   const started = await start(id);
   const expected = [...expectedPros(60, [3, 6]), 'p1@example.org', 'late@example.org'].sort();
@@ -102,7 +139,11 @@ it('a contact changed between the count and the start is taken as it is at the s
   // The count shown now agrees with the recipients.
   expect(await shownCount(book, segment)).toBe(started.total);
   // Later changes no longer matter: the audience is fixed.
-  await request(api.app).patch(contacts(`/${await contactId('p2@example.org')}`)).set(api.team.auth).send({ properties: { plan: 'pro' } }).expect(200);
+  await request(api.app)
+    .patch(contacts(`/${await contactId('p2@example.org')}`))
+    .set(api.team.auth)
+    .send({ properties: { plan: 'pro' } })
+    .expect(200);
   expect((await start(id)).emails).toEqual(expected);
 });
 
@@ -111,7 +152,14 @@ it('a campaign without a segment still goes to every subscribed contact of the b
   const res = await request(api.app)
     .post(v1('/campaigns'))
     .set(api.team.auth)
-    .send({ name: 'All', from, subject: 'Hi', html: HTML, contactBookId: book, scheduledAt: new Date(Date.now() + 3_600_000).toISOString() })
+    .send({
+      name: 'All',
+      from,
+      subject: 'Hi',
+      html: HTML,
+      contactBookId: book,
+      scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+    })
     .expect(200);
   expect(res.body.segmentId).toBeNull();
   expect((await start(res.body.id)).total).toBe(48); // 60 minus 12 unsubscribed

@@ -193,7 +193,8 @@ export async function scheduleCampaign(deps: ApiDeps, auth: AuthContext, id: str
     throw badRequest('The recipients of this campaign are fixed already', [{ path: ['segmentId'], message: 'Recipients already fixed' }]);
   const segmentId = body.segmentId !== undefined ? body.segmentId : c.segmentId;
   const segment = segmentId ? await campaignSegment(deps.db, auth.teamId, c.contactBookId, segmentId) : null;
-  if (!c.recipientsReadyAt) await (segment ? requireSubscribedInSegment(deps.db, segment) : requireSubscribedContacts(deps, c.contactBookId));
+  if (!c.recipientsReadyAt)
+    await (segment ? requireSubscribedInSegment(deps.db, segment) : requireSubscribedContacts(deps, c.contactBookId));
   const { count } = await deps.db.campaign.updateMany({
     where: { id, ...visibleTo(auth), status: { in: SCHEDULABLE } },
     data: {

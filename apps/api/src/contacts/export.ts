@@ -60,7 +60,13 @@ async function writeChunk(res: Response, chunk: string): Promise<boolean> {
 }
 
 /** Validates first (404/400 as JSON), then streams `text/csv`. */
-export async function exportContactsCsv(deps: ApiDeps, auth: AuthContext, contactBookId: string, segmentId: string | undefined, res: Response) {
+export async function exportContactsCsv(
+  deps: ApiDeps,
+  auth: AuthContext,
+  contactBookId: string,
+  segmentId: string | undefined,
+  res: Response,
+) {
   const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
   const filter = segmentId ? storedSegmentFilter((await findBookSegment(deps.db, auth.teamId, book.id, segmentId)).filter) : null;
   const sql = prismaExecutor(deps.db);
@@ -93,7 +99,9 @@ export async function exportContactsCsv(deps: ApiDeps, auth: AuthContext, contac
       let chunk = '';
       for (const r of rows) {
         const props = r.properties && typeof r.properties === 'object' ? r.properties : {};
-        chunk += [r.email, r.firstName, r.lastName, r.subscribed, r.createdAt, ...properties.map((p) => props[p])].map(csvField).join(',') + '\r\n';
+        chunk +=
+          [r.email, r.firstName, r.lastName, r.subscribed, r.createdAt, ...properties.map((p) => props[p])].map(csvField).join(',') +
+          '\r\n';
       }
       if (!(await writeChunk(res, chunk))) return;
       after = rows[rows.length - 1].id;

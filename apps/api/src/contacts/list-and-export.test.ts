@@ -15,7 +15,8 @@ afterAll(async () => {
 
 async function newBook(contacts: Record<string, unknown>[]): Promise<string> {
   const id = (await request(api.app).post('/api/v1/contactBooks').set(api.team.auth).send({ name: 'Book' }).expect(200)).body.id;
-  if (contacts.length) await request(api.app).post(`/api/v1/contactBooks/${id}/contacts/bulk`).set(api.team.auth).send(contacts).expect(200);
+  if (contacts.length)
+    await request(api.app).post(`/api/v1/contactBooks/${id}/contacts/bulk`).set(api.team.auth).send(contacts).expect(200);
   return id;
 }
 const list = (book: string, query: Record<string, unknown>) =>
@@ -100,15 +101,22 @@ function parseCsv(text: string): string[][] {
 describe('CSV export', () => {
   it('streams every contact of the book once across batches, with one column per property, quoted where needed', async () => {
     const n = EXPORT_BATCH * 2 + 17;
-    const contacts = Array.from({ length: n }, (_, i) => ({ email: `c${i}@example.org`, properties: i % 2 ? { plan: 'pro' } : { city: 'Berlin' } }));
+    const contacts = Array.from({ length: n }, (_, i) => ({
+      email: `c${i}@example.org`,
+      properties: i % 2 ? { plan: 'pro' } : { city: 'Berlin' },
+    }));
     contacts[0] = { email: 'quote@example.org', firstName: 'Say "hi", then\nleave', properties: { plan: 'a,b' } } as never;
     const book = await newBook(contacts);
-    const res = await request(api.app).get(`/api/v1/contactBooks/${book}/contacts/export`).set(api.team.auth).buffer(true).parse((r, cb) => {
-      let data = '';
-      r.setEncoding('utf8');
-      r.on('data', (c: string) => (data += c));
-      r.on('end', () => cb(null, data));
-    });
+    const res = await request(api.app)
+      .get(`/api/v1/contactBooks/${book}/contacts/export`)
+      .set(api.team.auth)
+      .buffer(true)
+      .parse((r, cb) => {
+        let data = '';
+        r.setEncoding('utf8');
+        r.on('data', (c: string) => (data += c));
+        r.on('end', () => cb(null, data));
+      });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="contacts-/);
@@ -122,7 +130,10 @@ describe('CSV export', () => {
   });
 
   it('exports one segment of the book; unknown or foreign segments and books are 404', async () => {
-    const book = await newBook([{ email: 'a@x.test', properties: { plan: 'pro' } }, { email: 'b@x.test', properties: { plan: 'free' } }]);
+    const book = await newBook([
+      { email: 'a@x.test', properties: { plan: 'pro' } },
+      { email: 'b@x.test', properties: { plan: 'free' } },
+    ]);
     const segment = (
       await request(api.app)
         .post(`/api/v1/contactBooks/${book}/segments`)
@@ -130,7 +141,11 @@ describe('CSV export', () => {
         .send({ name: 'Pro', filter: { match: 'all', conditions: [{ field: 'properties.plan', operator: 'equals', value: 'pro' }] } })
         .expect(200)
     ).body.id;
-    const res = await request(api.app).get(`/api/v1/contactBooks/${book}/contacts/export`).query({ segmentId: segment }).set(api.team.auth).expect(200);
+    const res = await request(api.app)
+      .get(`/api/v1/contactBooks/${book}/contacts/export`)
+      .query({ segmentId: segment })
+      .set(api.team.auth)
+      .expect(200);
     expect(parseCsv(res.text)).toEqual([
       ['email', 'firstName', 'lastName', 'subscribed', 'createdAt', 'plan'],
       ['a@x.test', '', '', 'true', expect.any(String), 'pro'],
@@ -140,7 +155,11 @@ describe('CSV export', () => {
       'email,firstName,lastName,subscribed,createdAt\r\n',
     );
     await request(api.app).get(`/api/v1/contactBooks/${book}/contacts/export`).query({ segmentId: 'nope' }).set(api.team.auth).expect(404);
-    await request(api.app).get(`/api/v1/contactBooks/${empty}/contacts/export`).query({ segmentId: segment }).set(api.team.auth).expect(404);
+    await request(api.app)
+      .get(`/api/v1/contactBooks/${empty}/contacts/export`)
+      .query({ segmentId: segment })
+      .set(api.team.auth)
+      .expect(404);
     await request(api.app).get(`/api/v1/contactBooks/${book}/contacts/export`).set(other.auth).expect(404);
   });
 });

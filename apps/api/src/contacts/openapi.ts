@@ -97,7 +97,14 @@ export function documentContactRoutes(r: DocRegistry) {
     response: z.object({ success: z.boolean(), count: z.number().int() }),
     example: { contactIds: ['c1a2b3', 'c4d5e6'] },
   });
-  documentRoute(r, { method: 'get', path: `${base}/:contactId`, tag, summary: 'Get a contact', params: contactPath, response: contactSchema });
+  documentRoute(r, {
+    method: 'get',
+    path: `${base}/:contactId`,
+    tag,
+    summary: 'Get a contact',
+    params: contactPath,
+    response: contactSchema,
+  });
   documentRoute(r, {
     method: 'put',
     path: `${base}/:contactId`,

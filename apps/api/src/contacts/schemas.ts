@@ -70,7 +70,12 @@ export const listContactsQuery = z.object({
     .enum(['true', 'false'])
     .transform((v) => v === 'true')
     .optional(),
-  after: z.string().min(1).max(MAX_ID_LENGTH).optional().describe('Keyset paging: only contacts whose id is greater (pass the last id you have)'),
+  after: z
+    .string()
+    .min(1)
+    .max(MAX_ID_LENGTH)
+    .optional()
+    .describe('Keyset paging: only contacts whose id is greater (pass the last id you have)'),
 });
 export type ListContactsQuery = z.infer<typeof listContactsQuery>;
 

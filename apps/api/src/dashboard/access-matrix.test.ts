@@ -218,8 +218,13 @@ it("segments through the dashboard: both roles build and use them on the team's 
   const book = (await adminA.post(`${base}/contactBooks`, { name: 'Dashboard segments' }).expect(200)).body.id;
   await adminA.post(`${base}/contactBooks/${book}/contacts`, { email: 'seg@example.org' }).expect(200);
   const keyB = await api.newKey(teamB);
-  const bookB = (await request(api.app).post('/api/v1/contactBooks').set({ Authorization: `Bearer ${keyB}` }).send({ name: 'B' }).expect(200))
-    .body.id;
+  const bookB = (
+    await request(api.app)
+      .post('/api/v1/contactBooks')
+      .set({ Authorization: `Bearer ${keyB}` })
+      .send({ name: 'B' })
+      .expect(200)
+  ).body.id;
   const segmentB = (
     await request(api.app)
       .post(`/api/v1/contactBooks/${bookB}/segments`)

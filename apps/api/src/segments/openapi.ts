@@ -55,7 +55,14 @@ export function documentSegmentRoutes(r: DocRegistry) {
     response: segment,
     example,
   });
-  documentRoute(r, { method: 'get', path: base, tag, summary: 'List the segments of a book, oldest first', params: bookParams, response: z.array(segment) });
+  documentRoute(r, {
+    method: 'get',
+    path: base,
+    tag,
+    summary: 'List the segments of a book, oldest first',
+    params: bookParams,
+    response: z.array(segment),
+  });
   documentRoute(r, {
     method: 'post',
     path: `${base}/preview`,
@@ -83,7 +90,8 @@ export function documentSegmentRoutes(r: DocRegistry) {
     path: `${base}/:segmentId`,
     tag,
     summary: 'Delete a segment',
-    description: 'Refused with 409 while a campaign that has not fixed its recipients yet (SCHEDULED, RUNNING, or PAUSED before start) uses it.',
+    description:
+      'Refused with 409 while a campaign that has not fixed its recipients yet (SCHEDULED, RUNNING, or PAUSED before start) uses it.',
     params: segmentParams,
     response: z.object({ success: z.literal(true) }),
     errors: [404, 409],

@@ -2,15 +2,7 @@ import { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';
 import { bookParams, createSegmentBody, previewSegmentBody, segmentContactsQuery, segmentParams, updateSegmentBody } from './schemas';
-import {
-  createSegment,
-  deleteSegment,
-  getSegment,
-  listSegments,
-  previewSegmentJson,
-  segmentContactsJson,
-  updateSegment,
-} from './service';
+import { createSegment, deleteSegment, getSegment, listSegments, previewSegmentJson, segmentContactsJson, updateSegment } from './service';
 
 /** Mounted at /api/v1/contactBooks/:contactBookId/segments. */
 export function segmentRoutes(deps: ApiDeps): Router {

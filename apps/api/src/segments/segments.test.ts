@@ -36,7 +36,15 @@ const CONTACTS = [
     properties: { plan: 'PRO', age: '40', vip: 'true', tags: ['a'], nested: { x: 1 }, city: '' },
     createdAt: '2025-01-01T00:00:00Z',
   },
-  { name: 'dave', email: 'dave_x@example.com', firstName: null, lastName: '', subscribed: true, properties: {}, createdAt: '2025-06-01T00:00:00Z' },
+  {
+    name: 'dave',
+    email: 'dave_x@example.com',
+    firstName: null,
+    lastName: '',
+    subscribed: true,
+    properties: {},
+    createdAt: '2025-06-01T00:00:00Z',
+  },
   {
     name: 'eve',
     email: 'e%ve@example.com',
@@ -244,7 +252,11 @@ describe('bad filters are 400 naming the place, never 500', () => {
     ['bad group match', { match: 'all', conditions: [{ match: 'some', conditions: [cond] }] }, ['filter', 'conditions', 0, 'match']],
     ['no conditions', { match: 'all', conditions: [] }, ['filter', 'conditions']],
     ['too many conditions', { match: 'all', conditions: Array(21).fill(cond) }, ['filter', 'conditions']],
-    ['too many in a group', { match: 'all', conditions: [{ match: 'any', conditions: Array(21).fill(cond) }] }, ['filter', 'conditions', 0, 'conditions']],
+    [
+      'too many in a group',
+      { match: 'all', conditions: [{ match: 'any', conditions: Array(21).fill(cond) }] },
+      ['filter', 'conditions', 0, 'conditions'],
+    ],
     [
       'nesting too deep',
       { match: 'all', conditions: [{ match: 'any', conditions: [{ match: 'all', conditions: [cond] }] }] },
@@ -263,7 +275,13 @@ describe('bad filters are 400 naming the place, never 500', () => {
   it('a name is required and capped', async () => {
     const filter = one({ field: 'subscribed', operator: 'equals', value: true });
     expectBadRequest(await request(api.app).post(segments()).set(api.team.auth).send({ name: ' ', filter }), ['name']);
-    expectBadRequest(await request(api.app).post(segments()).set(api.team.auth).send({ name: 'n'.repeat(256), filter }), ['name']);
+    expectBadRequest(
+      await request(api.app)
+        .post(segments())
+        .set(api.team.auth)
+        .send({ name: 'n'.repeat(256), filter }),
+      ['name'],
+    );
   });
 });
 
@@ -300,7 +318,13 @@ describe('saved segments', () => {
     await request(api.app).patch(`${segments()}/${id}`).set(api.team.auth).send({ name: 'Everyone' }).expect(200);
 
     expectBadRequest(await request(api.app).get(`${segments()}/${id}/contacts`).query({ limit: 1001 }).set(api.team.auth), ['limit']);
-    expectBadRequest(await request(api.app).patch(`${segments()}/${id}`).set(api.team.auth).send({ filter: { match: 'all' } }), ['filter', 'conditions']);
+    expectBadRequest(
+      await request(api.app)
+        .patch(`${segments()}/${id}`)
+        .set(api.team.auth)
+        .send({ filter: { match: 'all' } }),
+      ['filter', 'conditions'],
+    );
 
     await request(api.app).delete(`${segments()}/${id}`).set(api.team.auth).expect(200, { success: true });
     await request(api.app).get(`${segments()}/${id}`).set(api.team.auth).expect(404);
@@ -318,13 +342,20 @@ describe('saved segments', () => {
       await request(api.app).patch(`${segments()}/${s.id}`).set(other.auth).send({ name: 'x' }),
       await request(api.app).delete(`${segments()}/${s.id}`).set(other.auth),
       // their own book with our segment id
-      await request(api.app).get(`${segments(otherBook)}/${s.id}`).set(other.auth),
-      await request(api.app).get(`${segments(otherBook)}/${s.id}/contacts`).set(other.auth),
+      await request(api.app)
+        .get(`${segments(otherBook)}/${s.id}`)
+        .set(other.auth),
+      await request(api.app)
+        .get(`${segments(otherBook)}/${s.id}/contacts`)
+        .set(other.auth),
     ])
       expect(res.status).toBe(404);
     // Our segment under another of our books is not found either.
     const second = (await request(api.app).post('/api/v1/contactBooks').set(api.team.auth).send({ name: 'Second' }).expect(200)).body.id;
-    await request(api.app).get(`${segments(second)}/${s.id}`).set(api.team.auth).expect(404);
+    await request(api.app)
+      .get(`${segments(second)}/${s.id}`)
+      .set(api.team.auth)
+      .expect(404);
     expect(await api.deps.db.segment.findUnique({ where: { id: s.id } })).toMatchObject({ name: 'Mine' });
   });
 
@@ -371,15 +402,24 @@ describe('campaigns and segments', () => {
     const empty = await newSegment(nobody);
     expectBadRequest(await createCampaign({ segmentId: empty, sendNow: true }), ['segmentId']);
     const id = created.body.id;
-    expectBadRequest(await request(api.app).post(`/api/v1/campaigns/${id}/schedule`).set(api.team.auth).send({ segmentId: empty }), ['segmentId']);
-    expectBadRequest(await request(api.app).post(`/api/v1/campaigns/${id}/schedule`).set(api.team.auth).send({ segmentId: foreignBookSegment }), [
+    expectBadRequest(await request(api.app).post(`/api/v1/campaigns/${id}/schedule`).set(api.team.auth).send({ segmentId: empty }), [
       'segmentId',
     ]);
-    expect((await request(api.app).post(`/api/v1/campaigns/${id}/schedule`).set(api.team.auth).send({ segmentId: theirs })).status).toBe(404);
+    expectBadRequest(
+      await request(api.app).post(`/api/v1/campaigns/${id}/schedule`).set(api.team.auth).send({ segmentId: foreignBookSegment }),
+      ['segmentId'],
+    );
+    expect((await request(api.app).post(`/api/v1/campaigns/${id}/schedule`).set(api.team.auth).send({ segmentId: theirs })).status).toBe(
+      404,
+    );
 
     // Schedule may change the segment, or clear it (the whole book).
     const other2 = await newSegment({ match: 'all', conditions: [{ field: 'email', operator: 'endsWith', value: '.com' }] });
-    await request(api.app).post(`/api/v1/campaigns/${id}/schedule`).set(api.team.auth).send({ segmentId: other2, scheduledAt: new Date(Date.now() + 3_600_000).toISOString() }).expect(200);
+    await request(api.app)
+      .post(`/api/v1/campaigns/${id}/schedule`)
+      .set(api.team.auth)
+      .send({ segmentId: other2, scheduledAt: new Date(Date.now() + 3_600_000).toISOString() })
+      .expect(200);
     expect((await request(api.app).get(`/api/v1/campaigns/${id}`).set(api.team.auth).expect(200)).body.segmentId).toBe(other2);
     await request(api.app).post(`/api/v1/campaigns/${id}/schedule`).set(api.team.auth).send({ segmentId: null }).expect(200);
     expect((await api.deps.db.campaign.findUniqueOrThrow({ where: { id } })).segmentId).toBeNull();

@@ -46,7 +46,10 @@ export async function createSegment(deps: ApiDeps, auth: AuthContext, contactBoo
 
 export async function listSegments(deps: ApiDeps, auth: AuthContext, contactBookId: string) {
   const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
-  const rows = await deps.db.segment.findMany({ where: { contactBookId: book.id, teamId: auth.teamId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  const rows = await deps.db.segment.findMany({
+    where: { contactBookId: book.id, teamId: auth.teamId },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
   return rows.map(segmentView);
 }
 
@@ -77,7 +80,9 @@ export async function deleteSegment(deps: ApiDeps, auth: AuthContext, contactBoo
     const sql = prismaExecutor(tx);
     const locked = await sql.query<{ id: string }>(`SELECT id FROM "Segment" WHERE id = $1 FOR UPDATE`, [s.id]);
     if (locked.length === 0) throw segmentNotFound();
-    const using = await sql.query<{ id: string }>(`SELECT id FROM "Campaign" WHERE "segmentId" = $1 AND (${USING_STATUSES}) LIMIT 1`, [s.id]);
+    const using = await sql.query<{ id: string }>(`SELECT id FROM "Campaign" WHERE "segmentId" = $1 AND (${USING_STATUSES}) LIMIT 1`, [
+      s.id,
+    ]);
     if (using.length) throw conflict(`Segment is used by campaign ${using[0].id}, which has not started sending yet`);
     await sql.execute(`DELETE FROM "Segment" WHERE id = $1`, [s.id]);
   });
@@ -115,7 +120,13 @@ async function matchingContactsJson(db: Db, contactBookId: string, filter: Segme
 }
 
 /** `{data, count, subscribedCount}`, as text (the page is JSON from PostgreSQL). */
-export async function segmentContactsJson(deps: ApiDeps, auth: AuthContext, contactBookId: string, segmentId: string, q: SegmentContactsQuery) {
+export async function segmentContactsJson(
+  deps: ApiDeps,
+  auth: AuthContext,
+  contactBookId: string,
+  segmentId: string,
+  q: SegmentContactsQuery,
+) {
   const s = await findBookSegment(deps.db, auth.teamId, contactBookId, segmentId);
   const filter = storedSegmentFilter(s.filter);
   const [counts, data] = await Promise.all([

@@ -32,10 +32,7 @@ const PROPERTY_PREFIX = 'properties.';
 
 /** What a condition's `field` names: a contact column or one property. */
 export type SegmentField =
-  | { kind: 'text'; column: TextField }
-  | { kind: 'subscribed' }
-  | { kind: 'date'; column: DateField }
-  | { kind: 'property'; name: string };
+  { kind: 'text'; column: TextField } | { kind: 'subscribed' } | { kind: 'date'; column: DateField } | { kind: 'property'; name: string };
 
 export function parseSegmentField(field: string): SegmentField | null {
   if ((TEXT_FIELDS as readonly string[]).includes(field)) return { kind: 'text', column: field as TextField };
@@ -153,7 +150,10 @@ export type SegmentGroup = z.infer<typeof segmentGroup>;
 export const segmentFilter = z
   .object({
     match,
-    conditions: z.array(z.discriminatedUnion('match', [segmentCondition, segmentGroup])).min(1).max(MAX_SEGMENT_CONDITIONS),
+    conditions: z
+      .array(z.discriminatedUnion('match', [segmentCondition, segmentGroup]))
+      .min(1)
+      .max(MAX_SEGMENT_CONDITIONS),
   })
   .meta({ id: 'SegmentFilter' });
 export type SegmentFilter = z.infer<typeof segmentFilter>;

@@ -48,7 +48,11 @@ function textColumnCondition(col: string, isEmail: boolean, c: SegmentCondition,
     case 'endsWith':
       return `${col} ILIKE ${bind(params, likePattern(c.operator, String(c.value)))}`;
     case 'in':
-      return `${lhs} = ANY(${bind(params, (c.value as string[]).map((v) => v.toLowerCase()), '::text[]')})`;
+      return `${lhs} = ANY(${bind(
+        params,
+        (c.value as string[]).map((v) => v.toLowerCase()),
+        '::text[]',
+      )})`;
     case 'isSet':
       return `coalesce(${col}, '') <> ''`;
     case 'isNotSet':
@@ -116,7 +120,9 @@ function conditionSql(a: string, c: SegmentCondition, params: unknown[]): string
 }
 
 function itemsSql(a: string, match: 'all' | 'any', items: (SegmentCondition | SegmentGroup)[], params: unknown[]): string {
-  const parts = items.map((item) => `(${isSegmentGroup(item) ? itemsSql(a, item.match, item.conditions, params) : conditionSql(a, item, params)})`);
+  const parts = items.map(
+    (item) => `(${isSegmentGroup(item) ? itemsSql(a, item.match, item.conditions, params) : conditionSql(a, item, params)})`,
+  );
   return parts.join(match === 'all' ? ' AND ' : ' OR ');
 }
 
