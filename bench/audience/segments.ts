@@ -5,6 +5,7 @@
 // first 10 contacts). Also streams the CSV export of the whole book and reports this process's RSS
 // growth, which stays flat if the export is bounded in memory.
 //   npx tsx bench/audience/segments.ts [--contacts 1000000] [--runs 10] [--no-export]
+//   (node --expose-gc --import tsx bench/audience/segments.ts ... also reports the heap retained after the export)
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -193,11 +194,16 @@ async function main() {
       clearInterval(sampler);
       figures.exportSeconds = exported.ms / 1000;
       figures.exportRssGrowthMb = (peakRss - before.rss) / 2 ** 20;
+      // With --expose-gc: what the export left behind once collected (a leak would show here).
+      global.gc?.();
+      const retained = global.gc
+        ? `, ${fmt((process.memoryUsage().heapUsed - before.heapUsed) / 2 ** 20)} MB JS heap retained after a GC`
+        : '';
       // RSS includes heap V8 has not collected yet (it grows lazily under allocation churn);
       // comparing runs of different book sizes tells bounded from proportional.
       console.log(
         `export of the whole book as CSV: ${(exported.bytes / 2 ** 20).toFixed(0)} MB in ${fmt(exported.ms / 1000)} s; ` +
-          `this process (API + client) grew by ${fmt(figures.exportRssGrowthMb)} MB RSS, ${fmt((peakHeap - before.heapUsed) / 2 ** 20)} MB JS heap at peak`,
+          `this process (API + client) grew by ${fmt(figures.exportRssGrowthMb)} MB RSS, ${fmt((peakHeap - before.heapUsed) / 2 ** 20)} MB JS heap at peak${retained}`,
       );
     }
     console.log(`load at end: ${load()}`);

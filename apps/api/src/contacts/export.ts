@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import { segmentFilterSql } from '@mailrail/domain/audience/segments/segment-sql';
 import { storedSegmentFilter, type SegmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
 import { isoUtcSql } from '@mailrail/platform/db/sql/time';
-import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
+import { prismaExecutor, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { findTeamContactBook } from '../contact-books/service';
@@ -18,21 +18,11 @@ export const EXPORT_BATCH = 2000;
 export const MAX_EXPORT_PROPERTIES = 500;
 const FIXED_COLUMNS = ['email', 'firstName', 'lastName', 'subscribed', 'createdAt'];
 
-/** RFC 4180: a field with a comma, quote, CR or LF is quoted, quotes doubled. */
+/** RFC 4180: a field with a comma, quote, CR or LF is quoted, quotes doubled (the header; rows: csvSql). */
 export function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';
   const s = typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-interface ExportRow {
-  id: string;
-  email: string;
-  firstName: string | null;
-  lastName: string | null;
-  subscribed: boolean;
-  createdAt: string;
-  properties: Record<string, unknown>;
 }
 
 /** The rows to export: the book's, or only those its segment matches. */
@@ -57,6 +47,33 @@ async function writeChunk(res: Response, chunk: string): Promise<boolean> {
     });
   }
   return !res.destroyed;
+}
+
+/** The SQL of one CSV field (the same quoting as csvField); NULL is the empty field. */
+const csvSql = (expr: string) =>
+  `(CASE WHEN ${expr} ~ ('[",' || chr(13) || chr(10) || ']') THEN '"' || replace(${expr}, '"', '""') || '"' ELSE coalesce(${expr}, '') END)`;
+
+/**
+ * The next batch after `after`, as CSV text built by PostgreSQL: Node handles one string per batch
+ * instead of thousands of row objects (whose garbage V8 collects lazily, so RSS would climb with
+ * the book's size), and spends no CPU per contact.
+ */
+async function csvBatch(sql: SqlExecutor, contactBookId: string, filter: SegmentFilter | null, properties: string[], after: string) {
+  const params: unknown[] = [];
+  const where = selection(contactBookId, filter, params);
+  const afterParam = `$${params.push(after)}`;
+  const props = properties.length
+    ? `, (SELECT string_agg(${csvSql('c.properties ->> u.k')}, ',' ORDER BY u.n) FROM unnest($${params.push(properties)}::text[]) WITH ORDINALITY AS u(k, n))`
+    : '';
+  const [batch] = await sql.query<{ chunk: string | null; rows: number; lastId: string | null }>(
+    `SELECT string_agg(line, '' ORDER BY id) AS chunk, count(*)::int AS rows, max(id) AS "lastId" FROM (
+       SELECT c.id, concat_ws(',', ${csvSql('c.email')}, ${csvSql('c."firstName"')}, ${csvSql('c."lastName"')}, c.subscribed::text,
+                  ${isoUtcSql('c."createdAt"')}${props}) || chr(13) || chr(10) AS line
+         FROM "Contact" c WHERE ${where} AND c.id > ${afterParam} ORDER BY c.id LIMIT ${EXPORT_BATCH}
+     ) b`,
+    params,
+  );
+  return { chunk: batch.chunk ?? '', rows: batch.rows, lastId: batch.lastId ?? after };
 }
 
 /** Validates first (404/400 as JSON), then streams `text/csv`. */
@@ -88,24 +105,11 @@ export async function exportContactsCsv(
     if (!(await writeChunk(res, [...FIXED_COLUMNS, ...properties].map(csvField).join(',') + '\r\n'))) return;
     let after = '';
     for (;;) {
-      const params: unknown[] = [];
-      const batchWhere = selection(book.id, filter, params);
-      const rows = await sql.query<ExportRow>(
-        `SELECT c.id, c.email, c."firstName", c."lastName", c.subscribed, ${isoUtcSql('c."createdAt"')} AS "createdAt", c.properties
-           FROM "Contact" c WHERE ${batchWhere} AND c.id > $${params.push(after)} ORDER BY c.id LIMIT ${EXPORT_BATCH}`,
-        params,
-      );
-      if (rows.length === 0) break;
-      let chunk = '';
-      for (const r of rows) {
-        const props = r.properties && typeof r.properties === 'object' ? r.properties : {};
-        chunk +=
-          [r.email, r.firstName, r.lastName, r.subscribed, r.createdAt, ...properties.map((p) => props[p])].map(csvField).join(',') +
-          '\r\n';
-      }
-      if (!(await writeChunk(res, chunk))) return;
-      after = rows[rows.length - 1].id;
-      if (rows.length < EXPORT_BATCH) break;
+      const batch = await csvBatch(sql, book.id, filter, properties, after);
+      if (batch.rows === 0) break;
+      if (!(await writeChunk(res, batch.chunk))) return;
+      after = batch.lastId;
+      if (batch.rows < EXPORT_BATCH) break;
     }
     res.end();
   } catch (err) {
