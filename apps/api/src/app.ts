@@ -57,7 +57,7 @@ function publicApiResources(deps: ApiDeps, metrics: Metrics, send: SendContext):
   r.use('/suppressions', suppressionRoutes(deps));
   r.use('/analytics', analyticsRoutes(deps));
   r.use('/templates', templateRoutes(deps));
-  r.use('/campaigns', campaignRoutes(deps));
+  r.use('/campaigns', campaignRoutes(deps, send));
   return r;
 }
 

@@ -53,6 +53,7 @@ export async function insertScheduledCampaign(
     scheduledAt: Date;
     batchSize?: number;
     batchWindowMinutes?: number;
+    ramp?: { start: number; factor: number };
     html?: string;
   },
 ): Promise<string> {
@@ -71,6 +72,8 @@ export async function insertScheduledCampaign(
       scheduledAt: c.scheduledAt,
       batchSize: c.batchSize ?? 500,
       batchWindowMinutes: c.batchWindowMinutes ?? 0,
+      rampStart: c.ramp?.start ?? null,
+      rampFactor: c.ramp?.factor ?? null,
     },
   });
   return id;

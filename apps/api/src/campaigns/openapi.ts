@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { documentRoute, type DocRegistry } from '../openapi/registry';
-import { campaignIdParams, campaignStatus, createCampaignBody, listCampaignsQuery, scheduleCampaignBody } from './schemas';
+import {
+  campaignIdParams,
+  campaignStatus,
+  createCampaignBody,
+  listCampaignsQuery,
+  previewCampaignBody,
+  scheduleCampaignBody,
+  testCampaignBody,
+  updateCampaignBody,
+} from './schemas';
 
 const counters = {
   total: z.number().int(),
@@ -24,6 +33,16 @@ export const campaignResponse = z
     scheduledAt: z.string().nullable(),
     batchSize: z.number().int(),
     batchWindowMinutes: z.number().int(),
+    ramp: z.object({ start: z.number().int(), factor: z.number() }).nullable(),
+    window: z
+      .object({
+        number: z.number().int().describe('0-based; window k of a ramp sends min(batchSize, floor(start * factor^k))'),
+        size: z.number().int().describe('Emails this window may send'),
+        startedAt: z.string(),
+        nextAt: z.string().describe('When the next window may open'),
+      })
+      .nullable()
+      .describe('The window the engine opened last; null before the first one and when batchWindowMinutes is 0'),
     ...counters,
     opened: z.number().int(),
     clicked: z.number().int(),
@@ -51,6 +70,7 @@ const listItem = z.object({
 });
 
 const success = z.object({ success: z.literal(true) });
+const dryRunAnswer = z.object({ scheduledAt: z.string(), timeZone: z.string() });
 
 // A key bound to a domain sees only the campaigns sent from it (useSend does not check this).
 const scope =
@@ -74,7 +94,8 @@ export function documentCampaignRoutes(r: DocRegistry) {
       html: '<p>Hi {{firstName}}</p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a>',
       scheduledAt: 'tomorrow at 9am',
       batchSize: 500,
-      batchWindowMinutes: 0,
+      batchWindowMinutes: 60,
+      ramp: { start: 50, factor: 2 },
     },
     response: campaignResponse,
   });
@@ -101,11 +122,50 @@ export function documentCampaignRoutes(r: DocRegistry) {
     path: '/api/v1/campaigns/:campaignId/schedule',
     tag,
     summary: 'Schedule a DRAFT, SCHEDULED or PAUSED campaign',
-    description: scope,
+    description: `${scope} With \`dryRun: true\` every check runs, nothing changes, and the answer is \`{scheduledAt, timeZone}\`: the time the schedule resolves to (in the team's time zone, CAMPAIGN_TIMEZONE).`,
     params,
     body: scheduleCampaignBody,
-    example: { scheduledAt: 'next monday 10:00', batchSize: 1000, batchWindowMinutes: 10 },
-    response: success,
+    example: { scheduledAt: 'next monday 10:00', batchSize: 1000, batchWindowMinutes: 60, ramp: { start: 50, factor: 2 } },
+    response: z.union([success, dryRunAnswer]),
+  });
+  documentRoute(r, {
+    method: 'patch',
+    path: '/api/v1/campaigns/:campaignId',
+    tag,
+    summary: 'Edit a DRAFT or SCHEDULED campaign that has not started sending',
+    description: `${scope} Fields are checked as on create. A campaign that is RUNNING, PAUSED, SENT, or was started before (paused and scheduled again) is a 409.`,
+    params,
+    body: updateCampaignBody,
+    example: { subject: 'Hello again {{firstName,fallback=there}}', ramp: { start: 50, factor: 2 }, batchWindowMinutes: 60 },
+    response: campaignResponse,
+    errors: [404, 409],
+  });
+  documentRoute(r, {
+    method: 'post',
+    path: '/api/v1/campaigns/:campaignId/preview',
+    tag,
+    summary: 'Render the campaign for one contact, as the engine will send it',
+    description: `${scope} Overrides (the editor's unsaved text) replace the stored subject, body and preview text. The contact is \`contactId\` (400 if it is not in the campaign's book) or the book's first; \`contact\` is null for an empty book (fields empty, fallbacks shown).`,
+    params,
+    body: previewCampaignBody,
+    example: { subject: 'Hi {{firstName}}' },
+    response: z.object({
+      subject: z.string(),
+      html: z.string(),
+      text: z.string(),
+      contact: z.object({ id: z.string(), email: z.string() }).nullable(),
+    }),
+  });
+  documentRoute(r, {
+    method: 'post',
+    path: '/api/v1/campaigns/:campaignId/test',
+    tag,
+    summary: 'Send the campaign to up to 5 addresses as a test',
+    description: `${scope} One email per address, rendered for \`contactId\` (or the book's first contact) as the preview is, subject prefixed "[Test] ", sent through the path of POST /api/v1/emails (sender domain, suppressions, rate limits). The unsubscribe link in it is that contact's.`,
+    params,
+    body: testCampaignBody,
+    example: { to: ['me@example.com'] },
+    response: z.object({ emailIds: z.array(z.string()) }),
   });
   documentRoute(r, {
     method: 'post',

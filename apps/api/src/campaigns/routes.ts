@@ -1,10 +1,30 @@
 import { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';
-import { campaignIdParams, createCampaignBody, listCampaignsQuery, scheduleCampaignBody } from './schemas';
-import { createCampaign, deleteCampaign, getCampaign, listCampaigns, pauseCampaign, resumeCampaign, scheduleCampaign } from './service';
+import type { SendContext } from '../emails/send-emails';
+import { previewCampaign, sendCampaignTest } from './preview';
+import {
+  campaignIdParams,
+  createCampaignBody,
+  listCampaignsQuery,
+  previewCampaignBody,
+  scheduleCampaignBody,
+  testCampaignBody,
+  updateCampaignBody,
+} from './schemas';
+import {
+  createCampaign,
+  deleteCampaign,
+  getCampaign,
+  listCampaigns,
+  pauseCampaign,
+  resumeCampaign,
+  scheduleCampaign,
+  updateCampaign,
+} from './service';
 
-export function campaignRoutes(deps: ApiDeps): Router {
+/** `send` is the process's email intake: test sends take the path of POST /api/v1/emails. */
+export function campaignRoutes(deps: ApiDeps, send: SendContext): Router {
   const r = Router();
   const idOf = (params: unknown) => parseOrThrow(campaignIdParams, params, 'path').campaignId;
   r.post('/', async (req, res) => {
@@ -15,6 +35,18 @@ export function campaignRoutes(deps: ApiDeps): Router {
   });
   r.get('/:campaignId', async (req, res) => {
     res.json(await getCampaign(deps, req.auth, idOf(req.params)));
+  });
+  r.patch('/:campaignId', async (req, res) => {
+    const id = idOf(req.params);
+    res.json(await updateCampaign(deps, req.auth, id, parseOrThrow(updateCampaignBody, req.body ?? {})));
+  });
+  r.post('/:campaignId/preview', async (req, res) => {
+    const id = idOf(req.params);
+    res.json(await previewCampaign(deps, req.auth, id, parseOrThrow(previewCampaignBody, req.body ?? {})));
+  });
+  r.post('/:campaignId/test', async (req, res) => {
+    const id = idOf(req.params);
+    res.json(await sendCampaignTest(send, req.auth, id, parseOrThrow(testCampaignBody, req.body ?? {})));
   });
   r.post('/:campaignId/schedule', async (req, res) => {
     const id = idOf(req.params);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { addressField } from '@mailrail/domain/emails/address';
 import { CampaignStatus } from '@mailrail/platform/db/generated/enums';
+import { RAMP_LIMITS } from '@mailrail/domain/campaigns/ramp';
 import {
   MAX_ADDRESS_FIELD_LENGTH,
   MAX_BODY_LENGTH,
@@ -26,24 +27,42 @@ const batchSize = z.number().int().min(1).max(100000);
 const batchWindowMinutes = z.number().int().min(0).max(525600);
 /** A segment of the campaign's book (its subscribed contacts are the audience); null clears it. */
 const segmentId = z.string().min(1).max(MAX_ID_LENGTH).nullable();
+/** Gradual sending: window k sends min(batchSize, floor(start * factor^k)); null turns it off. */
+const ramp = z
+  .object({
+    start: z.number().int().min(RAMP_LIMITS.startMin).max(RAMP_LIMITS.startMax),
+    factor: z.number().min(RAMP_LIMITS.factorMin).max(RAMP_LIMITS.factorMax),
+  })
+  .nullable();
+
+const subject = z.string().min(1).max(MAX_SUBJECT_LENGTH);
+const previewText = z.string().max(MAX_SHORT_TEXT_LENGTH);
+const content = z.string().min(1).max(MAX_BODY_LENGTH);
+const html = z.string().trim().min(1).max(MAX_BODY_LENGTH);
+
+/** What a campaign is made of: create takes these (and the schedule), PATCH any of them. */
+const campaignFields = {
+  name: z.string().trim().min(1).max(MAX_NAME_LENGTH),
+  from: addressField(),
+  subject,
+  contactBookId: z.string().min(1).max(MAX_ID_LENGTH),
+  previewText: previewText.optional(),
+  content: content.optional(),
+  html: html.optional(),
+  replyTo: addressList.optional(),
+  cc: addressList.optional(),
+  bcc: addressList.optional(),
+  batchSize: batchSize.optional(),
+  batchWindowMinutes: batchWindowMinutes.optional(),
+  ramp: ramp.optional(),
+  segmentId: segmentId.optional(),
+};
 
 export const createCampaignBody = z
   .object({
-    name: z.string().trim().min(1).max(MAX_NAME_LENGTH),
-    from: addressField(),
-    subject: z.string().min(1).max(MAX_SUBJECT_LENGTH),
-    contactBookId: z.string().min(1).max(MAX_ID_LENGTH),
-    previewText: z.string().max(MAX_SHORT_TEXT_LENGTH).optional(),
-    content: z.string().min(1).max(MAX_BODY_LENGTH).optional(),
-    html: z.string().trim().min(1).max(MAX_BODY_LENGTH).optional(),
-    replyTo: addressList.optional(),
-    cc: addressList.optional(),
-    bcc: addressList.optional(),
+    ...campaignFields,
     sendNow: z.boolean().optional(),
     scheduledAt: scheduledAt.optional(),
-    batchSize: batchSize.optional(),
-    batchWindowMinutes: batchWindowMinutes.optional(),
-    segmentId: segmentId.optional(),
   })
   .refine((b) => b.content !== undefined || b.html !== undefined, {
     message: 'Either content or html must be provided.',
@@ -51,13 +70,39 @@ export const createCampaignBody = z
   });
 export type CreateCampaignBody = z.infer<typeof createCampaignBody>;
 
+/** PATCH: any field of create, checked the same way; previewText may be null (removed). */
+export const updateCampaignBody = z.object({ ...campaignFields, previewText: previewText.nullable().optional() }).partial();
+export type UpdateCampaignBody = z.infer<typeof updateCampaignBody>;
+
 export const scheduleCampaignBody = z.object({
   scheduledAt: scheduledAt.optional(),
   batchSize: batchSize.optional(),
   batchWindowMinutes: batchWindowMinutes.optional(),
   segmentId: segmentId.optional(),
+  ramp: ramp.optional(),
+  /** Answer the resolved time without changing anything (the editor shows it before confirming). */
+  dryRun: z.boolean().optional(),
 });
 export type ScheduleCampaignBody = z.infer<typeof scheduleCampaignBody>;
+
+/** The unsaved editor text overrides the stored one; the contact defaults to the book's first. */
+export const previewCampaignBody = z.object({
+  contactId: z.string().min(1).max(MAX_ID_LENGTH).optional(),
+  subject: subject.optional(),
+  html: html.optional(),
+  content: content.optional(),
+  previewText: previewText.optional(),
+});
+export type PreviewCampaignBody = z.infer<typeof previewCampaignBody>;
+
+export const MAX_TEST_RECIPIENTS = 5;
+export const testCampaignBody = z.object({
+  to: z
+    .union([addressField(), z.array(addressField()).min(1).max(MAX_TEST_RECIPIENTS, `at most ${MAX_TEST_RECIPIENTS} addresses`)])
+    .transform((v) => (Array.isArray(v) ? v : [v])),
+  contactId: z.string().min(1).max(MAX_ID_LENGTH).optional(),
+});
+export type TestCampaignBody = z.infer<typeof testCampaignBody>;
 
 export const listCampaignsQuery = z.object({
   page: intString(1).default(1),

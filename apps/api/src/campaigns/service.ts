@@ -1,16 +1,17 @@
-import { ApiError, badRequest } from '@mailrail/domain/errors/api-error';
+import { ApiError, badRequest, conflict } from '@mailrail/domain/errors/api-error';
 import { findVerifiedSenderDomain, senderDomainError } from '@mailrail/domain/domains/sender-domain';
 import { hasUnsubscribePlaceholder, renderCampaignContent, UNSUBSCRIBE_REQUIRED } from '@mailrail/domain/campaigns/campaign-content';
 import { newId } from '@mailrail/platform/ids';
 import { parseAddress } from '@mailrail/domain/emails/address';
 import { parseScheduledAt } from '@mailrail/domain/campaigns/schedule-time';
 import { pauseCampaignAndHoldEmails, PAUSABLE_STATUSES, resumePausedCampaign } from '@mailrail/domain/campaigns/campaign-state';
+import { rampOf, type Ramp } from '@mailrail/domain/campaigns/ramp';
 import { type Campaign, type Prisma } from '@mailrail/platform/db/generated/client';
 import { type CampaignStatus } from '@mailrail/platform/db/generated/enums';
 import type { ApiDeps } from '../deps';
 import { campaignSegment, requireSubscribedInSegment } from '../segments/campaign-segment';
 import type { AuthContext } from '../http/auth';
-import type { CreateCampaignBody, ListCampaignsQuery, ScheduleCampaignBody } from './schemas';
+import type { CreateCampaignBody, ListCampaignsQuery, ScheduleCampaignBody, UpdateCampaignBody } from './schemas';
 
 // Campaign rows and their state rules. The engine (apps/worker/src/campaigns) starts SCHEDULED
 // campaigns and sends; this side only writes the plan and moves the status, always with a
@@ -35,6 +36,8 @@ export function campaignView(c: Campaign) {
     scheduledAt: iso(c.scheduledAt),
     batchSize: c.batchSize,
     batchWindowMinutes: c.batchWindowMinutes,
+    ramp: rampOf(c),
+    window: campaignWindow(c),
     total: c.total,
     sent: c.sent,
     delivered: c.delivered,
@@ -52,6 +55,27 @@ export function campaignView(c: Campaign) {
   };
 }
 
+/** The window the engine opened last (docs/campaigns.md "Ramp"); null before the first, or without windows. */
+function campaignWindow(c: Campaign) {
+  if (c.batchWindowMinutes <= 0 || c.windowNumber === null || !c.lastSentAt) return null;
+  return {
+    number: c.windowNumber,
+    size: c.windowSize ?? c.batchSize,
+    startedAt: c.lastSentAt.toISOString(),
+    nextAt: new Date(c.lastSentAt.getTime() + c.batchWindowMinutes * 60_000).toISOString(),
+  };
+}
+
+/** A ramp grows per window: without windows (batchWindowMinutes 0) it would mean nothing. */
+function requireRampWindow(ramp: Ramp | null | undefined, batchWindowMinutes: number): void {
+  if (ramp && batchWindowMinutes < 1) {
+    const message = 'A ramp needs windows: set batchWindowMinutes to at least 1';
+    throw badRequest(message, [{ path: ['ramp'], message }]);
+  }
+}
+
+const rampColumns = (ramp: Ramp | null) => ({ rampStart: ramp?.start ?? null, rampFactor: ramp?.factor ?? null });
+
 /**
  * The campaigns a key may see and act on: its team's and, for a key bound to a domain, only those
  * sending from that domain. Everything else is answered as not found, like another team's.
@@ -60,7 +84,7 @@ function visibleTo(auth: AuthContext): { teamId: number; domainId?: number } {
   return { teamId: auth.teamId, ...(auth.domainId !== null ? { domainId: auth.domainId } : {}) };
 }
 
-async function findCampaign(deps: ApiDeps, auth: AuthContext, id: string): Promise<Campaign> {
+export async function findCampaign(deps: ApiDeps, auth: AuthContext, id: string): Promise<Campaign> {
   const c = await deps.db.campaign.findFirst({ where: { id, ...visibleTo(auth) } });
   if (!c) throw campaignNotFound();
   return c;
@@ -78,7 +102,7 @@ async function senderDomain(deps: ApiDeps, auth: AuthContext, from: string) {
 }
 
 /** The HTML the campaign sends: editor JSON rendered to a template, or the raw HTML. */
-function campaignHtml(body: { content?: string; html?: string }): string {
+export function campaignHtml(body: { content?: string; html?: string }): string {
   if (body.content !== undefined) {
     const html = renderCampaignContent(body.content);
     if (html === null) throw badRequest('Invalid content JSON', [{ path: ['content'], message: 'Invalid content JSON' }]);
@@ -107,6 +131,7 @@ export async function createCampaign(deps: ApiDeps, auth: AuthContext, body: Cre
   if (!book) throw badRequest('Contact book not found', [{ path: ['contactBookId'], message: 'Contact book not found' }]);
   const html = campaignHtml(body);
   requireUnsubscribeLink(html, body.content !== undefined ? 'content' : 'html');
+  requireRampWindow(body.ramp, body.batchWindowMinutes ?? 0);
 
   let scheduledAt: Date | null = null;
   if (body.sendNow) scheduledAt = now;
@@ -131,6 +156,7 @@ export async function createCampaign(deps: ApiDeps, auth: AuthContext, body: Cre
       scheduledAt,
       batchSize: body.batchSize ?? 500,
       batchWindowMinutes: body.batchWindowMinutes ?? 0,
+      ...rampColumns(body.ramp ?? null),
       replyTo: body.replyTo ?? [],
       cc: body.cc ?? [],
       bcc: body.bcc ?? [],
@@ -193,8 +219,11 @@ export async function scheduleCampaign(deps: ApiDeps, auth: AuthContext, id: str
     throw badRequest('The recipients of this campaign are fixed already', [{ path: ['segmentId'], message: 'Recipients already fixed' }]);
   const segmentId = body.segmentId !== undefined ? body.segmentId : c.segmentId;
   const segment = segmentId ? await campaignSegment(deps.db, auth.teamId, c.contactBookId, segmentId) : null;
+  requireRampWindow(body.ramp !== undefined ? body.ramp : rampOf(c), body.batchWindowMinutes ?? c.batchWindowMinutes);
   if (!c.recipientsReadyAt)
     await (segment ? requireSubscribedInSegment(deps.db, segment) : requireSubscribedContacts(deps, c.contactBookId));
+  // Every check above ran: a dry run answers what a real one would do, and changes nothing.
+  if (body.dryRun) return { scheduledAt: scheduledAt.toISOString(), timeZone: deps.config.CAMPAIGN_TIMEZONE };
   const { count } = await deps.db.campaign.updateMany({
     where: { id, ...visibleTo(auth), status: { in: SCHEDULABLE } },
     data: {
@@ -202,11 +231,73 @@ export async function scheduleCampaign(deps: ApiDeps, auth: AuthContext, id: str
       scheduledAt,
       ...(body.batchSize !== undefined ? { batchSize: body.batchSize } : {}),
       ...(body.batchWindowMinutes !== undefined ? { batchWindowMinutes: body.batchWindowMinutes } : {}),
+      ...(body.ramp !== undefined ? rampColumns(body.ramp) : {}),
       ...(body.segmentId !== undefined ? { segmentId: body.segmentId } : {}),
     },
   });
   if (count === 0) return refuse(deps, auth, id, 'schedule', SCHEDULABLE);
   return { success: true as const };
+}
+
+// Editable until the audience is fixed: a SCHEDULED campaign that had started (paused, then
+// scheduled again) already has its recipients and part of its mail sent, so it is not.
+const EDITABLE: CampaignStatus[] = ['DRAFT', 'SCHEDULED'];
+const notEditable = (c: Campaign) =>
+  conflict(
+    `Cannot edit a campaign that is ${c.status}${c.recipientsReadyAt ? ' and has started sending' : ''}; allowed while DRAFT or SCHEDULED before it starts`,
+  );
+
+/**
+ * PATCH: the fields given, checked as create checks them (the sender domain, the book, the content
+ * and its unsubscribe link, the ramp against the resulting window), then one conditional UPDATE so
+ * a campaign the engine starts meanwhile is answered 409, never changed.
+ */
+export async function updateCampaign(deps: ApiDeps, auth: AuthContext, id: string, body: UpdateCampaignBody) {
+  const c = await findCampaign(deps, auth, id);
+  if (!EDITABLE.includes(c.status) || c.recipientsReadyAt) throw notEditable(c);
+  const data: Prisma.CampaignUncheckedUpdateManyInput = {};
+  if (body.name !== undefined) data.name = body.name;
+  if (body.from !== undefined) {
+    data.domainId = (await senderDomain(deps, auth, body.from)).id;
+    data.from = body.from;
+  }
+  if (body.subject !== undefined) data.subject = body.subject;
+  if (body.previewText !== undefined) data.previewText = body.previewText;
+  if (body.contactBookId !== undefined) {
+    const book = await deps.db.contactBook.findFirst({ where: { id: body.contactBookId, teamId: auth.teamId }, select: { id: true } });
+    if (!book) throw badRequest('Contact book not found', [{ path: ['contactBookId'], message: 'Contact book not found' }]);
+    if (c.status === 'SCHEDULED') await requireSubscribedContacts(deps, book.id);
+    data.contactBookId = book.id;
+  }
+  // The segment must be of the resulting book (a new book with the old segment is a 400, never a
+  // silent switch to the whole book).
+  const segmentId = body.segmentId !== undefined ? body.segmentId : c.segmentId;
+  const bookId = body.contactBookId ?? c.contactBookId;
+  if (segmentId && bookId && (body.segmentId !== undefined || body.contactBookId !== undefined)) {
+    const segment = await campaignSegment(deps.db, auth.teamId, bookId, segmentId);
+    if (c.status === 'SCHEDULED') await requireSubscribedInSegment(deps.db, segment);
+  }
+  if (body.segmentId !== undefined) data.segmentId = body.segmentId;
+  if (body.content !== undefined || body.html !== undefined) {
+    data.html = campaignHtml(body);
+    requireUnsubscribeLink(data.html, body.content !== undefined ? 'content' : 'html');
+    data.content = body.content ?? null;
+  }
+  if (body.replyTo !== undefined) data.replyTo = body.replyTo;
+  if (body.cc !== undefined) data.cc = body.cc;
+  if (body.bcc !== undefined) data.bcc = body.bcc;
+  if (body.batchSize !== undefined) data.batchSize = body.batchSize;
+  if (body.batchWindowMinutes !== undefined) data.batchWindowMinutes = body.batchWindowMinutes;
+  if (body.ramp !== undefined) Object.assign(data, rampColumns(body.ramp));
+  requireRampWindow(body.ramp !== undefined ? body.ramp : rampOf(c), body.batchWindowMinutes ?? c.batchWindowMinutes);
+
+  const { count } = await deps.db.campaign.updateMany({
+    where: { id, ...visibleTo(auth), status: { in: EDITABLE }, recipientsReadyAt: null },
+    data,
+  });
+  const updated = await findCampaign(deps, auth, id);
+  if (count === 0) throw notEditable(updated);
+  return campaignView(updated);
 }
 
 /** See pauseCampaignAndHoldEmails: emails not claimed yet are held back until resume. */

@@ -13,7 +13,7 @@ import { findBookSegment } from '../segments/service';
 // taken the previous one (backpressure). Each batch is its own statement: a contact changed during
 // the export appears once, as it was when its batch was read.
 
-export const EXPORT_BATCH = 2000;
+export const EXPORT_BATCH = 1000;
 /** Property columns beyond this many are left out (a header of thousands of columns helps no one). */
 export const MAX_EXPORT_PROPERTIES = 500;
 const FIXED_COLUMNS = ['email', 'firstName', 'lastName', 'subscribed', 'createdAt'];

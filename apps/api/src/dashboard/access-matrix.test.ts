@@ -1,6 +1,7 @@
 import request from 'supertest';
 import type { Router } from 'express';
 import { createApiKey } from '@mailrail/domain/teams/api-keys';
+import { seedContactBook } from '@mailrail/testing/campaign-fixtures';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 import { teamRoutes } from './team/team-routes';
 import { addUser, signIn, type Browser } from './testing';
@@ -245,6 +246,40 @@ it("segments through the dashboard: both roles build and use them on the team's 
   }
   // The other team's admin on this team's path: the team gate answers first.
   await adminB.get(`${base}/contactBooks/${book}/segments`).expect(404);
+});
+
+it("the campaign editor's routes (PATCH, preview, test, dry-run schedule) work for both roles on the team's campaigns, 404 on another team's", async () => {
+  const html = '<p>Hi {{firstName}}</p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a>';
+  const campaignOf = async (teamId: number, apiKey: string, domain: string) => {
+    const book = await seedContactBook(api.deps.db, teamId, { subscribed: 2 });
+    const res = await request(api.app)
+      .post('/api/v1/campaigns')
+      .set({ Authorization: `Bearer ${apiKey}` })
+      .send({ name: 'C', from: `news@${domain}`, subject: 'S', contactBookId: book.id, html })
+      .expect(200);
+    return res.body.id as string;
+  };
+  await api.addDomain(api.team.teamId, 'camp-a.matrix.test');
+  await api.addDomain(teamB, 'camp-b.matrix.test');
+  const own = await campaignOf(api.team.teamId, api.team.apiKey, 'camp-a.matrix.test');
+  const other = await campaignOf(teamB, await api.newKey(teamB), 'camp-b.matrix.test');
+  const base = `/api/dashboard/teams/${api.team.teamId}/v1/campaigns`;
+  const teamBEmails = await api.deps.db.email.count({ where: { teamId: teamB } });
+  for (const b of [memberA, adminA]) {
+    await b.patch(`${base}/${own}`, { name: 'Edited', batchWindowMinutes: 5, ramp: { start: 10, factor: 2 } }).expect(200);
+    expect((await b.post(`${base}/${own}/preview`, {}).expect(200)).body.subject).toBe('S');
+    expect((await b.post(`${base}/${own}/test`, { to: 'me@example.org' }).expect(200)).body.emailIds).toHaveLength(1);
+    expect((await b.post(`${base}/${own}/schedule`, { dryRun: true }).expect(200)).body.timeZone).toBe(api.config.CAMPAIGN_TIMEZONE);
+    await b.patch(`${base}/${other}`, { name: 'Theirs' }).expect(404);
+    await b.post(`${base}/${other}/preview`, {}).expect(404);
+    await b.post(`${base}/${other}/test`, { to: 'me@example.org' }).expect(404);
+    await b.post(`${base}/${other}/schedule`, { dryRun: true }).expect(404);
+  }
+  expect(await api.deps.db.campaign.findUnique({ where: { id: other }, select: { name: true, status: true } })).toEqual({
+    name: 'C',
+    status: 'DRAFT',
+  });
+  expect(await api.deps.db.email.count({ where: { teamId: teamB } })).toBe(teamBEmails);
 });
 
 it('a member removed from the team loses access on the next request; malformed team ids are 404', async () => {

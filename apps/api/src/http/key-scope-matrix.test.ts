@@ -285,6 +285,9 @@ const RULES: Record<string, Rule> = {
   'POST /api/v1/campaigns/{campaignId}/schedule': { bound: 'scoped', input: () => ({ body: { scheduledAt: inAnHour() } }) },
   'POST /api/v1/campaigns/{campaignId}/pause': { bound: 'scoped', campaign: 'SCHEDULED' },
   'POST /api/v1/campaigns/{campaignId}/resume': { bound: 'scoped', campaign: 'PAUSED' },
+  'PATCH /api/v1/campaigns/{campaignId}': { bound: 'scoped', input: () => ({ body: { name: 'Renamed', ramp: null } }) },
+  'POST /api/v1/campaigns/{campaignId}/preview': { bound: 'scoped', input: () => ({ body: { subject: 'Preview {{firstName}}' } }) },
+  'POST /api/v1/campaigns/{campaignId}/test': { bound: 'scoped', input: () => ({ body: { to: 'reader@example.org' } }) },
 };
 
 // ------------------------------------------------------------------ calling a route

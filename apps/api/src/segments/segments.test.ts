@@ -425,6 +425,27 @@ describe('campaigns and segments', () => {
     expect((await api.deps.db.campaign.findUniqueOrThrow({ where: { id } })).segmentId).toBeNull();
   });
 
+  it('PATCH sets, changes and clears the segment, which must be of the resulting book', async () => {
+    const segmentId = await newSegment(pros);
+    const c = (await createCampaign({}).expect(200)).body;
+    const patch = (body: Item) => request(api.app).patch(`/api/v1/campaigns/${c.id}`).set(api.team.auth).send(body);
+    expect((await patch({ segmentId }).expect(200)).body.segmentId).toBe(segmentId);
+    const otherBook = (await request(api.app).post('/api/v1/contactBooks').set(api.team.auth).send({ name: 'P2' }).expect(200)).body.id;
+    await request(api.app)
+      .post(`/api/v1/contactBooks/${otherBook}/contacts`)
+      .set(api.team.auth)
+      .send({ email: 'x@example.org' })
+      .expect(200);
+    // Another book while the segment stays: refused, nothing changes.
+    expectBadRequest(await patch({ contactBookId: otherBook }), ['segmentId']);
+    expect(await api.deps.db.campaign.findUniqueOrThrow({ where: { id: c.id } })).toMatchObject({ contactBookId: book, segmentId });
+    expect((await patch({ segmentId: 'nope' })).status).toBe(404);
+    const moved = (await patch({ contactBookId: otherBook, segmentId: null }).expect(200)).body;
+    expect(moved).toMatchObject({ contactBookId: otherBook, segmentId: null });
+    const otherSegment = await newSegment(pros, otherBook);
+    expect((await patch({ segmentId: otherSegment }).expect(200)).body.segmentId).toBe(otherSegment);
+  });
+
   it('a segment used by a campaign that has not started is not deleted (409); once unused it is', async () => {
     const segmentId = await newSegment(pros);
     const c = (await createCampaign({ segmentId, scheduledAt: new Date(Date.now() + 3_600_000).toISOString() }).expect(200)).body;

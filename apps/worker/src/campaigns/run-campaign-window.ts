@@ -1,5 +1,6 @@
-import { buildOneClickUnsubscribeUrl, buildUnsubscribeUrl } from '@mailrail/domain/audience/links';
-import { contactVariables, personalizeCampaignBody, prepareCampaignBody } from '@mailrail/domain/campaigns/campaign-content';
+import { prepareCampaignBody } from '@mailrail/domain/campaigns/campaign-content';
+import { rampOf, windowSizeFor } from '@mailrail/domain/campaigns/ramp';
+import { renderCampaignEmail } from '@mailrail/domain/campaigns/render-campaign-email';
 import {
   enqueueSendJobs,
   insertEmailRows,
@@ -17,6 +18,9 @@ import type { WorkerDeps } from '../deps';
 // exist (the sweeper enqueues any job that was lost). A recipient is therefore never skipped and
 // never given two emails; the send pipeline's claim then makes each email reach SES once.
 // Pause takes the same row lock, so it waits for at most one chunk.
+// A window (batchWindowMinutes > 0) is opened by the chunk that writes its first emails: that same
+// transaction stores its start (lastSentAt), number and size, so a crash before COMMIT opens
+// nothing, and after it every replay reads the stored window instead of opening or growing one.
 
 export interface WindowResult {
   queued: number;
@@ -39,6 +43,10 @@ interface CampaignForWindow {
   batchSize: number;
   batchWindowMinutes: number;
   lastSentAt: Date | null;
+  rampStart: number | null;
+  rampFactor: number | null;
+  windowNumber: number | null;
+  windowSize: number | null;
   recipientsReadyAt: Date | null;
   region: string | null;
   variables: string[] | null;
@@ -120,7 +128,8 @@ async function queueNextChunk(deps: CampaignWindowDeps, tx: SqlExecutor, campaig
   await markRecipientsQueued(tx, campaignId, prepared, now, after, lastContactId);
   await markRecipientsSuppressed(tx, campaignId, dropped, now);
   // lastSentAt is the opening of the current window (or the last chunk when there is no window).
-  if (budget.windowOpened || c.batchWindowMinutes === 0) await setLastSentAt(tx, campaignId, now);
+  if (budget.opens) await openWindow(tx, campaignId, now, budget.opens);
+  else if (c.batchWindowMinutes === 0) await setLastSentAt(tx, campaignId, now);
   return {
     queued: prepared.length,
     suppressed: dropped.length,
@@ -138,7 +147,8 @@ type RunningCampaign = CampaignForWindow & { html: string };
 async function lockRunningCampaign(tx: SqlExecutor, campaignId: string): Promise<RunningCampaign | null> {
   const rows = await tx.query<CampaignForWindow>(
     `SELECT c.id, c."teamId", c."domainId", c.status, c."from", c.subject, c."previewText", c.html, c."replyTo", c.cc, c.bcc,
-            c."batchSize", c."batchWindowMinutes", c."lastSentAt", c."recipientsReadyAt", d.region, b.variables
+            c."batchSize", c."batchWindowMinutes", c."lastSentAt", c."rampStart", c."rampFactor", c."windowNumber", c."windowSize",
+            c."recipientsReadyAt", d.region, b.variables
        FROM "Campaign" c
        LEFT JOIN "Domain" d ON d.id = c."domainId"
        LEFT JOIN "ContactBook" b ON b.id = c."contactBookId"
@@ -151,29 +161,37 @@ async function lockRunningCampaign(tx: SqlExecutor, campaignId: string): Promise
   return c as RunningCampaign;
 }
 
+interface WindowToOpen {
+  number: number;
+  size: number;
+}
+
 /**
- * How many recipients this chunk may take, or null when the current window is full. The budget
- * of a window is batchSize minus the emails created since it opened. Counted from the Email rows,
- * so a crash in the middle of a window does not reset it.
+ * How many recipients this chunk may take, or null when the current window is full. The budget of
+ * the open window is its stored size minus the emails created since it opened, counted from the
+ * Email rows, so a crash in the middle of a window does not reset it. When the last window has
+ * ended, the next one (number + 1) is sized from the ramp (docs/campaigns.md "Ramp"); it is stored
+ * only if this chunk commits.
  */
 async function windowBudget(
   deps: CampaignWindowDeps,
   tx: SqlExecutor,
   c: RunningCampaign,
   now: Date,
-): Promise<{ limit: number; windowOpened: boolean } | null> {
+): Promise<{ limit: number; opens: WindowToOpen | null } | null> {
   const chunkSize = deps.config.CAMPAIGN_CHUNK_SIZE;
-  if (c.batchWindowMinutes <= 0) return { limit: chunkSize, windowOpened: false };
+  if (c.batchWindowMinutes <= 0) return { limit: chunkSize, opens: null };
   const windowMs = c.batchWindowMinutes * 60_000;
-  let start = c.lastSentAt;
-  let windowOpened = false;
-  if (!start || start.getTime() + windowMs <= now.getTime()) {
-    start = now;
-    windowOpened = true;
+  const start = c.lastSentAt;
+  if (start && start.getTime() + windowMs > now.getTime()) {
+    // A window opened before the ramp columns existed has batchSize as its size.
+    const size = c.windowSize ?? c.batchSize;
+    const limit = Math.min(chunkSize, size - (await countEmailsSince(tx, c.id, start)));
+    return limit <= 0 ? null : { limit, opens: null };
   }
-  const used = windowOpened ? 0 : await countEmailsSince(tx, c.id, start);
-  const limit = Math.min(chunkSize, c.batchSize - used);
-  return limit <= 0 ? null : { limit, windowOpened };
+  const number = (c.windowNumber ?? -1) + 1;
+  const size = windowSizeFor(rampOf(c), c.batchSize, number);
+  return { limit: Math.min(chunkSize, size), opens: { number, size } };
 }
 
 async function countEmailsSince(tx: SqlExecutor, campaignId: string, since: Date): Promise<number> {
@@ -208,6 +226,7 @@ function draftCampaignEmails(
   pending: PendingRecipient[],
 ): { drafts: EmailDraft[]; dropped: string[] } {
   const body = prepareCampaignBody({ subject: c.subject, html: c.html, previewText: c.previewText });
+  const campaign = { id: c.id, bookVariables: c.variables ?? [] };
   const region = c.region ?? deps.config.AWS_REGION;
   const drafts: EmailDraft[] = [];
   const dropped: string[] = [];
@@ -216,9 +235,7 @@ function draftCampaignEmails(
       dropped.push(r.contactId);
       continue;
     }
-    const unsubscribeUrl = buildUnsubscribeUrl(deps.config, r.contactId, c.id);
-    const vars = contactVariables({ id: r.contactId, ...r }, c.variables ?? [], unsubscribeUrl);
-    const personal = personalizeCampaignBody(body, vars);
+    const personal = renderCampaignEmail(deps.config, body, campaign, { id: r.contactId, ...r });
     drafts.push({
       teamId: c.teamId,
       domainId: c.domainId,
@@ -233,7 +250,7 @@ function draftCampaignEmails(
       text: personal.text,
       campaignId: c.id,
       contactId: r.contactId,
-      unsubUrl: buildOneClickUnsubscribeUrl(deps.config, r.contactId, c.id),
+      unsubUrl: personal.oneClickUnsubscribeUrl,
       lane: 'marketing',
     });
   }
@@ -267,6 +284,16 @@ async function markRecipientsSuppressed(tx: SqlExecutor, campaignId: string, dro
     `UPDATE "CampaignEmail" SET status = 'SUPPRESSED', "updatedAt" = $3 WHERE "campaignId" = $1 AND "contactId" = ANY($2::text[])`,
     [campaignId, dropped, now],
   );
+}
+
+/** Opens a window: its start, number and size, in the chunk's transaction. */
+async function openWindow(tx: SqlExecutor, campaignId: string, now: Date, w: WindowToOpen): Promise<void> {
+  await tx.execute(`UPDATE "Campaign" SET "lastSentAt" = $2, "windowNumber" = $3, "windowSize" = $4, "updatedAt" = $2 WHERE id = $1`, [
+    campaignId,
+    now,
+    w.number,
+    w.size,
+  ]);
 }
 
 async function setLastSentAt(tx: SqlExecutor, campaignId: string, now: Date): Promise<void> {

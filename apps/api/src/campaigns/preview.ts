@@ -1,0 +1,80 @@
+import { badRequest } from '@mailrail/domain/errors/api-error';
+import { prepareCampaignBody, type CampaignContact } from '@mailrail/domain/campaigns/campaign-content';
+import { renderCampaignEmail } from '@mailrail/domain/campaigns/render-campaign-email';
+import type { Campaign } from '@mailrail/platform/db/generated/client';
+import type { ApiDeps } from '../deps';
+import type { AuthContext } from '../http/auth';
+import { MAX_SUBJECT_LENGTH } from '../http/limits';
+import type { SendEmailPayload } from '../emails/schemas';
+import { sendEmails, type SendContext } from '../emails/send-emails';
+import type { PreviewCampaignBody, TestCampaignBody } from './schemas';
+import { campaignHtml, findCampaign } from './service';
+
+// The editor's preview and "send test": the campaign rendered for one contact by the function the
+// worker sends with (renderCampaignEmail), so what the marketer sees is what the contact gets.
+
+/** A contact of the campaign's book: the one asked for, else the book's first (by id); null when the book is empty. */
+async function previewContact(deps: ApiDeps, c: Campaign, contactId: string | undefined): Promise<CampaignContact | null> {
+  const select = { id: true, email: true, firstName: true, lastName: true, properties: true };
+  if (contactId !== undefined) {
+    const contact = c.contactBookId
+      ? await deps.db.contact.findFirst({ where: { id: contactId, contactBookId: c.contactBookId }, select })
+      : null;
+    if (!contact)
+      throw badRequest("Contact not found in the campaign's contact book", [{ path: ['contactId'], message: 'Contact not found' }]);
+    return contact;
+  }
+  if (!c.contactBookId) return null;
+  return deps.db.contact.findFirst({ where: { contactBookId: c.contactBookId }, orderBy: { id: 'asc' }, select });
+}
+
+// With no contact (an empty book) the fields are empty, so fallbacks show, and the link is the
+// unsubscribe page's for no one.
+const NO_CONTACT: CampaignContact = { id: '', email: '', firstName: null, lastName: null, properties: null };
+
+async function renderFor(deps: ApiDeps, c: Campaign, overrides: PreviewCampaignBody) {
+  const html = overrides.content !== undefined || overrides.html !== undefined ? campaignHtml(overrides) : c.html;
+  if (!html) throw badRequest('No content added for campaign', [{ path: ['html'], message: 'No content added for campaign' }]);
+  const contact = await previewContact(deps, c, overrides.contactId);
+  const book = c.contactBookId
+    ? await deps.db.contactBook.findUnique({ where: { id: c.contactBookId }, select: { variables: true } })
+    : null;
+  const body = prepareCampaignBody({
+    subject: overrides.subject ?? c.subject,
+    html,
+    previewText: overrides.previewText ?? c.previewText,
+  });
+  const rendered = renderCampaignEmail(deps.config, body, { id: c.id, bookVariables: book?.variables ?? [] }, contact ?? NO_CONTACT);
+  return { rendered, contact };
+}
+
+export async function previewCampaign(deps: ApiDeps, auth: AuthContext, id: string, body: PreviewCampaignBody) {
+  const c = await findCampaign(deps, auth, id);
+  const { rendered, contact } = await renderFor(deps, c, body);
+  return {
+    subject: rendered.subject,
+    html: rendered.html,
+    text: rendered.text,
+    contact: contact ? { id: contact.id, email: contact.email } : null,
+  };
+}
+
+/**
+ * One email per address, rendered for the contact as the preview is, sent through the path of
+ * POST /api/v1/emails (sender domain, suppressions, size), so a test reaches SES like any email.
+ */
+export async function sendCampaignTest(send: SendContext, auth: AuthContext, id: string, body: TestCampaignBody) {
+  const { deps } = send;
+  const c = await findCampaign(deps, auth, id);
+  const { rendered } = await renderFor(deps, c, { contactId: body.contactId });
+  const payloads: SendEmailPayload[] = body.to.map((to) => ({
+    to: [to],
+    from: c.from,
+    subject: `[Test] ${rendered.subject}`.slice(0, MAX_SUBJECT_LENGTH),
+    html: rendered.html,
+    text: rendered.text,
+    ...(c.replyTo.length ? { replyTo: c.replyTo } : {}),
+  }));
+  const emailIds = await sendEmails(send, auth, { payloads, batch: true, idempotencyKey: undefined, body: payloads });
+  return { emailIds };
+}
