@@ -180,6 +180,24 @@ async function main() {
     figures.indexedWorstP50Ms = Math.max(figures.indexedSubscribedP50Ms, figures.indexedEmailPrefixP50Ms, figures.indexedCreatedAtP50Ms);
     figures.propertyWorstP50Ms = Math.max(figures.propertyEqualsP50Ms, figures.propertyNumberP50Ms);
 
+    // The contacts list's additions on the same book: search (contains in email, first or last
+    // name) and keyset paging deep into the book.
+    const lastIds = await pg.query<{ id: string }>(
+      'SELECT id FROM "Contact" WHERE "contactBookId" = $1 ORDER BY id DESC OFFSET 1000 LIMIT 1',
+      [book],
+    );
+    for (const [key, label, query] of [
+      ['searchP50Ms', "contacts list search 'user12345' (limit 50)", '?search=user12345&limit=50'],
+      ['afterDeepP50Ms', 'contacts list after=<id 1,000 from the end> (limit 100)', `?after=${lastIds.rows[0].id}&limit=100`],
+    ] as const) {
+      const url = `/api/v1/contactBooks/${book}/contacts${query}`;
+      const rows = JSON.parse((await call('GET', url)).text).length;
+      const wall: number[] = [];
+      for (let i = 0; i < RUNS; i++) wall.push((await call('GET', url)).ms);
+      console.log(`${label}: ${rows} rows; wall ms p50 ${fmt(median(wall))}`);
+      figures[key] = median(wall);
+    }
+
     if (EXPORT) {
       global.gc?.();
       const before = process.memoryUsage();
