@@ -26,6 +26,7 @@ export const campaignResponse = z
     subject: z.string(),
     previewText: z.string().nullable(),
     contactBookId: z.string().nullable(),
+    segmentId: z.string().nullable().describe('The segment of the book whose subscribed contacts are the audience; null = the whole book'),
     html: z.string().nullable(),
     content: z.string().nullable(),
     status: campaignStatus,

@@ -25,6 +25,8 @@ export const campaignStatus = z.enum(CampaignStatus);
 
 const batchSize = z.number().int().min(1).max(100000);
 const batchWindowMinutes = z.number().int().min(0).max(525600);
+/** A segment of the campaign's book (its subscribed contacts are the audience); null clears it. */
+const segmentId = z.string().min(1).max(MAX_ID_LENGTH).nullable();
 /** Gradual sending: window k sends min(batchSize, floor(start * factor^k)); null turns it off. */
 const ramp = z
   .object({
@@ -53,6 +55,7 @@ const campaignFields = {
   batchSize: batchSize.optional(),
   batchWindowMinutes: batchWindowMinutes.optional(),
   ramp: ramp.optional(),
+  segmentId: segmentId.optional(),
 };
 
 export const createCampaignBody = z
@@ -75,6 +78,7 @@ export const scheduleCampaignBody = z.object({
   scheduledAt: scheduledAt.optional(),
   batchSize: batchSize.optional(),
   batchWindowMinutes: batchWindowMinutes.optional(),
+  segmentId: segmentId.optional(),
   ramp: ramp.optional(),
   /** Answer the resolved time without changing anything (the editor shows it before confirming). */
   dryRun: z.boolean().optional(),

@@ -9,6 +9,7 @@ import { rampOf, type Ramp } from '@mailrail/domain/campaigns/ramp';
 import { type Campaign, type Prisma } from '@mailrail/platform/db/generated/client';
 import { type CampaignStatus } from '@mailrail/platform/db/generated/enums';
 import type { ApiDeps } from '../deps';
+import { campaignSegment, requireSubscribedInSegment } from '../segments/campaign-segment';
 import type { AuthContext } from '../http/auth';
 import type { CreateCampaignBody, ListCampaignsQuery, ScheduleCampaignBody, UpdateCampaignBody } from './schemas';
 
@@ -28,6 +29,7 @@ export function campaignView(c: Campaign) {
     subject: c.subject,
     previewText: c.previewText,
     contactBookId: c.contactBookId,
+    segmentId: c.segmentId,
     html: c.html,
     content: c.content,
     status: c.status,
@@ -134,7 +136,8 @@ export async function createCampaign(deps: ApiDeps, auth: AuthContext, body: Cre
   let scheduledAt: Date | null = null;
   if (body.sendNow) scheduledAt = now;
   else if (body.scheduledAt) scheduledAt = parseScheduledAt(body.scheduledAt, now, deps.config.CAMPAIGN_TIMEZONE);
-  if (scheduledAt) await requireSubscribedContacts(deps, book.id);
+  const segment = body.segmentId ? await campaignSegment(deps.db, auth.teamId, book.id, body.segmentId) : null;
+  if (scheduledAt) await (segment ? requireSubscribedInSegment(deps.db, segment) : requireSubscribedContacts(deps, book.id));
 
   const created = await deps.db.campaign.create({
     data: {
@@ -146,6 +149,7 @@ export async function createCampaign(deps: ApiDeps, auth: AuthContext, body: Cre
       subject: body.subject,
       previewText: body.previewText ?? null,
       contactBookId: book.id,
+      segmentId: segment?.id ?? null,
       html,
       content: body.content ?? null,
       status: scheduledAt ? 'SCHEDULED' : 'DRAFT',
@@ -211,8 +215,13 @@ export async function scheduleCampaign(deps: ApiDeps, auth: AuthContext, id: str
   if (!c.contactBookId) throw badRequest('No contact book found for campaign');
   if (!c.html) throw badRequest('No content added for campaign');
   requireUnsubscribeLink(c.html, 'html');
+  if (body.segmentId !== undefined && c.recipientsReadyAt)
+    throw badRequest('The recipients of this campaign are fixed already', [{ path: ['segmentId'], message: 'Recipients already fixed' }]);
+  const segmentId = body.segmentId !== undefined ? body.segmentId : c.segmentId;
+  const segment = segmentId ? await campaignSegment(deps.db, auth.teamId, c.contactBookId, segmentId) : null;
   requireRampWindow(body.ramp !== undefined ? body.ramp : rampOf(c), body.batchWindowMinutes ?? c.batchWindowMinutes);
-  if (!c.recipientsReadyAt) await requireSubscribedContacts(deps, c.contactBookId);
+  if (!c.recipientsReadyAt)
+    await (segment ? requireSubscribedInSegment(deps.db, segment) : requireSubscribedContacts(deps, c.contactBookId));
   // Every check above ran: a dry run answers what a real one would do, and changes nothing.
   if (body.dryRun) return { scheduledAt: scheduledAt.toISOString(), timeZone: deps.config.CAMPAIGN_TIMEZONE };
   const { count } = await deps.db.campaign.updateMany({
@@ -223,6 +232,7 @@ export async function scheduleCampaign(deps: ApiDeps, auth: AuthContext, id: str
       ...(body.batchSize !== undefined ? { batchSize: body.batchSize } : {}),
       ...(body.batchWindowMinutes !== undefined ? { batchWindowMinutes: body.batchWindowMinutes } : {}),
       ...(body.ramp !== undefined ? rampColumns(body.ramp) : {}),
+      ...(body.segmentId !== undefined ? { segmentId: body.segmentId } : {}),
     },
   });
   if (count === 0) return refuse(deps, auth, id, 'schedule', SCHEDULABLE);
@@ -259,6 +269,15 @@ export async function updateCampaign(deps: ApiDeps, auth: AuthContext, id: strin
     if (c.status === 'SCHEDULED') await requireSubscribedContacts(deps, book.id);
     data.contactBookId = book.id;
   }
+  // The segment must be of the resulting book (a new book with the old segment is a 400, never a
+  // silent switch to the whole book).
+  const segmentId = body.segmentId !== undefined ? body.segmentId : c.segmentId;
+  const bookId = body.contactBookId ?? c.contactBookId;
+  if (segmentId && bookId && (body.segmentId !== undefined || body.contactBookId !== undefined)) {
+    const segment = await campaignSegment(deps.db, auth.teamId, bookId, segmentId);
+    if (c.status === 'SCHEDULED') await requireSubscribedInSegment(deps.db, segment);
+  }
+  if (body.segmentId !== undefined) data.segmentId = body.segmentId;
   if (body.content !== undefined || body.html !== undefined) {
     data.html = campaignHtml(body);
     requireUnsubscribeLink(data.html, body.content !== undefined ? 'content' : 'html');

@@ -41,6 +41,7 @@ describe('create', () => {
       doubleOptInSubject: null,
       doubleOptInContent: null,
       _count: { contacts: 0 },
+      subscribedCount: 0,
     });
     expect(res.body.id).toMatch(/^[0-9a-z]{24}$/);
     expect(new Date(res.body.createdAt).toISOString()).toBe(res.body.createdAt);
@@ -150,14 +151,14 @@ describe('create', () => {
 });
 
 describe('read, list, update, delete', () => {
-  it('lists only the team books, each with its contact count', async () => {
+  it('lists only the team books, each with its contact count and subscribed count', async () => {
     const book = (await post({ name: 'Counted' })).body;
     await api.deps.db.contact.createMany({
-      data: [1, 2, 3].map((i) => ({ id: `c${i}-${book.id}`, contactBookId: book.id, email: `p${i}@x.com` })),
+      data: [1, 2, 3].map((i) => ({ id: `c${i}-${book.id}`, contactBookId: book.id, email: `p${i}@x.com`, subscribed: i !== 2 })),
     });
     const mine = await request(api.app).get('/api/v1/contactBooks').set(api.team.auth);
     expect(mine.status).toBe(200);
-    expect(mine.body.find((b: { id: string }) => b.id === book.id)._count).toEqual({ contacts: 3 });
+    expect(mine.body.find((b: { id: string }) => b.id === book.id)).toMatchObject({ _count: { contacts: 3 }, subscribedCount: 2 });
     expect(mine.body.every((b: { teamId: number }) => b.teamId === api.team.teamId)).toBe(true);
 
     const theirs = await request(api.app).get('/api/v1/contactBooks').set(other.auth);
@@ -165,7 +166,7 @@ describe('read, list, update, delete', () => {
 
     const one = await request(api.app).get(`/api/v1/contactBooks/${book.id}`).set(api.team.auth);
     expect(one.status).toBe(200);
-    expect(one.body).toMatchObject({ id: book.id, name: 'Counted', _count: { contacts: 3 } });
+    expect(one.body).toMatchObject({ id: book.id, name: 'Counted', _count: { contacts: 3 }, subscribedCount: 2 });
   });
 
   it('updates fields and keeps the others', async () => {

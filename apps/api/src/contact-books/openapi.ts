@@ -20,6 +20,7 @@ const contactBook = z
     createdAt: z.string(),
     updatedAt: z.string(),
     _count: z.object({ contacts: z.number().int() }),
+    subscribedCount: z.number().int().describe('Subscribed contacts of the book (the audience of a campaign to the whole book)'),
   })
   .meta({ id: 'ContactBook' });
 

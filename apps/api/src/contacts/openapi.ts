@@ -8,12 +8,13 @@ import {
   bulkDeleteBody,
   contactInput,
   contactPath,
+  exportContactsQuery,
   listContactsQuery,
   updateContactBody,
   upsertPath,
 } from './schemas';
 
-const contact = z
+export const contactSchema = z
   .object({
     id: z.string(),
     email: z.string(),
@@ -55,9 +56,25 @@ export function documentContactRoutes(r: DocRegistry) {
     path: base,
     tag,
     summary: 'List contacts of a book, ordered by id',
+    description:
+      '`search` matches email, firstName or lastName (contains, case-insensitive); `subscribed` filters on the state; ' +
+      '`after` pages by keyset (contacts with a greater id; pass the last id of the previous page, with page 1), which stays fast deep into a large book.',
     params: anyBookPath,
     query: listContactsQuery,
-    response: z.array(contact),
+    response: z.array(contactSchema),
+  });
+  documentRoute(r, {
+    method: 'get',
+    path: `${base}/export`,
+    tag,
+    summary: 'Export the book (or one of its segments) as CSV, streamed',
+    description:
+      'Columns: email, firstName, lastName, subscribed, createdAt, then one per property name found (sorted, at most 500). ' +
+      'Sent as `Content-Disposition: attachment`; read in batches by id, so any size streams in bounded memory.',
+    params: anyBookPath,
+    query: exportContactsQuery,
+    response: z.string().describe('text/csv'),
+    contentType: 'text/csv',
   });
   documentRoute(r, {
     method: 'post',
@@ -80,7 +97,14 @@ export function documentContactRoutes(r: DocRegistry) {
     response: z.object({ success: z.boolean(), count: z.number().int() }),
     example: { contactIds: ['c1a2b3', 'c4d5e6'] },
   });
-  documentRoute(r, { method: 'get', path: `${base}/:contactId`, tag, summary: 'Get a contact', params: contactPath, response: contact });
+  documentRoute(r, {
+    method: 'get',
+    path: `${base}/:contactId`,
+    tag,
+    summary: 'Get a contact',
+    params: contactPath,
+    response: contactSchema,
+  });
   documentRoute(r, {
     method: 'put',
     path: `${base}/:contactId`,

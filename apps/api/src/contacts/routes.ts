@@ -7,6 +7,7 @@ import {
   bulkContactsBody,
   bulkDeleteBody,
   contactInput,
+  exportContactsQuery,
   contactPath,
   listContactsQuery,
   updateContactBody,
@@ -21,12 +22,13 @@ import {
   listContactsJson,
   updateContact,
 } from './service';
+import { exportContactsCsv } from './export';
 
 /** Mounted at /api/v1/contactBooks/:contactBookId/contacts. */
 export function contactRoutes(deps: ApiDeps): Router {
   const r = Router({ mergeParams: true });
 
-  // The static /bulk routes come before /:contactId, so `bulk` is never taken for a contact id.
+  // The static /bulk and /export routes come before /:contactId, so neither is taken for a contact id.
   r.post('/bulk', async (req, res) => {
     const { contactBookId } = parseOrThrow(bookPath, req.params, 'path');
     res.json(await bulkUpsertContacts(deps, req.auth, contactBookId, parseOrThrow(bulkContactsBody, req.body)));
@@ -35,6 +37,12 @@ export function contactRoutes(deps: ApiDeps): Router {
     const { contactBookId } = parseOrThrow(bookPath, req.params, 'path');
     const { contactIds } = parseOrThrow(bulkDeleteBody, req.body);
     res.json(await bulkDeleteContacts(deps, req.auth, contactBookId, contactIds));
+  });
+
+  r.get('/export', async (req, res) => {
+    const { contactBookId } = parseOrThrow(anyBookPath, req.params, 'path');
+    const { segmentId } = parseOrThrow(exportContactsQuery, req.query, 'query');
+    await exportContactsCsv(deps, req.auth, contactBookId, segmentId, res);
   });
 
   r.post('/', async (req, res) => {

@@ -58,10 +58,27 @@ const commaList = z
   .pipe(z.array(z.string()).max(MAX_LIST_LIMIT))
   .transform((l) => (l.length ? l : undefined));
 
+export const MAX_SEARCH_LENGTH = 200;
+
 export const listContactsQuery = z.object({
   page: positiveInt().default(1),
   limit: positiveInt(MAX_LIST_LIMIT).default(MAX_LIST_LIMIT),
   emails: commaList.transform((l) => l?.map((e) => e.toLowerCase())).optional(),
   ids: commaList.optional(),
+  search: z.string().max(MAX_SEARCH_LENGTH).optional().describe('Contains, case-insensitive, in email, firstName or lastName'),
+  subscribed: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional(),
+  after: z
+    .string()
+    .min(1)
+    .max(MAX_ID_LENGTH)
+    .optional()
+    .describe('Keyset paging: only contacts whose id is greater (pass the last id you have)'),
 });
 export type ListContactsQuery = z.infer<typeof listContactsQuery>;
+
+export const exportContactsQuery = z.object({
+  segmentId: z.string().min(1).max(MAX_ID_LENGTH).optional().describe('Export only the contacts this segment of the book matches'),
+});

@@ -1,6 +1,7 @@
 import { ApiError } from '@mailrail/domain/errors/api-error';
 import { contactColumnsSql, contactEventsInsertSql, contactJsonSql } from '@mailrail/domain/sql/contact';
 import { newContactIds, newIds } from '@mailrail/domain/audience/contact-id';
+import { escapeLike } from '@mailrail/domain/audience/segments/segment-sql';
 import { newId } from '@mailrail/platform/ids';
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { type ContactBook } from '@mailrail/platform/db/generated/client';
@@ -145,6 +146,12 @@ export async function listContactsJson(deps: ApiDeps, auth: AuthContext, contact
   let filters = ` AND EXISTS (SELECT 1 FROM "ContactBook" b WHERE b.id = $1 AND b."teamId" = $2)`;
   if (q.emails) filters += ` AND c.email = ANY($${params.push(q.emails)}::text[])`;
   if (q.ids) filters += ` AND c.id = ANY($${params.push(q.ids)}::text[])`;
+  if (q.subscribed !== undefined) filters += ` AND c.subscribed = $${params.push(q.subscribed)}::boolean`;
+  if (q.after) filters += ` AND c.id > $${params.push(q.after)}`;
+  if (q.search) {
+    const p = `$${params.push(`%${escapeLike(q.search)}%`)}`;
+    filters += ` AND (c.email ILIKE ${p} OR c."firstName" ILIKE ${p} OR c."lastName" ILIKE ${p})`;
+  }
   const page =
     q.page === 1
       ? `SELECT * FROM "Contact" c WHERE c."contactBookId" = $1${filters} ORDER BY c.id LIMIT $3 OFFSET $4`

@@ -213,6 +213,41 @@ it("the public API under a team works for both roles on the team's data, and ano
   await adminB.get(`/api/dashboard/teams/${teamB}/v1/emails/${otherEmail}`).expect(200);
 });
 
+it("segments through the dashboard: both roles build and use them on the team's books; another team's book or segment is 404", async () => {
+  const base = `/api/dashboard/teams/${api.team.teamId}/v1`;
+  const filter = { match: 'all', conditions: [{ field: 'email', operator: 'endsWith', value: '@example.org' }] };
+  const book = (await adminA.post(`${base}/contactBooks`, { name: 'Dashboard segments' }).expect(200)).body.id;
+  await adminA.post(`${base}/contactBooks/${book}/contacts`, { email: 'seg@example.org' }).expect(200);
+  const keyB = await api.newKey(teamB);
+  const bookB = (
+    await request(api.app)
+      .post('/api/v1/contactBooks')
+      .set({ Authorization: `Bearer ${keyB}` })
+      .send({ name: 'B' })
+      .expect(200)
+  ).body.id;
+  const segmentB = (
+    await request(api.app)
+      .post(`/api/v1/contactBooks/${bookB}/segments`)
+      .set({ Authorization: `Bearer ${keyB}` })
+      .send({ name: 'B', filter })
+      .expect(200)
+  ).body.id;
+  for (const b of [memberA, adminA]) {
+    const s = (await b.post(`${base}/contactBooks/${book}/segments`, { name: 'S', filter }).expect(200)).body;
+    expect((await b.post(`${base}/contactBooks/${book}/segments/preview`, { filter }).expect(200)).body.count).toBe(1);
+    expect((await b.get(`${base}/contactBooks/${book}/segments/${s.id}/contacts`).expect(200)).body.subscribedCount).toBe(1);
+    await b.patch(`${base}/contactBooks/${book}/segments/${s.id}`, { name: 'T' }).expect(200);
+    await b.delete(`${base}/contactBooks/${book}/segments/${s.id}`).expect(200);
+    await b.get(`${base}/contactBooks/${bookB}/segments`).expect(404);
+    await b.get(`${base}/contactBooks/${bookB}/segments/${segmentB}`).expect(404);
+    await b.get(`${base}/contactBooks/${book}/segments/${segmentB}`).expect(404);
+    await b.post(`${base}/contactBooks/${bookB}/segments/preview`, { filter }).expect(404);
+  }
+  // The other team's admin on this team's path: the team gate answers first.
+  await adminB.get(`${base}/contactBooks/${book}/segments`).expect(404);
+});
+
 it("the campaign editor's routes (PATCH, preview, test, dry-run schedule) work for both roles on the team's campaigns, 404 on another team's", async () => {
   const html = '<p>Hi {{firstName}}</p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a>';
   const campaignOf = async (teamId: number, apiKey: string, domain: string) => {

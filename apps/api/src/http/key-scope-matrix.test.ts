@@ -20,6 +20,7 @@ const keyPair = generateDkimKeyPair();
 const HTML = '<p>Hi</p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a>';
 const WEBHOOK_URL = 'https://93.184.215.14/hooks/mailrail';
 const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
+const SEGMENT_FILTER = { match: 'all', conditions: [{ field: 'email', operator: 'contains', value: 'member' }] };
 const tomorrow = () => new Date(Date.now() + 86_400_000);
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -55,6 +56,7 @@ interface World {
   contactBookId: string;
   contactId: string;
   contactEmail: string;
+  segmentId: string;
   suppressed: string;
 }
 
@@ -113,13 +115,24 @@ async function newWorld(campaignState: CampaignState = 'DRAFT'): Promise<World> 
   const book = await must('post', '/contactBooks', { name: `Book ${n}` });
   const contactEmail = `member${n}@example.org`;
   const contact = await must('post', `/contactBooks/${book.id}/contacts`, { email: contactEmail });
+  const segment = await must('post', `/contactBooks/${book.id}/segments`, { name: `Segment ${n}`, filter: SEGMENT_FILTER });
   const template = await must('post', '/templates', { name: `T${n}`, subject: 'S', html: '<p>x</p>' });
   const suppressed = `blocked${n}@example.org`;
   await must('post', '/suppressions', { email: suppressed });
   const other = await domainSide('one', book.id, campaignState, 7);
   const own = await domainSide('two', book.id, campaignState, 3);
   const boundKey = { Authorization: `Bearer ${await api.newKey(api.team.teamId, { domainId: own.domain.id })}` };
-  return { other, own, boundKey, templateId: template.id, contactBookId: book.id, contactId: contact.contactId, contactEmail, suppressed };
+  return {
+    other,
+    own,
+    boundKey,
+    templateId: template.id,
+    contactBookId: book.id,
+    contactId: contact.contactId,
+    contactEmail,
+    segmentId: segment.id,
+    suppressed,
+  };
 }
 
 /** The rows of one domain side, to prove a refused call changed nothing. */
@@ -219,6 +232,7 @@ const RULES: Record<string, Rule> = {
   'DELETE /api/v1/contactBooks/{contactBookId}': { bound: 'team' },
   'POST /api/v1/contactBooks/{contactBookId}/contacts': { bound: 'team', input: () => ({ body: { email: `new${++seq}@example.org` } }) },
   'GET /api/v1/contactBooks/{contactBookId}/contacts': { bound: 'team' },
+  'GET /api/v1/contactBooks/{contactBookId}/contacts/export': { bound: 'team', input: (w) => ({ query: { segmentId: w.segmentId } }) },
   'POST /api/v1/contactBooks/{contactBookId}/contacts/bulk': {
     bound: 'team',
     input: () => ({ body: [{ email: `bulk${++seq}@example.org` }] }),
@@ -231,6 +245,13 @@ const RULES: Record<string, Rule> = {
   },
   'PATCH /api/v1/contactBooks/{contactBookId}/contacts/{contactId}': { bound: 'team', input: () => ({ body: { firstName: 'Patched' } }) },
   'DELETE /api/v1/contactBooks/{contactBookId}/contacts/{contactId}': { bound: 'team' },
+  'POST /api/v1/contactBooks/{contactBookId}/segments': { bound: 'team', input: () => ({ body: { name: 'S', filter: SEGMENT_FILTER } }) },
+  'GET /api/v1/contactBooks/{contactBookId}/segments': { bound: 'team' },
+  'POST /api/v1/contactBooks/{contactBookId}/segments/preview': { bound: 'team', input: () => ({ body: { filter: SEGMENT_FILTER } }) },
+  'GET /api/v1/contactBooks/{contactBookId}/segments/{segmentId}': { bound: 'team' },
+  'PATCH /api/v1/contactBooks/{contactBookId}/segments/{segmentId}': { bound: 'team', input: () => ({ body: { name: 'Renamed' } }) },
+  'DELETE /api/v1/contactBooks/{contactBookId}/segments/{segmentId}': { bound: 'team' },
+  'GET /api/v1/contactBooks/{contactBookId}/segments/{segmentId}/contacts': { bound: 'team' },
 
   'GET /api/v1/suppressions': { bound: 'team', crossTeam: 'empty-list', read: (b) => b.data.map((s: { email: string }) => s.email) },
   'POST /api/v1/suppressions': { bound: 'team', crossTeam: 'own-team', input: () => ({ body: { email: `more${++seq}@example.org` } }) },
@@ -297,6 +318,7 @@ function fillPath(path: string, w: World, s: DomainSide): string {
       templateId: w.templateId,
       contactBookId: w.contactBookId,
       contactId: w.contactId,
+      segmentId: w.segmentId,
       email: w.suppressed,
     };
     if (value[name] === undefined) throw new Error(`no value for {${name}} in ${path}: add it to fillPath`);

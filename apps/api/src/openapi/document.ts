@@ -11,6 +11,7 @@ import { documentContactBookRoutes } from '../contact-books/openapi';
 import { documentContactRoutes } from '../contacts/openapi';
 import { documentWebhookRoutes } from '../webhooks/openapi';
 import { documentCampaignRoutes } from '../campaigns/openapi';
+import { documentSegmentRoutes } from '../segments/openapi';
 
 /** Every capability's route documentation; add a capability's documentRoutes function here. */
 export const documentedCapabilities = [
@@ -22,6 +23,7 @@ export const documentedCapabilities = [
   documentWebhookRoutes,
   documentContactBookRoutes,
   documentContactRoutes,
+  documentSegmentRoutes,
   documentSuppressionRoutes,
   documentAnalyticsRoutes,
   documentSesNotificationRoutes,

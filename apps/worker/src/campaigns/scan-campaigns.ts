@@ -1,12 +1,15 @@
 import { clearDeadJob } from '@mailrail/platform/queue/dead-jobs';
 import { withTransaction } from '@mailrail/platform/db/sql/executor';
+import { segmentFilterSql } from '@mailrail/domain/audience/segments/segment-sql';
+import { storedSegmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
 import type { WorkerDeps } from '../deps';
 
 // The campaign scan, run about every second by one replica at a time (a BullMQ job scheduler).
 // Every step is a conditional statement, so a scan that overlaps another, or that dies half-way,
 // changes nothing twice:
 //   1. start: SCHEDULED campaigns that are due become RUNNING (one UPDATE: only one scan wins);
-//   2. recipients: a RUNNING campaign without recipients gets them, in one INSERT ... SELECT;
+//   2. recipients: a RUNNING campaign without recipients gets them (its book's subscribed contacts,
+//      or its segment's), in one INSERT ... SELECT;
 //   3. outcomes: QUEUED recipients whose email was accepted by SES (or failed) become SENT
 //      (or FAILED), and `sent` goes up by the number that became SENT in that same statement;
 //   4. finish: a RUNNING campaign with no PENDING or QUEUED recipient left becomes SENT;
@@ -64,23 +67,31 @@ export async function scanCampaigns(deps: WorkerDeps): Promise<ScanResult> {
 }
 
 /**
- * The audience is fixed at start: the book's subscribed contacts, one row each (the primary key
- * (campaignId, contactId) makes a second run add nothing); suppressed addresses are recorded as
- * SUPPRESSED and never get an email. `total` and `recipientsReadyAt` are set in the same transaction.
+ * The audience is fixed at start: the book's subscribed contacts (only those the campaign's segment
+ * matches, when it has one, compiled by the same segmentFilterSql as the API's counts), one row each
+ * (the primary key (campaignId, contactId) makes a second run add nothing); suppressed addresses are
+ * recorded as SUPPRESSED and never get an email. `total` and `recipientsReadyAt` are set in the same
+ * transaction. The segment is read in that transaction too: a segment edited until now counts as it is now.
  */
 export async function prepareRecipients(deps: Pick<WorkerDeps, 'sql'>, campaignId: string, now: Date): Promise<void> {
   await withTransaction(deps.sql, async (tx) => {
+    const params: unknown[] = [campaignId, now];
+    const [segment] = await tx.query<{ filter: unknown }>(
+      `SELECT s.filter FROM "Campaign" k JOIN "Segment" s ON s.id = k."segmentId" WHERE k.id = $1`,
+      [campaignId],
+    );
+    const inSegment = segment ? ` AND ${segmentFilterSql(storedSegmentFilter(segment.filter), 'ct', params)}` : '';
     await tx.execute(
       `INSERT INTO "CampaignEmail" ("campaignId", "contactId", email, status, "createdAt", "updatedAt")
        SELECT k.id, ct.id, ct.email,
               CASE WHEN s.id IS NULL THEN 'PENDING' ELSE 'SUPPRESSED' END::"CampaignEmailStatus",
               $2::timestamptz, $2::timestamptz
          FROM "Campaign" k
-         JOIN "Contact" ct ON ct."contactBookId" = k."contactBookId" AND ct.subscribed
+         JOIN "Contact" ct ON ct."contactBookId" = k."contactBookId" AND ct.subscribed${inSegment}
          LEFT JOIN "Suppression" s ON s."teamId" = k."teamId" AND s.email = lower(ct.email)
         WHERE k.id = $1 AND k."recipientsReadyAt" IS NULL
        ON CONFLICT DO NOTHING`,
-      [campaignId, now],
+      params,
     );
     await tx.execute(
       `UPDATE "Campaign" SET "recipientsReadyAt" = $2, "updatedAt" = $2,

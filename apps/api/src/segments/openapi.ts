@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { segmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
+import { documentRoute, type DocRegistry } from '../openapi/registry';
+import { contactSchema } from '../contacts/openapi';
+import { bookParams, createSegmentBody, previewSegmentBody, segmentContactsQuery, segmentParams, updateSegmentBody } from './schemas';
+
+const segment = z
+  .object({
+    id: z.string(),
+    contactBookId: z.string(),
+    name: z.string(),
+    filter: segmentFilter,
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Segment' });
+
+const counts = {
+  count: z.number().int().describe('Contacts of the book matching the filter'),
+  subscribedCount: z.number().int().describe('Of those, the subscribed ones: the recipients of a campaign started now'),
+};
+
+const FILTER_RULES =
+  'Filter: `{match: "all"|"any", conditions: [condition | group]}` (1 to 20 items; a group holds 1 to 20 conditions, no deeper nesting). ' +
+  'Fields: email, firstName, lastName (text, case-insensitive), subscribed (equals/notEquals a boolean), createdAt, updatedAt (gt/lt an ISO 8601 date), ' +
+  'properties.<name> (every operator; see docs/audience.md for how each JSON type compares). A bad filter is a 400 naming the field.';
+
+export function documentSegmentRoutes(r: DocRegistry) {
+  const tag = 'Segments';
+  const base = '/api/v1/contactBooks/:contactBookId/segments';
+  const example = {
+    name: 'Active Berliners',
+    filter: {
+      match: 'all',
+      conditions: [
+        { field: 'subscribed', operator: 'equals', value: true },
+        {
+          match: 'any',
+          conditions: [
+            { field: 'properties.city', operator: 'equals', value: 'Berlin' },
+            { field: 'email', operator: 'endsWith', value: '.de' },
+          ],
+        },
+      ],
+    },
+  };
+  documentRoute(r, {
+    method: 'post',
+    path: base,
+    tag,
+    summary: 'Create a segment (a saved filter over the book)',
+    description: FILTER_RULES,
+    params: bookParams,
+    body: createSegmentBody,
+    response: segment,
+    example,
+  });
+  documentRoute(r, {
+    method: 'get',
+    path: base,
+    tag,
+    summary: 'List the segments of a book, oldest first',
+    params: bookParams,
+    response: z.array(segment),
+  });
+  documentRoute(r, {
+    method: 'post',
+    path: `${base}/preview`,
+    tag,
+    summary: 'Count and show the first 10 contacts an unsaved filter matches',
+    description: FILTER_RULES,
+    params: bookParams,
+    body: previewSegmentBody,
+    response: z.object({ ...counts, contacts: z.array(contactSchema) }),
+    example: { filter: example.filter },
+  });
+  documentRoute(r, { method: 'get', path: `${base}/:segmentId`, tag, summary: 'Get a segment', params: segmentParams, response: segment });
+  documentRoute(r, {
+    method: 'patch',
+    path: `${base}/:segmentId`,
+    tag,
+    summary: 'Rename a segment or replace its filter',
+    params: segmentParams,
+    body: updateSegmentBody,
+    response: segment,
+    example: { name: 'Renamed' },
+  });
+  documentRoute(r, {
+    method: 'delete',
+    path: `${base}/:segmentId`,
+    tag,
+    summary: 'Delete a segment',
+    description:
+      'Refused with 409 while a campaign that has not fixed its recipients yet (SCHEDULED, RUNNING, or PAUSED before start) uses it.',
+    params: segmentParams,
+    response: z.object({ success: z.literal(true) }),
+    errors: [404, 409],
+  });
+  documentRoute(r, {
+    method: 'get',
+    path: `${base}/:segmentId/contacts`,
+    tag,
+    summary: "A page of the segment's contacts (ordered by id) with the counts",
+    params: segmentParams,
+    query: segmentContactsQuery,
+    response: z.object({ data: z.array(contactSchema), ...counts }),
+  });
+}

@@ -1,0 +1,166 @@
+import { z } from 'zod';
+import { isSupportedInstant, UNSUPPORTED_DATE_MESSAGE } from '@mailrail/domain/date-range';
+
+// The segment filter language: the one definition the API validates with, the OpenAPI document
+// shows, and the compiler (segment-sql.ts) translates. Semantics by field and JSON type are in
+// docs/audience.md ("Segments").
+
+export const SEGMENT_OPERATORS = [
+  'equals',
+  'notEquals',
+  'contains',
+  'startsWith',
+  'endsWith',
+  'gt',
+  'lt',
+  'isSet',
+  'isNotSet',
+  'in',
+] as const;
+export type SegmentOperator = (typeof SEGMENT_OPERATORS)[number];
+
+export const MAX_SEGMENT_CONDITIONS = 20;
+export const MAX_SEGMENT_IN_VALUES = 1000;
+export const MAX_SEGMENT_TEXT_VALUE = 1000;
+export const MAX_PROPERTY_NAME = 128;
+
+export const TEXT_FIELDS = ['email', 'firstName', 'lastName'] as const;
+export const DATE_FIELDS = ['createdAt', 'updatedAt'] as const;
+type TextField = (typeof TEXT_FIELDS)[number];
+type DateField = (typeof DATE_FIELDS)[number];
+const PROPERTY_PREFIX = 'properties.';
+
+/** What a condition's `field` names: a contact column or one property. */
+export type SegmentField =
+  { kind: 'text'; column: TextField } | { kind: 'subscribed' } | { kind: 'date'; column: DateField } | { kind: 'property'; name: string };
+
+export function parseSegmentField(field: string): SegmentField | null {
+  if ((TEXT_FIELDS as readonly string[]).includes(field)) return { kind: 'text', column: field as TextField };
+  if ((DATE_FIELDS as readonly string[]).includes(field)) return { kind: 'date', column: field as DateField };
+  if (field === 'subscribed') return { kind: 'subscribed' };
+  if (field.startsWith(PROPERTY_PREFIX)) {
+    const name = field.slice(PROPERTY_PREFIX.length);
+    if (name.length >= 1 && name.length <= MAX_PROPERTY_NAME) return { kind: 'property', name };
+  }
+  return null;
+}
+
+// Which operators each kind of field takes, and the value each operator needs there.
+type ValueKind = 'none' | 'string' | 'number' | 'boolean' | 'date' | 'scalar' | 'list' | 'stringList';
+const OPERATOR_VALUES: Record<SegmentField['kind'], Partial<Record<SegmentOperator, ValueKind>>> = {
+  text: {
+    equals: 'string',
+    notEquals: 'string',
+    contains: 'string',
+    startsWith: 'string',
+    endsWith: 'string',
+    in: 'stringList',
+    isSet: 'none',
+    isNotSet: 'none',
+  },
+  subscribed: { equals: 'boolean', notEquals: 'boolean' },
+  date: { gt: 'date', lt: 'date' },
+  property: {
+    equals: 'scalar',
+    notEquals: 'scalar',
+    contains: 'string',
+    startsWith: 'string',
+    endsWith: 'string',
+    gt: 'number',
+    lt: 'number',
+    in: 'list',
+    isSet: 'none',
+    isNotSet: 'none',
+  },
+};
+
+const isDateText = (s: string) =>
+  (z.iso.datetime({ offset: true }).safeParse(s).success || z.iso.date().safeParse(s).success) && isSupportedInstant(new Date(s));
+
+function valueProblem(kind: ValueKind, value: unknown): string | null {
+  switch (kind) {
+    case 'none':
+      return value === undefined ? null : 'takes no value';
+    case 'string':
+      return typeof value === 'string' ? null : 'must be a string';
+    case 'number':
+      return typeof value === 'number' ? null : 'must be a number';
+    case 'boolean':
+      return typeof value === 'boolean' ? null : 'must be a boolean';
+    case 'date':
+      return typeof value === 'string' && isDateText(value)
+        ? null
+        : `must be an ISO 8601 date (YYYY-MM-DD) or date-time with offset; ${UNSUPPORTED_DATE_MESSAGE}`;
+    case 'scalar':
+      return ['string', 'number', 'boolean'].includes(typeof value) ? null : 'must be a string, a number or a boolean';
+    case 'list':
+      return Array.isArray(value) && value.length > 0 ? null : 'must be a non-empty array of strings or numbers';
+    case 'stringList':
+      return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')
+        ? null
+        : 'must be a non-empty array of strings';
+  }
+}
+
+const scalarValue = z.union([z.string().max(MAX_SEGMENT_TEXT_VALUE), z.number().finite(), z.boolean()]);
+
+export const segmentCondition = z
+  .object({
+    // A condition has no `match`: that is how an item is told from a group, and why a group inside
+    // a group (a second level of nesting) is refused.
+    match: z
+      .literal(undefined, { error: 'groups nest one level only: a group holds conditions, not groups' })
+      .optional()
+      .meta({ description: 'absent: a condition has no match (only groups do)' }),
+    field: z
+      .string()
+      .max(PROPERTY_PREFIX.length + MAX_PROPERTY_NAME)
+      .describe('email, firstName, lastName, subscribed, createdAt, updatedAt or properties.<name>'),
+    operator: z.enum(SEGMENT_OPERATORS),
+    value: z
+      .union([scalarValue, z.array(z.union([z.string().max(MAX_SEGMENT_TEXT_VALUE), z.number().finite()])).max(MAX_SEGMENT_IN_VALUES)])
+      .optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (typeof c.field !== 'string' || typeof c.operator !== 'string') return; // already reported
+    const field = parseSegmentField(c.field);
+    if (!field) {
+      ctx.addIssue({ code: 'custom', path: ['field'], message: `Unknown field "${c.field.slice(0, 40)}"` });
+      return;
+    }
+    const kind = OPERATOR_VALUES[field.kind][c.operator];
+    if (!kind) {
+      const allowed = Object.keys(OPERATOR_VALUES[field.kind]).join(', ');
+      ctx.addIssue({ code: 'custom', path: ['operator'], message: `${c.operator} does not apply to ${c.field}; use one of ${allowed}` });
+      return;
+    }
+    const problem = valueProblem(kind, c.value);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['value'], message: `${c.operator} on ${c.field}: value ${problem}` });
+  });
+export type SegmentCondition = z.infer<typeof segmentCondition>;
+
+const match = z.enum(['all', 'any']).describe('all = AND, any = OR');
+
+export const segmentGroup = z.object({
+  match,
+  conditions: z.array(segmentCondition).min(1).max(MAX_SEGMENT_CONDITIONS),
+});
+export type SegmentGroup = z.infer<typeof segmentGroup>;
+
+export const segmentFilter = z
+  .object({
+    match,
+    conditions: z
+      .array(z.discriminatedUnion('match', [segmentCondition, segmentGroup]))
+      .min(1)
+      .max(MAX_SEGMENT_CONDITIONS),
+  })
+  .meta({ id: 'SegmentFilter' });
+export type SegmentFilter = z.infer<typeof segmentFilter>;
+
+export const isSegmentGroup = (item: SegmentCondition | SegmentGroup): item is SegmentGroup => 'conditions' in item;
+
+/** Parses a stored filter (validated when it was saved; parsed again so the compiler sees typed input). */
+export function storedSegmentFilter(json: unknown): SegmentFilter {
+  return segmentFilter.parse(json);
+}
