@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';
 import { contactRoutes } from '../contacts/routes';
+import { contactImportRoutes } from '../contact-imports/routes';
 import { contactBookIdParams, createContactBookBody, updateContactBookBody } from './schemas';
 import { createContactBook, deleteContactBook, getContactBook, listContactBooks, updateContactBook } from './service';
 
@@ -26,5 +27,6 @@ export function contactBookRoutes(deps: ApiDeps): Router {
     res.json(await deleteContactBook(deps, req.auth, contactBookId));
   });
   r.use('/:contactBookId/contacts', contactRoutes(deps));
+  r.use('/:contactBookId/imports', contactImportRoutes(deps));
   return r;
 }

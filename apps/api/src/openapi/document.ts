@@ -9,6 +9,7 @@ import { documentSesNotificationRoutes } from '../ses-notifications/openapi';
 import { documentSuppressionRoutes } from '../suppressions/openapi';
 import { documentContactBookRoutes } from '../contact-books/openapi';
 import { documentContactRoutes } from '../contacts/openapi';
+import { documentContactImportRoutes } from '../contact-imports/openapi';
 import { documentWebhookRoutes } from '../webhooks/openapi';
 import { documentCampaignRoutes } from '../campaigns/openapi';
 
@@ -22,6 +23,7 @@ export const documentedCapabilities = [
   documentWebhookRoutes,
   documentContactBookRoutes,
   documentContactRoutes,
+  documentContactImportRoutes,
   documentSuppressionRoutes,
   documentAnalyticsRoutes,
   documentSesNotificationRoutes,
