@@ -25,14 +25,20 @@ const upload = (bookId: string, file: Buffer | string, fields: Record<string, st
   return req.attach('file', Buffer.from(file), { filename: 'people.csv', contentType: 'text/csv' });
 };
 const storedFile = async (importId: string) =>
-  Buffer.concat((await api.deps.db.contactImportChunk.findMany({ where: { importId }, orderBy: { seq: 'asc' } })).map((c) => Buffer.from(c.data)));
+  Buffer.concat(
+    (await api.deps.db.contactImportChunk.findMany({ where: { importId }, orderBy: { seq: 'asc' } })).map((c) => Buffer.from(c.data)),
+  );
 const importCount = (bookId: string) => api.deps.db.contactImport.count({ where: { contactBookId: bookId } });
 
 describe('preview', () => {
   it('answers the headers, the guessed mapping and up to 5 rows, leaving out a row cut at the end', async () => {
     const book = await newBook();
     const csv = 'E-mail Address,First Name,surname,Plan,subscribed\n' + 'a@x.org,Ada,L,pro,yes\n'.repeat(6) + 'b@x.org,Bo';
-    const res = await request(api.app).post(`${imports(book)}/preview`).set(api.team.auth).set('Content-Type', 'text/csv').send(csv);
+    const res = await request(api.app)
+      .post(`${imports(book)}/preview`)
+      .set(api.team.auth)
+      .set('Content-Type', 'text/csv')
+      .send(csv);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       headers: ['E-mail Address', 'First Name', 'surname', 'Plan', 'subscribed'],
@@ -50,14 +56,22 @@ describe('preview', () => {
   it('reads quoted fields with commas and line breaks', async () => {
     const book = await newBook();
     const csv = 'email,note\n"a@x.org","one, two\nthree"\n';
-    const res = await request(api.app).post(`${imports(book)}/preview`).set(api.team.auth).set('Content-Type', 'text/csv').send(csv);
+    const res = await request(api.app)
+      .post(`${imports(book)}/preview`)
+      .set(api.team.auth)
+      .set('Content-Type', 'text/csv')
+      .send(csv);
     expect(res.body.sample).toEqual([['a@x.org', 'one, two\nthree']]);
   });
 
   it('refuses bytes that are not UTF-8, a body over 64 KB, another type, another team', async () => {
     const book = await newBook();
     const latin1 = Buffer.from('email,name\na@x.org,Ren\xe9\n', 'latin1');
-    const bad = await request(api.app).post(`${imports(book)}/preview`).set(api.team.auth).set('Content-Type', 'text/csv').send(latin1);
+    const bad = await request(api.app)
+      .post(`${imports(book)}/preview`)
+      .set(api.team.auth)
+      .set('Content-Type', 'text/csv')
+      .send(latin1);
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toMatch(/not UTF-8/);
     const big = await request(api.app)
@@ -67,9 +81,16 @@ describe('preview', () => {
       .send('email\n' + 'a@x.org\n'.repeat(10_000));
     expect(big.status).toBe(413);
     expect(big.body.error.code).toBe('PAYLOAD_TOO_LARGE');
-    const json = await request(api.app).post(`${imports(book)}/preview`).set(api.team.auth).send({ csv: 'email' });
+    const json = await request(api.app)
+      .post(`${imports(book)}/preview`)
+      .set(api.team.auth)
+      .send({ csv: 'email' });
     expect(json.status).toBe(400);
-    const foreign = await request(api.app).post(`${imports(book)}/preview`).set(other.auth).set('Content-Type', 'text/csv').send('email\n');
+    const foreign = await request(api.app)
+      .post(`${imports(book)}/preview`)
+      .set(other.auth)
+      .set('Content-Type', 'text/csv')
+      .send('email\n');
     expect(foreign.status).toBe(404);
   });
 });
@@ -105,7 +126,9 @@ describe('upload', () => {
     const job = await api.deps.queues.get(queueNames.contactImports).getJob(res.body.id);
     expect(job?.data).toEqual({ importId: res.body.id });
 
-    const one = await request(api.app).get(`${imports(book)}/${res.body.id}`).set(api.team.auth);
+    const one = await request(api.app)
+      .get(`${imports(book)}/${res.body.id}`)
+      .set(api.team.auth);
     expect(one.body).toEqual(res.body);
     const list = await request(api.app).get(imports(book)).set(api.team.auth);
     expect(list.body).toEqual([res.body]);
@@ -163,13 +186,19 @@ describe('rejects report', () => {
         { importId: id, line: 3, reason: 'email is empty', row: ',Ada' },
       ],
     });
-    const csv = await request(api.app).get(`${imports(book)}/${id}/rejects`).set(api.team.auth);
+    const csv = await request(api.app)
+      .get(`${imports(book)}/${id}/rejects`)
+      .set(api.team.auth);
     expect(csv.status).toBe(200);
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
     expect(csv.text).toBe('line,reason,row\n3,email is empty,",Ada"\n9,email: Invalid email address,"nope,""x, y"""\n');
-    const foreign = await request(api.app).get(`${imports(book)}/${id}/rejects`).set(other.auth);
+    const foreign = await request(api.app)
+      .get(`${imports(book)}/${id}/rejects`)
+      .set(other.auth);
     expect(foreign.status).toBe(404);
-    const missing = await request(api.app).get(`${imports(book)}/nope/rejects`).set(api.team.auth);
+    const missing = await request(api.app)
+      .get(`${imports(book)}/nope/rejects`)
+      .set(api.team.auth);
     expect(missing.status).toBe(404);
   });
 });

@@ -45,7 +45,14 @@ export function documentContactImportRoutes(r: DocRegistry) {
     params: bookPath,
     response: z.array(importView),
   });
-  documentRoute(r, { method: 'get', path: `${base}/:importId`, tag, summary: 'An import and its progress', params: importPath, response: importView });
+  documentRoute(r, {
+    method: 'get',
+    path: `${base}/:importId`,
+    tag,
+    summary: 'An import and its progress',
+    params: importPath,
+    response: importView,
+  });
   documentRoute(r, {
     method: 'get',
     path: `${base}/:importId/rejects`,

@@ -26,7 +26,9 @@ export const uploadFields = z.object({
     })
     .pipe(importMapping)
     .optional()
-    .describe('JSON object: CSV header → `email`, `firstName`, `lastName`, `subscribed`, `properties.<name>` or `ignore`; headers left out are guessed'),
+    .describe(
+      'JSON object: CSV header → `email`, `firstName`, `lastName`, `subscribed`, `properties.<name>` or `ignore`; headers left out are guessed',
+    ),
   onExisting: z.enum(['skip', 'update']).default('skip').describe('What to do with a row whose address is already in the book'),
 });
 

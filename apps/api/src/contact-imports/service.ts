@@ -124,7 +124,7 @@ export async function sendRejectsCsv(deps: ApiDeps, auth: AuthContext, contactBo
   res.setHeader('Content-Disposition', `attachment; filename="import-${importId}-rejects.csv"`);
   res.write('line,reason,row\n');
   const sql = prismaExecutor(deps.db);
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const rows = await sql.query<{ line: number; reason: string; row: string }>(
       `SELECT line, reason, row FROM "ContactImportReject" WHERE "importId" = $1 AND line > $2 ORDER BY line LIMIT ${REJECTS_PAGE}`,
       [importId, after],

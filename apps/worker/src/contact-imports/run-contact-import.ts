@@ -99,7 +99,12 @@ async function importRecords(ports: ContactImportPorts, row: ImportRow, target: 
       raw: true,
       skip_records_with_error: true,
       on_skip: (err: CsvError | undefined, raw?: string) => {
-        if (err) parseErrors.push({ line: Number(err.lines), reason: `Not valid CSV: ${err.message.replace(/^Invalid [^:]*: /, '')}`, row: rejectRowText(raw ?? '') });
+        if (err)
+          parseErrors.push({
+            line: Number(err.lines),
+            reason: `Not valid CSV: ${err.message.replace(/^Invalid [^:]*: /, '')}`,
+            row: rejectRowText(raw ?? ''),
+          });
       },
     }),
   );

@@ -76,7 +76,8 @@ function uniqueContacts(target: ImportTarget, contacts: ContactInput[]): Contact
   if (target.onExisting === 'UPDATE') unique = mergeDuplicateContacts(target.variables, contacts);
   else {
     const seen = new Map<string, ContactInput>();
-    for (const c of contacts) if (!seen.has(c.email)) seen.set(c.email, { ...c, properties: canonicalProperties(target.variables, c.properties) });
+    for (const c of contacts)
+      if (!seen.has(c.email)) seen.set(c.email, { ...c, properties: canonicalProperties(target.variables, c.properties) });
     unique = [...seen.values()];
   }
   return unique.sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0));

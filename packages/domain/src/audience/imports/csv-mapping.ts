@@ -69,7 +69,8 @@ export type ResolvedColumns = { ok: true; columns: ImportTarget[] } | { ok: fals
  * to one target, or leaves no column for `email`.
  */
 export function resolveColumns(headers: readonly string[], explicit: ImportMapping = {}): ResolvedColumns {
-  if (headers.length > MAX_COLUMNS) return { ok: false, message: `The file has ${headers.length} columns; at most ${MAX_COLUMNS} are supported` };
+  if (headers.length > MAX_COLUMNS)
+    return { ok: false, message: `The file has ${headers.length} columns; at most ${MAX_COLUMNS} are supported` };
   const unknown = Object.keys(explicit).filter((h) => !headers.includes(h));
   if (unknown.length) return { ok: false, message: `mapping names columns the file does not have: ${unknown.slice(0, 5).join(', ')}` };
   const columns = resolveTargets(headers, explicit);

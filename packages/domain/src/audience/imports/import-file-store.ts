@@ -8,12 +8,10 @@ export const IMPORT_CHUNK_BYTES = 1024 * 1024;
 
 /** A new import row, invisible to clients (UPLOADING) until its file is complete. */
 export async function createUploadingImport(sql: SqlExecutor, row: { id: string; contactBookId: string; fileName: string; now: Date }) {
-  await sql.execute(`INSERT INTO "ContactImport" (id, "contactBookId", "fileName", status, "createdAt") VALUES ($1, $2, $3, 'UPLOADING', $4)`, [
-    row.id,
-    row.contactBookId,
-    row.fileName,
-    row.now,
-  ]);
+  await sql.execute(
+    `INSERT INTO "ContactImport" (id, "contactBookId", "fileName", status, "createdAt") VALUES ($1, $2, $3, 'UPLOADING', $4)`,
+    [row.id, row.contactBookId, row.fileName, row.now],
+  );
 }
 
 /** One piece of the file; pieces are numbered from 0 in file order. */
