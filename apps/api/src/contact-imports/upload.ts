@@ -87,6 +87,8 @@ async function storeFile(
   let seq = 0;
   let head: Buffer | undefined;
   let limitHit = false;
+  // One chunk is written while the next is read from the socket; at most two are in memory.
+  let writing: Promise<void> = Promise.resolve();
   stream.once('limit', () => (limitHit = true));
   const flush = async () => {
     const data = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces);
@@ -98,17 +100,25 @@ async function storeFile(
       throw notUtf8();
     }
     head ??= data;
-    await opts.storeChunk(seq++, data);
+    await writing;
+    writing = opts.storeChunk(seq++, data);
+    writing.catch(() => undefined); // awaited by the next flush or at the end
   };
-  for await (const piece of stream as AsyncIterable<Buffer>) {
-    if (limitHit) throw tooLarge;
-    bytes += piece.length;
-    pieces.push(piece);
-    pending += piece.length;
-    if (pending >= IMPORT_CHUNK_BYTES) await flush();
+  try {
+    for await (const piece of stream as AsyncIterable<Buffer>) {
+      if (limitHit) throw tooLarge;
+      bytes += piece.length;
+      pieces.push(piece);
+      pending += piece.length;
+      if (pending >= IMPORT_CHUNK_BYTES) await flush();
+    }
+    if (limitHit || stream.truncated) throw tooLarge;
+    if (pending > 0) await flush();
+    await writing;
+  } finally {
+    // On an error too, the caller cleans up only once no write is left in flight.
+    await writing.catch(() => undefined);
   }
-  if (limitHit || stream.truncated) throw tooLarge;
-  if (pending > 0) await flush();
   try {
     decoder.decode();
   } catch {

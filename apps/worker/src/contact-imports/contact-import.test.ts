@@ -141,7 +141,7 @@ describe('the file', () => {
       'email,firstName,note',
       '"a@x.org","Ada, Countess","line one',
       'line two, still the note"',
-      'b@x.org,"Bo ""The Bold""",plain',
+      'b@x.org,"Bo ""The Bold""","crlf\r\ninside"',
       'not-an-address,C,"also',
       'two lines"',
       '',
@@ -154,13 +154,13 @@ describe('the file', () => {
     const people = await contactsOf(book);
     expect(people.map((p) => [p.email, p.firstName, p.properties])).toEqual([
       ['a@x.org', 'Ada, Countess', { note: 'line one\nline two, still the note' }],
-      ['b@x.org', 'Bo "The Bold"', { note: 'plain' }],
+      ['b@x.org', 'Bo "The Bold"', { note: 'crlf\r\ninside' }],
       ['d@x.org', 'D', { note: 'after a blank line' }],
     ]);
     const got = await rejects(id);
     expect(got.map((r) => [r.line, r.row])).toEqual([
-      [5, 'not-an-address,C,"also\ntwo lines"'],
-      [9, 'e@x.org,E,"unclosed'],
+      [6, 'not-an-address,C,"also\ntwo lines"'],
+      [10, ''],
     ]);
     expect(got[1].reason).toMatch(/^Not valid CSV: /);
   });

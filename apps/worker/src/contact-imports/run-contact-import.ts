@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { parse, type CsvError } from 'csv-parse';
 import { rowToContact, type ImportTarget as ColumnTarget } from '@mailrail/domain/audience/imports/csv-mapping';
-import { importCsvOptions, recordStartLine, rejectRowText } from '@mailrail/domain/audience/imports/csv-format';
+import { importCsvOptions, lineBreaksInside, rejectRowText } from '@mailrail/domain/audience/imports/csv-format';
 import type { Clock } from '@mailrail/platform/clock';
 import type { TransactionalSqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { ImportFileError, importFileText } from './import-file';
@@ -63,7 +63,6 @@ export async function finishImport(sql: TransactionalSqlExecutor, importId: stri
 interface ParsedRecord {
   record: string[];
   info: { lines: number };
-  raw: string;
 }
 
 /** Runs (or resumes) one import to its end. Errors other than ImportFileError are left to the job's retries. */
@@ -93,17 +92,19 @@ async function importRecords(ports: ContactImportPorts, row: ImportRow, target: 
   // Rows csv-parse could not read (a broken quote, a record over the size cap): rejected, in
   // line order with the others (they are reported as they are met, before any later record).
   const parseErrors: ImportReject[] = [];
+  let crlfSeen = 0; // CRLF pairs inside quoted fields so far (csv-parse counts each as two lines)
   const parser = parse(
     importCsvOptions({
+      // info gives each record's last line; csv-parse's `raw` would cost about as much again per row,
+      // so a record it could not read is reported without its text.
       info: true,
-      raw: true,
       skip_records_with_error: true,
-      on_skip: (err: CsvError | undefined, raw?: string) => {
+      on_skip: (err: CsvError | undefined) => {
         if (err)
           parseErrors.push({
-            line: Number(err.lines),
+            line: Number(err.lines) - crlfSeen,
             reason: `Not valid CSV: ${err.message.replace(/^Invalid [^:]*: /, '')}`,
-            row: rejectRowText(raw ?? ''),
+            row: '',
           });
       },
     }),
@@ -136,7 +137,9 @@ async function importRecords(ports: ContactImportPorts, row: ImportRow, target: 
   };
 
   for await (const out of parser as AsyncIterable<ParsedRecord>) {
-    const line = recordStartLine(out.info.lines, out.raw);
+    const inside = lineBreaksInside(out.record);
+    crlfSeen += inside.crlf;
+    const line = out.info.lines - crlfSeen - inside.breaks;
     while (parseErrors.length && parseErrors[0].line < line) takeReject(parseErrors.shift()!);
     if (header) {
       header = false;
@@ -146,7 +149,7 @@ async function importRecords(ports: ContactImportPorts, row: ImportRow, target: 
     if (record++ < row.checkpointRecords) continue;
     const result = rowToContact(row.columns, out.record);
     if (result.ok) batch.contacts.push(result.contact);
-    else batch.rejects.push({ line, reason: result.reason, row: rejectRowText(out.raw) });
+    else batch.rejects.push({ line, reason: result.reason, row: rejectRowText(out.record) });
     batch.records++;
     if (batch.records >= ports.batchSize) await flush();
   }

@@ -20,21 +20,26 @@ export function importCsvOptions(extra: Options = {}): Options {
   };
 }
 
-/** The line a record starts on, from the line it ends on (csv-parse's info.lines) and its raw text. */
-export function recordStartLine(endLine: number, raw: string): number {
+/**
+ * Line breaks inside a record's quoted fields: `breaks` counts each one once (CRLF or LF), `crlf`
+ * the CRLF pairs, which csv-parse's `info.lines` counts twice. With both, a record's lines are
+ * counted the way an editor shows them.
+ */
+export function lineBreaksInside(cells: readonly string[]): { breaks: number; crlf: number } {
   let breaks = 0;
-  const body = raw.endsWith('\n') ? raw.slice(0, -1) : raw;
-  for (let i = body.indexOf('\n'); i !== -1; i = body.indexOf('\n', i + 1)) breaks++;
-  return endLine - breaks;
+  let crlf = 0;
+  for (const cell of cells) {
+    for (let i = cell.indexOf('\n'); i !== -1; i = cell.indexOf('\n', i + 1)) {
+      breaks++;
+      if (i > 0 && cell[i - 1] === '\r') crlf++;
+    }
+  }
+  return { breaks, crlf };
 }
 
-/** A record's text for the rejects report: without its line break, cut to MAX_REJECT_ROW_LENGTH. */
-export function rejectRowText(raw: string): string {
-  let start = 0;
-  let end = raw.length;
-  while (start < end && (raw[start] === '\n' || raw[start] === '\r')) start++;
-  while (end > start && (raw[end - 1] === '\n' || raw[end - 1] === '\r')) end--;
-  const text = raw.slice(start, end);
+/** A rejected record's text for the report: its fields written back as CSV, cut at MAX_REJECT_ROW_LENGTH. */
+export function rejectRowText(cells: readonly string[]): string {
+  const text = cells.map(csvField).join(',');
   return text.length > MAX_REJECT_ROW_LENGTH ? `${text.slice(0, MAX_REJECT_ROW_LENGTH)}…` : text;
 }
 
