@@ -6,6 +6,7 @@ import { createUploadingImport, storeImportChunk } from '@mailrail/domain/audien
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 import { registerContactImports } from './register';
 import { runContactImport, type ContactImportPorts } from './run-contact-import';
+import { sweepContactImports } from './sweep-imports';
 
 // The import job against the real PostgreSQL (and, at the end, through BullMQ on the real Redis).
 // Files are staged as the API leaves them: an import row with the columns resolved from the header,
@@ -316,5 +317,28 @@ describe('crashes', () => {
     expect((await importRow(id)).error).toBe('The import stopped after 2 attempts: disk on fire');
     expect(await counters(id)).toMatchObject({ status: 'FAILED', rowsRead: 200 });
     expect(await chunksOf(id)).toBe(0);
+  });
+});
+
+describe('the sweep', () => {
+  it('queues the job of an import Redis lost, and deletes an upload abandoned hours ago', async () => {
+    const book = await newBook();
+    const lost = await stage(book, 'email\nlost@x.org\n');
+    const abandoned = newId();
+    await createUploadingImport(env.deps.sql, {
+      id: abandoned,
+      contactBookId: book,
+      fileName: 'f.csv',
+      now: new Date(Date.now() - 7 * 3600_000),
+    });
+    const fresh = newId();
+    await createUploadingImport(env.deps.sql, { id: fresh, contactBookId: book, fileName: 'f.csv', now: new Date() });
+    const queue = env.deps.queues.get(queueNames.contactImports);
+    expect(await queue.getJob(lost)).toBeUndefined();
+    await sweepContactImports(env.deps);
+    expect((await queue.getJob(lost))?.data).toEqual({ importId: lost });
+    expect(await env.deps.db.contactImport.findUnique({ where: { id: abandoned } })).toBeNull();
+    expect(await env.deps.db.contactImport.findUnique({ where: { id: fresh } })).not.toBeNull();
+    await queue.remove(lost);
   });
 });
