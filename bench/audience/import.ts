@@ -114,6 +114,8 @@ async function main() {
       SES_RATE_LIMIT: '1000',
       WORKER_METRICS_PORT: '0',
       LOG_LEVEL: 'warn',
+      // e.g. BENCH_WORKER_NODE_OPTIONS=--max-old-space-size=128 to see the worker under a heap cap.
+      NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? '',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -184,11 +186,11 @@ async function main() {
     console.log(`| worker CPU during the import | ${workerCpuS.toFixed(1)} s (${((workerCpuS * 1e6) / ROWS).toFixed(1)} µs per row) |`);
     console.log(`| worker RSS: idle, peak | ${idleRss.toFixed(0)} MB, ${peakRss.toFixed(0)} MB (target ≤ 256 MB) |`);
     console.log(`| floor: psql \\copy, same file, unindexed table | ${copyS.toFixed(1)} s |`);
-    console.log(`load average at end: ${load()}`);
+    console.log(`worker NODE_OPTIONS: ${process.env.BENCH_WORKER_NODE_OPTIONS ?? '(none)'}; load average at end: ${load()}`);
     writeResult(
       'import',
       { importEndToEndS: endToEndS, importWorkerPeakRssMb: peakRss, importUploadS: uploadS, importJobS: jobS, importCopyFloorS: copyS },
-      { rows: ROWS, bytes, workerCpuS, idleRss },
+      { rows: ROWS, bytes, workerCpuS, idleRss, workerNodeOptions: process.env.BENCH_WORKER_NODE_OPTIONS ?? null },
     );
   } finally {
     worker.kill('SIGTERM');

@@ -57,7 +57,3 @@ ALTER TABLE "ContactImportChunk" ADD CONSTRAINT "ContactImportChunk_importId_fke
 
 -- AddForeignKey
 ALTER TABLE "ContactImportReject" ADD CONSTRAINT "ContactImportReject_importId_fkey" FOREIGN KEY ("importId") REFERENCES "ContactImport"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- The chunks are CSV text written once and read once: compressing them (TOAST's default) would
--- cost more CPU on the upload than the disk it saves for the minutes they live.
-ALTER TABLE "ContactImportChunk" ALTER COLUMN "data" SET STORAGE EXTERNAL;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { documentRoute, type DocRegistry } from '../openapi/registry';
-import { bookPath, importPath, importView, previewResponse, uploadForm } from './schemas';
+import { bookPath, importPath, importView, PREVIEW_MAX_BYTES, previewResponse, uploadForm } from './schemas';
 
 export function documentContactImportRoutes(r: DocRegistry) {
   const tag = 'Contact imports';
@@ -13,7 +13,7 @@ export function documentContactImportRoutes(r: DocRegistry) {
     summary: "Read a CSV file's header and first rows, with the guessed mapping",
     description: `The body is the first bytes (at most 64 KB) of the file, as text/csv; a row cut at the end is left out. ${rules}`,
     params: bookPath,
-    body: z.string().describe('The beginning of the CSV file'),
+    body: z.string().max(PREVIEW_MAX_BYTES).describe('The beginning of the CSV file'),
     bodyContentType: 'text/csv',
     example: 'email,first name,plan\nada@example.org,Ada,pro\n',
     response: previewResponse,

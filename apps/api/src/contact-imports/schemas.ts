@@ -10,6 +10,8 @@ export const importPath = z.object({ contactBookId: pathId, importId: pathId });
 export const PREVIEW_MAX_BYTES = 64 * 1024;
 /** The `mapping` form field: a JSON object of at most this many characters. */
 const MAX_MAPPING_LENGTH = 256 * 1024;
+/** CONTACT_IMPORT_MAX_MB's largest setting, as the document's cap of the file part (the configured one applies). */
+const MAX_FILE_DOC_LENGTH = 4096 * 1024 * 1024;
 
 // The form fields of POST .../imports besides `file` (multipart text fields are strings).
 export const uploadFields = z.object({
@@ -62,7 +64,11 @@ export const previewResponse = z.object({
 
 /** The multipart body as OpenAPI shows it (the route reads it as a stream, not through zod). */
 export const uploadForm = z.object({
-  file: z.string().describe('The CSV file (UTF-8; header row first)').meta({ format: 'binary' }),
-  mapping: z.string().optional().describe('JSON object: CSV header → target; headers left out are guessed'),
+  file: z
+    .string()
+    .max(MAX_FILE_DOC_LENGTH)
+    .describe('The CSV file (UTF-8; header row first), at most CONTACT_IMPORT_MAX_MB')
+    .meta({ format: 'binary' }),
+  mapping: z.string().max(MAX_MAPPING_LENGTH).optional().describe('JSON object: CSV header → target; headers left out are guessed'),
   onExisting: z.enum(['skip', 'update']).optional().describe('Default `skip`'),
 });
