@@ -33,6 +33,21 @@ function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
+/** CPU seconds so far of the database's PostgreSQL backends (the pools' connections live through the run). */
+async function postgresCpuSeconds(deps: ReturnType<typeof createApiDeps>): Promise<number> {
+  const rows = await deps.db.$queryRawUnsafe<{ pid: number }[]>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+  );
+  let sum = 0;
+  for (const { pid } of rows) {
+    try {
+      sum += cpuSeconds(pid);
+    } catch {
+      // a backend that ended
+    }
+  }
+  return sum;
+}
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
@@ -146,6 +161,7 @@ async function main() {
     await sleep(1000);
     const idleRss = rssMb(worker.pid!);
     const cpu0 = cpuSeconds(worker.pid!);
+    const pg0 = await postgresCpuSeconds(deps);
 
     let peakRss = idleRss;
     let sampling = true;
@@ -173,6 +189,7 @@ async function main() {
     sampling = false;
     await sampler;
     const workerCpuS = cpuSeconds(worker.pid!) - cpu0;
+    const postgresCpuS = (await postgresCpuSeconds(deps)) - pg0;
     const jobS = (new Date(String(view.finishedAt)).getTime() - new Date(String(view.startedAt)).getTime()) / 1000;
     if (view.status !== 'completed') throw new Error(`import ${view.status}: ${String(view.error)}`);
     const expectedRejects = Math.floor((ROWS - 8) / BAD_EVERY) + 1;
@@ -184,13 +201,16 @@ async function main() {
     console.log(`| upload through the API into PostgreSQL | ${uploadS.toFixed(1)} s (${(bytes / 1048576 / uploadS).toFixed(0)} MB/s) |`);
     console.log(`| worker job (startedAt → finishedAt) | ${jobS.toFixed(1)} s, ${Math.round(ROWS / jobS)} rows/s |`);
     console.log(`| worker CPU during the import | ${workerCpuS.toFixed(1)} s (${((workerCpuS * 1e6) / ROWS).toFixed(1)} µs per row) |`);
+    console.log(
+      `| PostgreSQL backends' CPU during upload and import | ${postgresCpuS.toFixed(1)} s (${((postgresCpuS * 1e6) / ROWS).toFixed(1)} µs per row) |`,
+    );
     console.log(`| worker RSS: idle, peak | ${idleRss.toFixed(0)} MB, ${peakRss.toFixed(0)} MB (target ≤ 256 MB) |`);
     console.log(`| floor: psql \\copy, same file, unindexed table | ${copyS.toFixed(1)} s |`);
     console.log(`worker NODE_OPTIONS: ${process.env.BENCH_WORKER_NODE_OPTIONS ?? '(none)'}; load average at end: ${load()}`);
     writeResult(
       'import',
       { importEndToEndS: endToEndS, importWorkerPeakRssMb: peakRss, importUploadS: uploadS, importJobS: jobS, importCopyFloorS: copyS },
-      { rows: ROWS, bytes, workerCpuS, idleRss, workerNodeOptions: process.env.BENCH_WORKER_NODE_OPTIONS ?? null },
+      { rows: ROWS, bytes, workerCpuS, postgresCpuS, idleRss, workerNodeOptions: process.env.BENCH_WORKER_NODE_OPTIONS ?? null },
     );
   } finally {
     worker.kill('SIGTERM');
