@@ -1,4 +1,5 @@
 import { newId } from '@mailrail/platform/ids';
+import { createTeam } from '@mailrail/domain/teams/api-keys';
 import { queueNames } from '@mailrail/platform/queue/queues';
 import type { SqlExecutor, TransactionalSqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { resolveColumns } from '@mailrail/domain/audience/imports/csv-mapping';
@@ -26,11 +27,11 @@ const ports = (over: Partial<ContactImportPorts> = {}): ContactImportPorts => ({
   ...over,
 });
 
-async function newBook(opts: { doubleOptIn?: boolean } = {}): Promise<string> {
+async function newBook(opts: { doubleOptIn?: boolean; teamId?: number } = {}): Promise<string> {
   const book = await env.deps.db.contactBook.create({
     data: {
       id: newId(),
-      teamId: env.teamId,
+      teamId: opts.teamId ?? env.teamId,
       name: 'Imports',
       doubleOptInEnabled: opts.doubleOptIn ?? false,
       doubleOptInFrom: opts.doubleOptIn ? `news@${env.domain.name}` : null,
@@ -340,5 +341,28 @@ describe('the sweep', () => {
     expect(await env.deps.db.contactImport.findUnique({ where: { id: abandoned } })).toBeNull();
     expect(await env.deps.db.contactImport.findUnique({ where: { id: fresh } })).not.toBeNull();
     await queue.remove(lost);
+  });
+});
+
+describe('webhook events', () => {
+  it('writes contact.created / contact.updated only when an active webhook of the team receives them', async () => {
+    const teamId = (await createTeam(env.deps.db, 'Hooks')).id;
+    const events = () =>
+      env.deps.db.webhookEvent.findMany({ where: { teamId }, orderBy: { type: 'asc' }, select: { type: true, data: true } });
+    const quiet = await newBook({ teamId });
+    await runContactImport(ports(), await stage(quiet, 'email\nquiet@x.org\n'));
+    expect(await events()).toEqual([]);
+
+    await env.deps.db.webhook.create({
+      data: { id: newId(), teamId, url: 'https://hooks.example/x', secretEnc: 'unused', events: ['contact.created', 'contact.updated'] },
+    });
+    const book = await newBook({ teamId });
+    await runContactImport(ports(), await stage(book, 'email\nann@x.org\n'));
+    await runContactImport(ports(), await stage(book, 'email,firstName\nann@x.org,Ann\nbob@x.org,Bob\n', { onExisting: 'UPDATE' }));
+    expect((await events()).map((e) => [e.type, (e.data as { email: string }).email]).sort()).toEqual([
+      ['contact.created', 'ann@x.org'],
+      ['contact.created', 'bob@x.org'],
+      ['contact.updated', 'ann@x.org'],
+    ]);
   });
 });
