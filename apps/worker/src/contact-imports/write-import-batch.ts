@@ -33,6 +33,8 @@ export class CheckpointMoved extends Error {}
 // row count). A new address is inserted subscribed unless its row says otherwise; `SKIP` leaves
 // existing contacts alone, `UPDATE` merges like the contacts API's upsert (names when given,
 // properties merged, an unsubscribed contact stays unsubscribed).
+// The rows come back only to count them (and, for the outbox, to describe them): without events,
+// only the `inserted` flag is returned.
 const insertSql = (onExisting: 'SKIP' | 'UPDATE', emitEvents: boolean) => `
   WITH upserted AS (
     INSERT INTO "Contact" AS c (id, "contactBookId", email, "firstName", "lastName", properties, subscribed, "unsubscribeReason", "createdAt", "updatedAt")
@@ -51,7 +53,7 @@ const insertSql = (onExisting: 'SKIP' | 'UPDATE', emitEvents: boolean) => `
       "unsubscribeReason" = coalesce(c."unsubscribeReason", excluded."unsubscribeReason"),
       "updatedAt" = excluded."updatedAt"`
     }
-    RETURNING c.*, (c.xmax = 0) AS inserted
+    RETURNING ${emitEvents ? 'c.*, ' : ''}(c.xmax = 0) AS inserted
   )${
     emitEvents
       ? `, events AS (${contactEventsInsertSql({
