@@ -15,6 +15,7 @@ export const benches = {
   worker: { script: 'bench/worker/throughput.ts', args: ['5000', '16', '3'], quickArgs: ['1000', '16', '1'] },
   audience: { script: 'bench/audience/run.ts', quickArgs: ['--runs', '3', '--list-requests', '20', '--contacts', '100000'] },
   segments: { script: 'bench/audience/segments.ts', quickArgs: ['--runs', '3', '--contacts', '100000'] },
+  import: { script: 'bench/audience/import.ts', args: ['--rows', '1000000'], quickArgs: ['--rows', '50000'] },
   analytics: { script: 'bench/events/analytics-time-series.ts', quickEnv: { BENCH_TEAMS: '10', BENCH_SECONDS: '3' } },
   ingest: { script: 'bench/events/ingest.ts', env: { BENCH_EVENTS: '20000' }, quickEnv: { BENCH_EVENTS: '3000' } },
   campaigns: { script: 'bench/campaigns/run.ts', args: ['100000', '2000'], quickArgs: ['10000', '2000'] },

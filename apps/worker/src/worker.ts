@@ -2,6 +2,7 @@ import { createDnsLookup } from '@mailrail/domain/domains/dns-lookup';
 import { createIdentityPort } from '@mailrail/domain/ses-identity/choose-adapter';
 import type { Worker } from 'bullmq';
 import { startCampaignEngine } from './campaigns/campaign-engine';
+import { registerContactImports } from './contact-imports/register';
 import type { WorkerDeps } from './deps';
 import { registerDomainVerification } from './domains/domain-verification';
 import { registerSesEventProcessing } from './ses-events/register';
@@ -23,7 +24,7 @@ export interface RunningWorker {
 
 /**
  * Starts every worker of the process: the send lanes of each SES region, the periodic jobs, SES
- * event processing, webhook delivery and domain verification.
+ * event processing, webhook delivery, domain verification and contact imports.
  */
 export async function startWorker(
   deps: WorkerDeps,
@@ -62,6 +63,7 @@ export async function startWorker(
     { connection, prefix },
   );
   const campaigns = startCampaignEngine(deps);
+  const contactImports = registerContactImports(deps);
   return {
     send,
     periodic,
@@ -72,7 +74,7 @@ export async function startWorker(
       // Campaign windows stop first (they feed the send queues), then every worker stops taking
       // new work and lets what is in flight finish.
       await campaigns.close();
-      await Promise.all([send.close(), sesEvents.close(), webhooks.close(), domains.close()]);
+      await Promise.all([send.close(), sesEvents.close(), webhooks.close(), domains.close(), contactImports.close()]);
       await periodic.close();
     },
   };

@@ -3,6 +3,7 @@ import type { ApiDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';
 import { contactRoutes } from '../contacts/routes';
 import { segmentRoutes } from '../segments/routes';
+import { contactImportRoutes } from '../contact-imports/routes';
 import { contactBookIdParams, createContactBookBody, updateContactBookBody } from './schemas';
 import { createContactBook, deleteContactBook, getContactBook, listContactBooks, updateContactBook } from './service';
 
@@ -28,5 +29,6 @@ export function contactBookRoutes(deps: ApiDeps): Router {
   });
   r.use('/:contactBookId/contacts', contactRoutes(deps));
   r.use('/:contactBookId/segments', segmentRoutes(deps));
+  r.use('/:contactBookId/imports', contactImportRoutes(deps));
   return r;
 }

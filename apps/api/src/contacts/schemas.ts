@@ -1,31 +1,15 @@
-import { normalisedEmailField } from '@mailrail/domain/emails/address';
+import { contactInput, updateContactInput } from '@mailrail/domain/audience/contact-input';
 import { z } from 'zod';
-import { MAX_ID_LENGTH, MAX_KEY_LENGTH, MAX_NAME_LENGTH, MAX_QUERY_LIST_LENGTH, MAX_VALUE_LENGTH } from '../http/limits';
+import { MAX_ID_LENGTH, MAX_QUERY_LIST_LENGTH } from '../http/limits';
 import { intString } from '../http/query';
 
 export const MAX_BULK_CONTACTS = 10_000;
 export const MAX_BULK_DELETE = 1000;
 export const MAX_LIST_LIMIT = 5000;
 
-const email = normalisedEmailField();
-const name = z.string().max(MAX_NAME_LENGTH);
-const properties = z.record(z.string().max(MAX_KEY_LENGTH), z.string().max(MAX_VALUE_LENGTH));
-
-export const contactInput = z.object({
-  email,
-  firstName: name.optional(),
-  lastName: name.optional(),
-  properties: properties.optional(),
-  subscribed: z.boolean().optional(),
-});
-export type ContactInput = z.infer<typeof contactInput>;
-
-export const updateContactBody = z.object({
-  firstName: name.optional(),
-  lastName: name.optional(),
-  properties: properties.optional(),
-  subscribed: z.boolean().optional(),
-});
+// The contact rules are the domain's (shared with the CSV import in the worker).
+export { contactInput, type ContactInput } from '@mailrail/domain/audience/contact-input';
+export const updateContactBody = updateContactInput;
 export type UpdateContactInput = z.infer<typeof updateContactBody>;
 
 export const bulkContactsBody = z

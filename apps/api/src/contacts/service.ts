@@ -2,6 +2,7 @@ import { ApiError } from '@mailrail/domain/errors/api-error';
 import { contactColumnsSql, contactEventsInsertSql, contactJsonSql } from '@mailrail/domain/sql/contact';
 import { newContactIds, newIds } from '@mailrail/domain/audience/contact-id';
 import { escapeLike } from '@mailrail/domain/audience/segments/segment-sql';
+import { canonicalProperties, mergeDuplicateContacts } from '@mailrail/domain/audience/contact-input';
 import { newId } from '@mailrail/platform/ids';
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { type ContactBook } from '@mailrail/platform/db/generated/client';
@@ -13,36 +14,6 @@ import { sendDoubleOptInConfirmations } from './double-opt-in';
 import type { ContactInput, ListContactsQuery, UpdateContactInput } from './schemas';
 
 const contactNotFound = () => new ApiError('NOT_FOUND', 'Contact not found');
-
-/** Keys that match a declared book variable case-insensitively take the variable's spelling. */
-function canonicalProperties(book: ContactBook, props: Record<string, string> | undefined): Record<string, string> {
-  if (!props) return {};
-  const byLower = new Map(book.variables.map((v) => [v.toLowerCase(), v]));
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(props)) out[byLower.get(k.toLowerCase()) ?? k] = v;
-  return out;
-}
-
-/** One entry per address, in first-seen order: later values win, properties merge, as sequential upserts would. */
-function mergeDuplicates(book: ContactBook, inputs: ContactInput[]): ContactInput[] {
-  const byEmail = new Map<string, ContactInput>();
-  for (const c of inputs) {
-    const props = canonicalProperties(book, c.properties);
-    const prev = byEmail.get(c.email);
-    if (!prev) {
-      byEmail.set(c.email, { ...c, properties: props });
-      continue;
-    }
-    byEmail.set(c.email, {
-      email: c.email,
-      firstName: c.firstName ?? prev.firstName,
-      lastName: c.lastName ?? prev.lastName,
-      properties: { ...prev.properties, ...props },
-      subscribed: c.subscribed ?? prev.subscribed,
-    });
-  }
-  return [...byEmail.values()];
-}
 
 /** What an upsert reports: counted in SQL, so ten thousand rows never travel back to Node. */
 interface UpsertSummary {
@@ -99,7 +70,7 @@ export async function upsertContacts(deps: ApiDeps, auth: AuthContext, book: Con
   const now = deps.clock.now();
   // Rows go in address order, so two concurrent bulk upserts lock their rows in the same order
   // and cannot deadlock each other.
-  const merged = mergeDuplicates(book, inputs).sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0));
+  const merged = mergeDuplicateContacts(book.variables, inputs).sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0));
   const ids = newContactIds(merged.length, now.getTime());
   const rows = merged.map((c, i) => ({
     id: ids[i],
@@ -190,7 +161,7 @@ export async function updateContact(deps: ApiDeps, auth: AuthContext, contactBoo
   if (input.firstName !== undefined) sets.push(`"firstName" = $${params.push(input.firstName)}`);
   if (input.lastName !== undefined) sets.push(`"lastName" = $${params.push(input.lastName)}`);
   if (input.properties !== undefined) {
-    sets.push(`properties = c.properties || $${params.push(JSON.stringify(canonicalProperties(book, input.properties)))}::jsonb`);
+    sets.push(`properties = c.properties || $${params.push(JSON.stringify(canonicalProperties(book.variables, input.properties)))}::jsonb`);
   }
   if (input.subscribed === true) sets.push(`subscribed = true, "unsubscribeReason" = NULL`);
   if (input.subscribed === false) sets.push(`subscribed = false, "unsubscribeReason" = coalesce(c."unsubscribeReason", 'UNSUBSCRIBED')`);

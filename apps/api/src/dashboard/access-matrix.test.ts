@@ -290,3 +290,49 @@ it('a member removed from the team loses access on the next request; malformed t
   await b.get(`/api/dashboard/teams/${api.team.teamId}/overview`).expect(404);
   for (const bad of ['abc', '0', '-1', '99999999999', '1.5']) await adminA.get(`/api/dashboard/teams/${bad}/overview`).expect(404);
 });
+
+it('CSV imports through the dashboard: both roles preview, upload, list, read and download rejects; another team’s book is 404', async () => {
+  const ownBook = (await request(api.app).post('/api/v1/contactBooks').set(api.team.auth).send({ name: 'Imports' }).expect(200)).body.id;
+  const keyB = await api.newKey(teamB);
+  const otherBook = (
+    await request(api.app)
+      .post('/api/v1/contactBooks')
+      .set({ Authorization: `Bearer ${keyB}` })
+      .send({ name: 'B' })
+      .expect(200)
+  ).body.id;
+  const base = `/api/dashboard/teams/${api.team.teamId}/v1/contactBooks`;
+  // The browser's own requests: multipart and text/csv bodies, with the session, Origin and CSRF token.
+  const withCsrf = (b: Browser, req: request.Test) => req.set('Origin', b.origin).set('X-CSRF-Token', b.csrfToken);
+  const upload = (b: Browser, book: string) =>
+    withCsrf(b, b.agent.post(`${base}/${book}/imports`)).attach('file', Buffer.from('email\nnew@example.org\n'), 'c.csv');
+  const preview = (b: Browser, book: string) =>
+    withCsrf(b, b.agent.post(`${base}/${book}/imports/preview`))
+      .set('Content-Type', 'text/csv')
+      .send('email\na@example.org\n');
+
+  for (const b of [memberA, adminA]) {
+    expect((await preview(b, ownBook).expect(200)).body.mapping).toEqual({ email: 'email' });
+    const started = await upload(b, ownBook).expect(202);
+    await b.get(`${base}/${ownBook}/imports/${started.body.id}`).expect(200);
+    expect((await b.get(`${base}/${ownBook}/imports`).expect(200)).body.map((i: { id: string }) => i.id)).toContain(started.body.id);
+    await b
+      .get(`${base}/${ownBook}/imports/${started.body.id}/rejects`)
+      .expect(200)
+      .expect('Content-Type', /text\/csv/);
+
+    await preview(b, otherBook).expect(404);
+    await upload(b, otherBook).expect(404);
+    await b.get(`${base}/${otherBook}/imports`).expect(404);
+  }
+  // Without the CSRF token the upload is refused before anything is stored.
+  const before = await api.deps.db.contactImport.count();
+  await adminA.agent
+    .post(`${base}/${ownBook}/imports`)
+    .set('Origin', 'https://evil.example')
+    .attach('file', Buffer.from('email\nx@example.org\n'), 'c.csv')
+    .expect(403);
+  expect(await api.deps.db.contactImport.count()).toBe(before);
+  // Another team's admin, on this team's path: the team is not found.
+  await upload(adminB, ownBook).expect(404);
+});

@@ -3,6 +3,10 @@ import { ApiError } from '@mailrail/domain/errors/api-error';
 import { rejectUnsafeBody } from './unsafe-text';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
+// Routes that read a body of another type themselves: a CSV import's upload (multipart, streamed
+// into PostgreSQL) and preview (text/csv). Matched under /api/v1 and the dashboard's /v1 alike.
+const OWN_BODY_ROUTE = /\/contactBooks\/[^/]+\/imports(?:\/preview)?\/?$/;
+const readsOwnBody = (req: { method: string; path: string }) => req.method === 'POST' && OWN_BODY_ROUTE.test(req.path);
 
 /**
  * JSON bodies only: a body of another Content-Type is a 400, not silently an empty object; a string
@@ -11,7 +15,7 @@ const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
 export function jsonBody(limit: string): RequestHandler[] {
   const requireJson: RequestHandler = (req, _res, next) => {
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-    if (hasBody && !JSON_TYPE.test(req.headers['content-type'] ?? '')) {
+    if (hasBody && !readsOwnBody(req) && !JSON_TYPE.test(req.headers['content-type'] ?? '')) {
       return next(new ApiError('BAD_REQUEST', 'Content-Type must be application/json'));
     }
     next();

@@ -9,6 +9,7 @@ import { documentSesNotificationRoutes } from '../ses-notifications/openapi';
 import { documentSuppressionRoutes } from '../suppressions/openapi';
 import { documentContactBookRoutes } from '../contact-books/openapi';
 import { documentContactRoutes } from '../contacts/openapi';
+import { documentContactImportRoutes } from '../contact-imports/openapi';
 import { documentWebhookRoutes } from '../webhooks/openapi';
 import { documentCampaignRoutes } from '../campaigns/openapi';
 import { documentSegmentRoutes } from '../segments/openapi';
@@ -24,6 +25,7 @@ export const documentedCapabilities = [
   documentContactBookRoutes,
   documentContactRoutes,
   documentSegmentRoutes,
+  documentContactImportRoutes,
   documentSuppressionRoutes,
   documentAnalyticsRoutes,
   documentSesNotificationRoutes,

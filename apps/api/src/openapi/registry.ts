@@ -41,6 +41,10 @@ export interface RouteDoc {
   query?: z.ZodObject;
   headers?: z.ZodObject;
   body?: ZodType;
+  /** The body's media type when it is not JSON (a CSV, a multipart form). */
+  bodyContentType?: string;
+  /** The success status when it is not 200 (202 for work queued). */
+  status?: number;
   /** The 200 answer; `contentType` for non-JSON answers (HTML pages). */
   response: ZodType;
   contentType?: string;
@@ -89,13 +93,21 @@ export function documentRoute(registry: DocRegistry, doc: RouteDoc): void {
         ? {
             body: {
               required: true,
-              content: { 'application/json': { schema: doc.body, ...(doc.example !== undefined ? { example: doc.example } : {}) } },
+              content: {
+                [doc.bodyContentType ?? 'application/json']: {
+                  schema: doc.body,
+                  ...(doc.example !== undefined ? { example: doc.example } : {}),
+                },
+              },
             },
           }
         : {}),
     },
     responses: {
-      200: { description: 'Success', content: { [doc.contentType ?? 'application/json']: { schema: doc.response } } },
+      [doc.status ?? 200]: {
+        description: doc.status === 202 ? 'Accepted: the work is queued' : 'Success',
+        content: { [doc.contentType ?? 'application/json']: { schema: doc.response } },
+      },
       ...Object.fromEntries(errors.map((s) => [s, { description: errorDescriptions[s] ?? 'Error', content: errorContent(doc) }])),
       ...Object.fromEntries(
         Object.entries(doc.responses ?? {}).map(([s, r]) => [

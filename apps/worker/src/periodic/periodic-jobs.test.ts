@@ -151,6 +151,7 @@ describe('the registry', () => {
     expect(registry).toEqual(
       [
         'campaign-scan',
+        'contact-import-sweep',
         'domain-verification-sweep',
         'prune-ses-notifications',
         'sweep-unsent-emails',

@@ -5,6 +5,7 @@ import { type Config } from '@mailrail/platform/config/schema';
 import { type Logger } from '@mailrail/platform/log/logger';
 import { type Redis } from '@mailrail/platform/redis/client';
 import { scanCampaigns } from '../campaigns/scan-campaigns';
+import { sweepContactImports } from '../contact-imports/sweep-imports';
 import type { WorkerDeps } from '../deps';
 import { enqueueDueDomainChecks } from '../domains/domain-verification';
 import { sweepUnsentEmails } from '../send/sweep-unsent-emails';
@@ -40,6 +41,7 @@ export function periodicJobs(config: Config): PeriodicJob[] {
       cron: config.DOMAIN_CHECK_CRON,
       run: async (deps) => ({ queued: await enqueueDueDomainChecks({ db: deps.db, queues: deps.queues, now: () => deps.clock.now() }) }),
     },
+    { name: 'contact-import-sweep', cron: '*/5 * * * *', run: (deps) => sweepContactImports(deps) },
     ...webhookPeriodicJobs(config),
   ];
 }

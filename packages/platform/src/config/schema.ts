@@ -284,6 +284,26 @@ export const configSchema = z.object({
     .max(10000)
     .default(2000)
     .describe('Recipients turned into emails per campaign transaction (a pause waits for at most one)'),
+  CONTACT_IMPORT_MAX_MB: z.coerce
+    .number()
+    .positive()
+    .max(4096)
+    .default(256)
+    .describe('Largest CSV file accepted by a contact import, in MB (1,000,000 rows of a realistic CSV take about 100 MB)'),
+  CONTACT_IMPORT_BATCH_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(20000)
+    .default(5000)
+    .describe('Rows written per statement (and per committed checkpoint) by a contact import'),
+  CONTACT_IMPORT_ATTEMPTS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(20)
+    .default(5)
+    .describe('Tries of a contact import job (a retry resumes after the last committed batch) before the import is marked failed'),
   DKIM_SELECTOR: z
     .string()
     .regex(/^[a-z0-9-]+$/)

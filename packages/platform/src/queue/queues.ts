@@ -12,11 +12,17 @@ export const queueNames = {
   webhooks: 'webhooks',
   domains: 'domains',
   maintenance: 'maintenance',
+  contactImports: 'contact-imports',
 } as const;
 
 /** One job per email; jobId is the email id, so an email has at most one live job. */
 export interface SendEmailJob {
   emailId: string;
+}
+
+/** One job per CSV import; jobId is the import id. */
+export interface ContactImportJob {
+  importId: string;
 }
 
 export const defaultJobOptions: JobsOptions = {

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { documentRoute, type DocRegistry } from '../openapi/registry';
+import { bookPath, importPath, importView, PREVIEW_MAX_BYTES, previewResponse, uploadForm } from './schemas';
+
+export function documentContactImportRoutes(r: DocRegistry) {
+  const tag = 'Contact imports';
+  const base = '/api/v1/contactBooks/:contactBookId/imports';
+  const rules = 'See docs/audience.md, "Import contacts from CSV", for the mapping, the guessing rules and the limits.';
+  documentRoute(r, {
+    method: 'post',
+    path: `${base}/preview`,
+    tag,
+    summary: "Read a CSV file's header and first rows, with the guessed mapping",
+    description: `The body is the first bytes (at most 64 KB) of the file, as text/csv; a row cut at the end is left out. ${rules}`,
+    params: bookPath,
+    body: z.string().max(PREVIEW_MAX_BYTES).describe('The beginning of the CSV file'),
+    bodyContentType: 'text/csv',
+    example: 'email,first name,plan\nada@example.org,Ada,pro\n',
+    response: previewResponse,
+    errors: [404, 413],
+  });
+  documentRoute(r, {
+    method: 'post',
+    path: base,
+    tag,
+    summary: 'Import contacts from a CSV file (runs in the background)',
+    description:
+      'multipart/form-data with the file in `file` (UTF-8, header row first, at most CONTACT_IMPORT_MAX_MB). ' +
+      '400 when the file is not UTF-8, has no header, or no column maps to email; 413 when it is too large. ' +
+      'Answers 202 with the queued import; poll GET .../imports/{importId} for progress. ' +
+      'Imported contacts are not sent double opt-in confirmations. ' +
+      rules,
+    params: bookPath,
+    body: uploadForm,
+    bodyContentType: 'multipart/form-data',
+    status: 202,
+    response: importView,
+    errors: [404, 413],
+  });
+  documentRoute(r, {
+    method: 'get',
+    path: base,
+    tag,
+    summary: "A book's imports, newest first (at most 50)",
+    params: bookPath,
+    response: z.array(importView),
+  });
+  documentRoute(r, {
+    method: 'get',
+    path: `${base}/:importId`,
+    tag,
+    summary: 'An import and its progress',
+    params: importPath,
+    response: importView,
+  });
+  documentRoute(r, {
+    method: 'get',
+    path: `${base}/:importId/rejects`,
+    tag,
+    summary: 'The rows an import rejected, as CSV: line,reason,row',
+    description: '`line` is the line of the file the row starts on (the header is line 1); `row` is its text, cut at 1,000 characters.',
+    params: importPath,
+    contentType: 'text/csv',
+    response: z.string().describe('CSV with the header line,reason,row'),
+  });
+}

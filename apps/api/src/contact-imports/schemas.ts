@@ -1,0 +1,74 @@
+import { importMapping, importTarget } from '@mailrail/domain/audience/imports/csv-mapping';
+import { z } from 'zod';
+import { MAX_ID_LENGTH } from '../http/limits';
+
+const pathId = z.string().min(1).max(MAX_ID_LENGTH);
+export const bookPath = z.object({ contactBookId: pathId });
+export const importPath = z.object({ contactBookId: pathId, importId: pathId });
+
+/** The preview reads at most this much of the file (the client sends the file's first 64 KB). */
+export const PREVIEW_MAX_BYTES = 64 * 1024;
+/** The `mapping` form field: a JSON object of at most this many characters. */
+const MAX_MAPPING_LENGTH = 256 * 1024;
+/** CONTACT_IMPORT_MAX_MB's largest setting, as the document's cap of the file part (the configured one applies). */
+const MAX_FILE_DOC_LENGTH = 4096 * 1024 * 1024;
+
+// The form fields of POST .../imports besides `file` (multipart text fields are strings).
+export const uploadFields = z.object({
+  mapping: z
+    .string()
+    .max(MAX_MAPPING_LENGTH)
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'mapping must be a JSON object of header → target' });
+        return z.NEVER;
+      }
+    })
+    .pipe(importMapping)
+    .optional()
+    .describe(
+      'JSON object: CSV header → `email`, `firstName`, `lastName`, `subscribed`, `properties.<name>` or `ignore`; headers left out are guessed',
+    ),
+  onExisting: z.enum(['skip', 'update']).default('skip').describe('What to do with a row whose address is already in the book'),
+});
+
+export const importStatus = z.enum(['queued', 'running', 'completed', 'failed']);
+
+export const importView = z
+  .object({
+    id: z.string(),
+    contactBookId: z.string(),
+    fileName: z.string(),
+    status: importStatus,
+    onExisting: z.enum(['skip', 'update']),
+    rowsRead: z.number().int(),
+    created: z.number().int(),
+    updated: z.number().int(),
+    skipped: z.number().int(),
+    rejected: z.number().int(),
+    error: z.string().nullable(),
+    createdAt: z.string(),
+    startedAt: z.string().nullable(),
+    finishedAt: z.string().nullable(),
+  })
+  .meta({ id: 'ContactImport' });
+export type ImportView = z.infer<typeof importView>;
+
+export const previewResponse = z.object({
+  headers: z.array(z.string()),
+  mapping: z.record(z.string(), importTarget),
+  sample: z.array(z.array(z.string())).describe('Up to 5 data rows'),
+});
+
+/** The multipart body as OpenAPI shows it (the route reads it as a stream, not through zod). */
+export const uploadForm = z.object({
+  file: z
+    .string()
+    .max(MAX_FILE_DOC_LENGTH)
+    .describe('The CSV file (UTF-8; header row first), at most CONTACT_IMPORT_MAX_MB')
+    .meta({ format: 'binary' }),
+  mapping: z.string().max(MAX_MAPPING_LENGTH).optional().describe('JSON object: CSV header → target; headers left out are guessed'),
+  onExisting: z.enum(['skip', 'update']).optional().describe('Default `skip`'),
+});

@@ -1,0 +1,139 @@
+import { TextDecoder } from 'node:util';
+import type { Request, Response } from 'express';
+import { parse } from 'csv-parse/sync';
+import { csvField, importCsvOptions } from '@mailrail/domain/audience/imports/csv-format';
+import { guessMapping, MAX_COLUMNS, resolveColumns } from '@mailrail/domain/audience/imports/csv-mapping';
+import { createUploadingImport, storeImportChunk } from '@mailrail/domain/audience/imports/import-file-store';
+import { badRequest, ApiError } from '@mailrail/domain/errors/api-error';
+import { newId } from '@mailrail/platform/ids';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
+import { isoUtcSql } from '@mailrail/platform/db/sql/time';
+import { queueNames, type ContactImportJob } from '@mailrail/platform/queue/queues';
+import type { ApiDeps } from '../deps';
+import type { AuthContext } from '../http/auth';
+import { parseOrThrow } from '../http/validate';
+import { findTeamContactBook } from '../contact-books/service';
+import { uploadFields, type ImportView } from './schemas';
+import { notUtf8, receiveCsvUpload } from './upload';
+
+const importNotFound = () => new ApiError('NOT_FOUND', 'Import not found');
+const SAMPLE_ROWS = 5;
+const LIST_LIMIT = 50;
+const REJECTS_PAGE = 5000;
+
+// The wire view of an import, built in SQL (lower-case status, UTC ISO timestamps).
+const viewSql = `i.id, i."contactBookId", i."fileName", lower(i.status::text) AS status, lower(i."onExisting"::text) AS "onExisting",
+  i."rowsRead", i.created, i.updated, i.skipped, i.rejected, i.error, ${isoUtcSql('i."createdAt"')} AS "createdAt",
+  ${isoUtcSql('i."startedAt"')} AS "startedAt", ${isoUtcSql('i."finishedAt"')} AS "finishedAt"`;
+
+interface CsvHead {
+  headers: string[];
+  sample: string[][];
+}
+
+/**
+ * The header and first rows of a file's beginning. `complete` says whether the bytes are the whole
+ * file: if not, a character or a row cut at the end is left out.
+ */
+function readCsvHead(bytes: Uint8Array, complete: boolean): CsvHead {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: !complete });
+  } catch {
+    throw notUtf8();
+  }
+  const records = parse(text, importCsvOptions({ to: SAMPLE_ROWS + 2, skip_records_with_error: true })) as string[][];
+  // Without the file's end, the last record read may be cut in the middle.
+  if (!complete && !text.endsWith('\n') && records.length > 1) records.pop();
+  const [headers, ...rows] = records;
+  if (!headers) throw badRequest('The file has no header row');
+  if (headers.length > MAX_COLUMNS) throw badRequest(`The file has ${headers.length} columns; at most ${MAX_COLUMNS} are supported`);
+  return { headers, sample: rows.slice(0, SAMPLE_ROWS) };
+}
+
+export async function previewImport(deps: ApiDeps, auth: AuthContext, contactBookId: string, body: Buffer) {
+  await findTeamContactBook(deps.db, auth.teamId, contactBookId);
+  const { headers, sample } = readCsvHead(body, false);
+  return { headers, mapping: guessMapping(headers), sample };
+}
+
+/**
+ * Takes an upload: the file goes into PostgreSQL as it streams (ContactImportChunk), the header
+ * and the form fields are checked (400 with nothing kept when the file cannot be imported), then
+ * the import is queued for the worker.
+ */
+export async function startImport(deps: ApiDeps, auth: AuthContext, contactBookId: string, req: Request): Promise<ImportView> {
+  const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
+  const sql = prismaExecutor(deps.db);
+  const id = newId();
+  let stored = false;
+  try {
+    const upload = await receiveCsvUpload(req, {
+      maxBytes: deps.config.CONTACT_IMPORT_MAX_MB * 1024 * 1024,
+      storeChunk: async (seq, data) => {
+        if (!stored) await createUploadingImport(sql, { id, contactBookId: book.id, fileName: 'contacts.csv', now: deps.clock.now() });
+        stored = true;
+        await storeImportChunk(sql, id, seq, data);
+      },
+    });
+    const fields = parseOrThrow(uploadFields, upload.fields, 'form');
+    const { headers } = readCsvHead(upload.head, upload.head.length === upload.bytes);
+    const columns = resolveColumns(headers, fields.mapping);
+    if (!columns.ok) throw badRequest(columns.message);
+    const [view] = await sql.query<ImportView>(
+      `UPDATE "ContactImport" i SET status = 'QUEUED', "fileName" = $2, columns = $3::jsonb, "onExisting" = $4::"ContactImportOnExisting", bytes = $5
+       WHERE id = $1 RETURNING ${viewSql}`,
+      [id, upload.fileName, JSON.stringify(columns.columns), fields.onExisting.toUpperCase(), upload.bytes],
+    );
+    const job: ContactImportJob = { importId: id };
+    await deps.queues.get(queueNames.contactImports).add('import', job, {
+      jobId: id,
+      attempts: deps.config.CONTACT_IMPORT_ATTEMPTS,
+      backoff: { type: 'exponential', delay: 2000 },
+    });
+    return view;
+  } catch (err) {
+    if (stored) await sql.execute(`DELETE FROM "ContactImport" WHERE id = $1`, [id]);
+    throw err;
+  }
+}
+
+export async function listImports(deps: ApiDeps, auth: AuthContext, contactBookId: string): Promise<ImportView[]> {
+  const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
+  return prismaExecutor(deps.db).query<ImportView>(
+    `SELECT ${viewSql} FROM "ContactImport" i WHERE i."contactBookId" = $1 AND i.status <> 'UPLOADING'
+     ORDER BY i."createdAt" DESC, i.id DESC LIMIT ${LIST_LIMIT}`,
+    [book.id],
+  );
+}
+
+export async function getImport(deps: ApiDeps, auth: AuthContext, contactBookId: string, importId: string): Promise<ImportView> {
+  const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
+  const [view] = await prismaExecutor(deps.db).query<ImportView>(
+    `SELECT ${viewSql} FROM "ContactImport" i WHERE i.id = $1 AND i."contactBookId" = $2 AND i.status <> 'UPLOADING'`,
+    [importId, book.id],
+  );
+  if (!view) throw importNotFound();
+  return view;
+}
+
+/** The rejected rows as CSV (`line,reason,row`), read and sent a page at a time. */
+export async function sendRejectsCsv(deps: ApiDeps, auth: AuthContext, contactBookId: string, importId: string, res: Response) {
+  await getImport(deps, auth, contactBookId, importId);
+  res.type('text/csv; charset=utf-8');
+  res.setHeader('Content-Disposition', `attachment; filename="import-${importId}-rejects.csv"`);
+  res.write('line,reason,row\n');
+  const sql = prismaExecutor(deps.db);
+  for (let after = 0; ;) {
+    const rows = await sql.query<{ line: number; reason: string; row: string }>(
+      `SELECT line, reason, row FROM "ContactImportReject" WHERE "importId" = $1 AND line > $2 ORDER BY line LIMIT ${REJECTS_PAGE}`,
+      [importId, after],
+    );
+    if (rows.length === 0) break;
+    const text = rows.map((r) => `${r.line},${csvField(r.reason)},${csvField(r.row)}\n`).join('');
+    if (!res.write(text)) await new Promise((resolve) => res.once('drain', resolve));
+    after = rows[rows.length - 1].line;
+    if (rows.length < REJECTS_PAGE) break;
+  }
+  res.end();
+}
