@@ -92,7 +92,7 @@ export function CampaignEditor({ campaign: c, readOnly = false }: { campaign: Ca
 
   return (
     <div className="editor-grid">
-      <form className="card stack" onSubmit={submit} aria-labelledby="editor-h">
+      <form className="card stack form-card" onSubmit={submit} aria-labelledby="editor-h">
         <h2 id="editor-h">{readOnly ? 'Content' : 'Edit'}</h2>
         <fieldset disabled={readOnly} className="plain-fieldset stack">
           <Field label="Name">
@@ -172,7 +172,7 @@ export function CampaignEditor({ campaign: c, readOnly = false }: { campaign: Ca
           </div>
         )}
       </form>
-      <section className="card stack" aria-labelledby="preview-h">
+      <section className="card stack form-card" aria-labelledby="preview-h">
         <h2 id="preview-h">Preview</h2>
         <div className="inline-form">
           <Field label="Preview for">

@@ -51,7 +51,7 @@ export default function ContactBookPage() {
             title={`${book.data.emoji ? `${book.data.emoji} ` : ''}${book.data.name}`}
             description={
               <>
-                {formatNumber(book.data._count.contacts)} contacts
+                {formatNumber(book.data._count.contacts)} {book.data._count.contacts === 1 ? 'contact' : 'contacts'}
                 {book.data.subscribedCount !== undefined && `, ${formatNumber(book.data.subscribedCount)} subscribed`}
               </>
             }

@@ -13,7 +13,7 @@ export function ExportTab({ book }: { book: ContactBook }) {
   const [segmentId, setSegmentId] = useState('');
   const segment = segments.data?.find((s) => s.id === segmentId);
   return (
-    <div className="card stack narrow-wide">
+    <div className="card stack form-card narrow-wide">
       <h2>Export as CSV</h2>
       <p className="muted">Columns: email, firstName, lastName, subscribed, createdAt, then one column per property.</p>
       <ErrorNotice error={segments.error} prefix="The segments could not be loaded" />

@@ -71,7 +71,7 @@ export function ImportTab({ book }: { book: ContactBook }) {
   return (
     <>
       {current && <ImportProgress book={book} importId={current} />}
-      <form className="card stack" onSubmit={submit} aria-labelledby="import-h">
+      <form className="card stack form-card" onSubmit={submit} aria-labelledby="import-h">
         <h2 id="import-h">Import a CSV file</h2>
         <Field label="CSV file" hint="UTF-8, with a header row; up to 1,000,000 rows. Invalid rows are reported, they never stop the import.">
           <input type="file" accept=".csv,text/csv" onChange={(e) => onFile(e.target.files?.[0] ?? null)} />

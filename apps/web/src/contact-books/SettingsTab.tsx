@@ -39,7 +39,7 @@ export function SettingsTab({ book }: { book: ContactBook }) {
     save.mutate();
   };
   return (
-    <form className="card stack narrow-wide" onSubmit={submit} aria-labelledby="book-settings-h">
+    <form className="card stack form-card narrow-wide" onSubmit={submit} aria-labelledby="book-settings-h">
       <h2 id="book-settings-h">Double opt-in</h2>
       <p className="muted">
         With double opt-in, a contact added through the API gets a confirmation email and is subscribed only after clicking its link.
