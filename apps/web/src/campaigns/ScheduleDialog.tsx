@@ -98,12 +98,12 @@ export function ScheduleDialog({ campaign }: { campaign: Campaign }) {
         )}
         <ErrorNotice error={check.error} />
         {resolved && (
-          <p className="notice" role="status" data-testid="resolved-time">
-            Starts {formatDateTime(resolved.scheduledAt)} in your browser's time, that is{' '}
+          <p className="notice notice-info" role="status" data-testid="resolved-time">
+            Starts{' '}
             <strong>
               {new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'short', timeZone: resolved.timeZone }).format(new Date(resolved.scheduledAt))}
             </strong>{' '}
-            ({resolved.timeZone}).
+            in the team's time zone ({resolved.timeZone}); {formatDateTime(resolved.scheduledAt)} in yours.
           </p>
         )}
         <ErrorNotice error={mutation.error} />

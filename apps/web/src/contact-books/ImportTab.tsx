@@ -32,6 +32,7 @@ export function ImportTab({ book }: { book: ContactBook }) {
   const [mapping, setMapping] = useState<Record<string, ImportTarget>>({});
   const [onExisting, setOnExisting] = useState<'skip' | 'update'>('skip');
   const [current, setCurrent] = useState<string | null>(null);
+  const [inputKey, setInputKey] = useState(0); // a new file input (empty) after an upload
   const preview = useMutation({
     mutationFn: async (f: File) => api.postRaw<ImportPreview>(`${bookPath}/imports/preview`, await head(f), 'text/csv'),
     onSuccess: (p) => setMapping(p.mapping),
@@ -47,6 +48,7 @@ export function ImportTab({ book }: { book: ContactBook }) {
     onSuccess: async (imp) => {
       setCurrent(imp.id);
       setFile(null);
+      setInputKey((k) => k + 1);
       preview.reset();
       await qc.invalidateQueries({ queryKey: teamKey(team.id, 'contact-books', book.id, 'imports') });
     },
@@ -74,7 +76,7 @@ export function ImportTab({ book }: { book: ContactBook }) {
       <form className="card stack form-card" onSubmit={submit} aria-labelledby="import-h">
         <h2 id="import-h">Import a CSV file</h2>
         <Field label="CSV file" hint="UTF-8, with a header row; up to 1,000,000 rows. Invalid rows are reported, they never stop the import.">
-          <input type="file" accept=".csv,text/csv" onChange={(e) => onFile(e.target.files?.[0] ?? null)} />
+          <input key={inputKey} type="file" accept=".csv,text/csv" onChange={(e) => onFile(e.target.files?.[0] ?? null)} />
         </Field>
         <ErrorNotice error={preview.error} />
         {preview.isPending && <p className="muted">Reading the first rows…</p>}
