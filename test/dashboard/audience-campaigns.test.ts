@@ -98,7 +98,8 @@ describeInBrowser('audience and campaigns in a browser', () => {
     worker.ses.messages.filter((m) => new RegExp(`^Subject: ${subject}\\r?$`, 'm').test(m.raw.split(/\r?\n\r?\n/)[0]));
 
   beforeAll(async () => {
-    if (!chromiumAvailable()) throw new Error('no chromium at /usr/bin/chromium: in CI, .ci/run installs it with `apt-get install -y chromium`');
+    if (!chromiumAvailable())
+      throw new Error('no chromium at /usr/bin/chromium: in CI, .ci/run installs it with `apt-get install -y chromium`');
     ensureWebBuilt();
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
@@ -205,7 +206,9 @@ describeInBrowser('audience and campaigns in a browser', () => {
     async () => {
       await open(bookPath);
       await page.getByRole('tab', { name: 'Import' }).click();
-      await page.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'readers.csv', mimeType: 'text/csv', buffer: Buffer.from(csv()) });
+      await page
+        .getByLabel('CSV file', { exact: true })
+        .setInputFiles({ name: 'readers.csv', mimeType: 'text/csv', buffer: Buffer.from(csv()) });
       // The server's guess from the first 64 KB, adjustable.
       await page.getByLabel('Import column Email as').waitFor();
       expect(await page.getByLabel('Import column Email as').inputValue()).toBe('email');
@@ -296,7 +299,9 @@ describeInBrowser('audience and campaigns in a browser', () => {
       campaignPath = new URL(page.url()).pathname;
 
       await page.getByLabel('Send to').selectOption({ label: 'Segment: Pro readers' });
-      await page.getByLabel('HTML').fill('<p>Hi {{firstName,fallback=reader}}, plan {{plan}}.</p><p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a></p>');
+      await page
+        .getByLabel('HTML')
+        .fill('<p>Hi {{firstName,fallback=reader}}, plan {{plan}}.</p><p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a></p>');
       await page.getByLabel('Batch size').fill('100');
       await page.getByLabel('Window (minutes)').fill('1');
       await page.getByLabel(/Warm up/).check();
@@ -307,7 +312,10 @@ describeInBrowser('audience and campaigns in a browser', () => {
 
       // Preview for a chosen contact: personalization resolved, the unsubscribe link a real URL.
       await page.getByLabel('Preview for').selectOption({ label: address(80) });
-      await page.getByTestId('preview-subject').filter({ hasText: `for ${address(80)}` }).waitFor();
+      await page
+        .getByTestId('preview-subject')
+        .filter({ hasText: `for ${address(80)}` })
+        .waitFor();
       const frame = page.frameLocator('iframe[title="HTML part of the email"]');
       await frame.getByText('Hi Reader80, plan pro.').waitFor();
       expect(await frame.getByRole('link', { name: 'Unsubscribe' }).getAttribute('href')).toMatch(/^https?:\/\//);
@@ -363,20 +371,28 @@ describeInBrowser('audience and campaigns in a browser', () => {
         .waitFor({ timeout: 300_000 });
       const sent = campaignMessages(SUBJECT);
       // "Name <addr>" or "addr": the bare address, lower-cased.
-      const recipients = sent.flatMap((m) => m.destination.to).map((t) => (t.includes('<') ? t.slice(t.lastIndexOf('<') + 1, -1) : t).toLowerCase());
+      const recipients = sent
+        .flatMap((m) => m.destination.to)
+        .map((t) => (t.includes('<') ? t.slice(t.lastIndexOf('<') + 1, -1) : t).toLowerCase());
       expect(recipients.sort()).toEqual([...proSubscribed].sort());
       await page.getByText('sent', { exact: true }).first().waitFor();
       await checkAndShoot('campaign', 'a sent campaign');
 
       await open('/campaigns');
-      await page.getByRole('row', { name: /Pro launch/ }).getByText('(100 %)').waitFor();
+      await page
+        .getByRole('row', { name: /Pro launch/ })
+        .getByText('(100 %)')
+        .waitFor();
       await checkAndShoot('campaigns', 'the campaigns list');
 
       // Analytics for that campaign only: its sends, none of the test's.
       await open('/analytics');
       await page.getByLabel('Campaign').selectOption({ label: 'Pro launch' });
       await page.getByRole('heading', { name: /campaign "Pro launch"/ }).waitFor();
-      await page.getByTestId('total-sent').filter({ hasText: String(proSubscribed.length) }).waitFor();
+      await page
+        .getByTestId('total-sent')
+        .filter({ hasText: String(proSubscribed.length) })
+        .waitFor();
     },
     420_000,
   );

@@ -72,15 +72,18 @@ export async function emailTimeSeries(deps: ApiDeps, auth: AuthContext, q: z.inf
   const today = utcDay(deps.clock.now());
   const start = addDays(today, -q.days);
   const params: unknown[] = [auth.teamId, start, today];
-  const rows = q.campaignId !== undefined ? await campaignDays(deps, auth, q.campaignId, domainId, start, today) : await prismaExecutor(deps.db).query<DayRow>(
-    `SELECT date, SUM(sent)::bigint AS sent, SUM(delivered)::bigint AS delivered, SUM(opened)::bigint AS opened,
+  const rows =
+    q.campaignId !== undefined
+      ? await campaignDays(deps, auth, q.campaignId, domainId, start, today)
+      : await prismaExecutor(deps.db).query<DayRow>(
+          `SELECT date, SUM(sent)::bigint AS sent, SUM(delivered)::bigint AS delivered, SUM(opened)::bigint AS opened,
             SUM(clicked)::bigint AS clicked, SUM(bounced)::bigint AS bounced, SUM(complained)::bigint AS complained
        FROM "DailyEmailUsage"
       WHERE "teamId" = $1 AND date >= $2 AND date <= $3
         ${domainId !== null ? `AND "domainId" = $${params.push(domainId)}` : ''}
       GROUP BY date`,
-    params,
-  );
+          params,
+        );
 
   const byDate = new Map(rows.map((r) => [r.date, r]));
   const totalCounts = zeroCounts();

@@ -19,7 +19,7 @@ export function documentAnalyticsRoutes(r: DocRegistry) {
     tag,
     summary: 'Daily outcome counts: days + 1 entries ending today (UTC), zeros for empty days',
     description:
-      'domainId limits the figures to one domain of the team; campaignId to the emails of one campaign (an email counts once per status, on the UTC day of its first event of that status). An unknown or another team\'s domain or campaign is a 404.',
+      "domainId limits the figures to one domain of the team; campaignId to the emails of one campaign (an email counts once per status, on the UTC day of its first event of that status). An unknown or another team's domain or campaign is a 404.",
     query: timeSeriesQuery,
     response: z.object({ result: z.array(counts.extend({ date: z.string().describe('YYYY-MM-DD') })), totalCounts: counts }),
   });

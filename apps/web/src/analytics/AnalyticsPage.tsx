@@ -40,7 +40,9 @@ export default function AnalyticsPage() {
   const campaigns = useTeamQuery<{ campaigns: CampaignListItem[] }>(['campaigns'], '/v1/campaigns', { page: 1 });
   const campaignName = campaigns.data?.campaigns.find((c) => c.id === campaignId)?.name;
   const domainName = domains.data?.find((d) => String(d.id) === domainId)?.name;
-  const scope = [campaignName && `campaign "${campaignName}"`, domainName && `domain ${domainName}`].filter(Boolean).join(', ') || 'all email of the team';
+  const scope =
+    [campaignName && `campaign "${campaignName}"`, domainName && `domain ${domainName}`].filter(Boolean).join(', ') ||
+    'all email of the team';
   return (
     <>
       <PageHeader title="Analytics" description="What happened to the email sent each day (UTC): per domain and per campaign." />

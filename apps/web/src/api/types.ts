@@ -203,17 +203,7 @@ export interface Contact {
 }
 
 export type SegmentField = 'email' | 'firstName' | 'lastName' | 'subscribed' | 'createdAt' | 'updatedAt' | `properties.${string}`;
-export type SegmentOperator =
-  | 'equals'
-  | 'notEquals'
-  | 'contains'
-  | 'startsWith'
-  | 'endsWith'
-  | 'gt'
-  | 'lt'
-  | 'isSet'
-  | 'isNotSet'
-  | 'in';
+export type SegmentOperator = 'equals' | 'notEquals' | 'contains' | 'startsWith' | 'endsWith' | 'gt' | 'lt' | 'isSet' | 'isNotSet' | 'in';
 export type SegmentValue = string | number | boolean | (string | number)[];
 
 export interface SegmentCondition {

@@ -51,7 +51,12 @@ export function CampaignEditor({ campaign: c, readOnly = false }: { campaign: Ca
   const segments = useTeamQuery<Segment[]>(['contact-books', bookId, 'segments'], `/v1/contactBooks/${bookId}/segments`, undefined, {
     enabled: !!bookId,
   });
-  const contacts = useTeamQuery<Contact[]>(['contact-books', bookId, 'contacts'], `/v1/contactBooks/${bookId}/contacts`, { limit: 20 }, { enabled: !!bookId });
+  const contacts = useTeamQuery<Contact[]>(
+    ['contact-books', bookId, 'contacts'],
+    `/v1/contactBooks/${bookId}/contacts`,
+    { limit: 20 },
+    { enabled: !!bookId },
+  );
 
   const save = useMutation({
     mutationFn: () =>
@@ -86,7 +91,8 @@ export function CampaignEditor({ campaign: c, readOnly = false }: { campaign: Ca
     enabled: html.trim() !== '',
   });
   const sendTest = useMutation({
-    mutationFn: () => api.post<{ emailIds: string[] }>(`${base}/v1/campaigns/${c.id}/test`, { to: session.user.email, contactId: contactId || undefined }),
+    mutationFn: () =>
+      api.post<{ emailIds: string[] }>(`${base}/v1/campaigns/${c.id}/test`, { to: session.user.email, contactId: contactId || undefined }),
     onSuccess: () => toast({ title: `Test sent to ${session.user.email}` }),
   });
 
@@ -159,7 +165,10 @@ export function CampaignEditor({ campaign: c, readOnly = false }: { campaign: Ca
               </Field>
             </div>
           )}
-          <Field label="HTML" hint="Personalize with {{firstName}}, {{email}} or a property; the body must link {{usesend_unsubscribe_url}}.">
+          <Field
+            label="HTML"
+            hint="Personalize with {{firstName}}, {{email}} or a property; the body must link {{usesend_unsubscribe_url}}."
+          >
             <textarea className="html-editor" value={html} onChange={(e) => setHtml(e.target.value)} rows={14} spellCheck={false} />
           </Field>
         </fieldset>

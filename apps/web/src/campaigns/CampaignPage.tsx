@@ -61,7 +61,12 @@ export default function CampaignPage() {
             title={c.name}
             description={
               <>
-                <CampaignStatusBadge status={c.status} /> {c.scheduledAt && c.status === 'SCHEDULED' && <>starts {formatDateTime(c.scheduledAt)} ({formatRelative(c.scheduledAt)})</>}
+                <CampaignStatusBadge status={c.status} />{' '}
+                {c.scheduledAt && c.status === 'SCHEDULED' && (
+                  <>
+                    starts {formatDateTime(c.scheduledAt)} ({formatRelative(c.scheduledAt)})
+                  </>
+                )}
               </>
             }
             actions={

@@ -18,7 +18,7 @@ import { CampaignProgress, CampaignStatusBadge } from './CampaignProgress';
 const PAGE_SIZE = 30; // the server's page size for campaigns
 const STATUSES: CampaignStatus[] = ['DRAFT', 'SCHEDULED', 'RUNNING', 'PAUSED', 'SENT'];
 
-export const STARTER_HTML = `<p>Hello {{firstName,fallback=there}},</p>
+const STARTER_HTML = `<p>Hello {{firstName,fallback=there}},</p>
 <p>Write your message here.</p>
 <p style="font-size:12px;color:#6b7280"><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a></p>`;
 
@@ -35,12 +35,20 @@ export default function CampaignsPage() {
       placeholderData: (prev) => prev,
       // sending campaigns move: refresh while one is running or due
       refetchInterval: (q) =>
-        (q.state.data as { campaigns: CampaignListItem[] } | undefined)?.campaigns.some((c) => c.status === 'RUNNING' || c.status === 'SCHEDULED') ? 3000 : false,
+        (q.state.data as { campaigns: CampaignListItem[] } | undefined)?.campaigns.some(
+          (c) => c.status === 'RUNNING' || c.status === 'SCHEDULED',
+        )
+          ? 3000
+          : false,
     },
   );
   return (
     <>
-      <PageHeader title="Campaigns" description="Marketing email to a contact book or a segment, sent in windows." actions={<CreateCampaign />} />
+      <PageHeader
+        title="Campaigns"
+        description="Marketing email to a contact book or a segment, sent in windows."
+        actions={<CreateCampaign />}
+      />
       <div className="filters card">
         <Field label="Status">
           <select value={status} onChange={(e) => setParams(e.target.value ? { status: e.target.value } : {})}>

@@ -101,7 +101,9 @@ export function ScheduleDialog({ campaign }: { campaign: Campaign }) {
           <p className="notice notice-info" role="status" data-testid="resolved-time">
             Starts{' '}
             <strong>
-              {new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'short', timeZone: resolved.timeZone }).format(new Date(resolved.scheduledAt))}
+              {new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'short', timeZone: resolved.timeZone }).format(
+                new Date(resolved.scheduledAt),
+              )}
             </strong>{' '}
             in the team's time zone ({resolved.timeZone}); {formatDateTime(resolved.scheduledAt)} in yours.
           </p>

@@ -65,7 +65,11 @@ export default function ContactBookPage() {
                     </button>
                   }
                   title={`Delete the contact book "${book.data.name}"?`}
-                  description={<p>Its {formatNumber(book.data._count.contacts)} contacts and its segments are deleted with it. This cannot be undone.</p>}
+                  description={
+                    <p>
+                      Its {formatNumber(book.data._count.contacts)} contacts and its segments are deleted with it. This cannot be undone.
+                    </p>
+                  }
                   confirmLabel="Delete book"
                   onConfirm={async () => {
                     await api.delete(`${base}/v1/contactBooks/${bookId}`);

@@ -77,7 +77,8 @@ function CreateBook() {
   const [name, setName] = useState('');
   const [emoji, setEmoji] = useState('');
   const { mutation, submit, dialog } = useFormDialog({
-    mutationFn: () => api.post<ContactBook>(`${base}/v1/contactBooks`, { name: name.trim(), ...(emoji.trim() ? { emoji: emoji.trim() } : {}) }),
+    mutationFn: () =>
+      api.post<ContactBook>(`${base}/v1/contactBooks`, { name: name.trim(), ...(emoji.trim() ? { emoji: emoji.trim() } : {}) }),
     toast: (b) => `Contact book "${b.name}" created`,
     invalidate: [teamKey(team.id, 'contact-books')],
     reset: () => {

@@ -65,7 +65,14 @@ export function ImportTab({ book }: { book: ContactBook }) {
     upload.mutate();
   };
   const targets = (header: string): ImportTarget[] => {
-    const own: ImportTarget[] = ['ignore', 'email', 'firstName', 'lastName', 'subscribed', ...book.variables.map((v) => `properties.${v}` as const)];
+    const own: ImportTarget[] = [
+      'ignore',
+      'email',
+      'firstName',
+      'lastName',
+      'subscribed',
+      ...book.variables.map((v) => `properties.${v}` as const),
+    ];
     const guess = mapping[header];
     const asProperty = `properties.${header.trim().replace(/[^a-zA-Z0-9_]/g, '_')}` as const;
     return [...new Set<ImportTarget>([...own, asProperty, ...(guess ? [guess] : [])])];
@@ -75,7 +82,10 @@ export function ImportTab({ book }: { book: ContactBook }) {
       {current && <ImportProgress book={book} importId={current} />}
       <form className="card stack form-card" onSubmit={submit} aria-labelledby="import-h">
         <h2 id="import-h">Import a CSV file</h2>
-        <Field label="CSV file" hint="UTF-8, with a header row; up to 1,000,000 rows. Invalid rows are reported, they never stop the import.">
+        <Field
+          label="CSV file"
+          hint="UTF-8, with a header row; up to 1,000,000 rows. Invalid rows are reported, they never stop the import."
+        >
           <input key={inputKey} type="file" accept=".csv,text/csv" onChange={(e) => onFile(e.target.files?.[0] ?? null)} />
         </Field>
         <ErrorNotice error={preview.error} />
@@ -104,7 +114,11 @@ export function ImportTab({ book }: { book: ContactBook }) {
                           .join(', ')}
                       </td>
                       <td>
-                        <select aria-label={`Import column ${h} as`} value={mapping[h] ?? 'ignore'} onChange={(e) => setMapping({ ...mapping, [h]: e.target.value as ImportTarget })}>
+                        <select
+                          aria-label={`Import column ${h} as`}
+                          value={mapping[h] ?? 'ignore'}
+                          onChange={(e) => setMapping({ ...mapping, [h]: e.target.value as ImportTarget })}
+                        >
                           {targets(h).map((t) => (
                             <option key={t} value={t}>
                               {t === 'ignore' ? 'do not import' : t.startsWith('properties.') ? `property ${t.slice(11)}` : t}
@@ -120,10 +134,12 @@ export function ImportTab({ book }: { book: ContactBook }) {
             <fieldset className="radio-group">
               <legend>Contacts already in the book</legend>
               <label>
-                <input type="radio" name="onExisting" checked={onExisting === 'skip'} onChange={() => setOnExisting('skip')} /> Skip them (keep what the book has)
+                <input type="radio" name="onExisting" checked={onExisting === 'skip'} onChange={() => setOnExisting('skip')} /> Skip them
+                (keep what the book has)
               </label>
               <label>
-                <input type="radio" name="onExisting" checked={onExisting === 'update'} onChange={() => setOnExisting('update')} /> Update them from the file
+                <input type="radio" name="onExisting" checked={onExisting === 'update'} onChange={() => setOnExisting('update')} /> Update
+                them from the file
               </label>
             </fieldset>
             <ErrorNotice error={upload.error} />
@@ -191,17 +207,22 @@ export function ImportTab({ book }: { book: ContactBook }) {
 function ImportProgress({ book, importId }: { book: ContactBook; importId: string }) {
   const { team, base } = useTeam();
   const qc = useQueryClient();
-  const imp = useTeamQuery<ContactImport>(['contact-books', book.id, 'imports', importId], `/v1/contactBooks/${book.id}/imports/${importId}`, undefined, {
-    refetchInterval: (q) => {
-      const data = q.state.data as ContactImport | undefined;
-      if (data && !ACTIVE.has(data.status)) {
-        // finished: the book's counts and the list of imports changed
-        void qc.invalidateQueries({ queryKey: teamKey(team.id, 'contact-books') });
-        return false;
-      }
-      return 1000;
+  const imp = useTeamQuery<ContactImport>(
+    ['contact-books', book.id, 'imports', importId],
+    `/v1/contactBooks/${book.id}/imports/${importId}`,
+    undefined,
+    {
+      refetchInterval: (q) => {
+        const data = q.state.data as ContactImport | undefined;
+        if (data && !ACTIVE.has(data.status)) {
+          // finished: the book's counts and the list of imports changed
+          void qc.invalidateQueries({ queryKey: teamKey(team.id, 'contact-books') });
+          return false;
+        }
+        return 1000;
+      },
     },
-  });
+  );
   const i = imp.data;
   return (
     <section className="card card-accent" aria-labelledby="import-progress-h">

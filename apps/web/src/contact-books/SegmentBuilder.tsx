@@ -1,7 +1,15 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api } from '../api/client';
-import type { ContactBook, SegmentCondition, SegmentFilter, SegmentGroup, SegmentOperator, SegmentPreview, SegmentValue } from '../api/types';
+import type {
+  ContactBook,
+  SegmentCondition,
+  SegmentFilter,
+  SegmentGroup,
+  SegmentOperator,
+  SegmentPreview,
+  SegmentValue,
+} from '../api/types';
 import { useTeam } from '../session/session';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { formatNumber } from '../ui/format';
@@ -39,7 +47,8 @@ const isGroup = (c: SegmentCondition | SegmentGroup): c is SegmentGroup => 'cond
 /** A typed value from the text box: numbers stay numbers for properties (gt/lt compare them as such), lists split on commas. */
 function parseValue(field: string, operator: SegmentOperator, text: string): SegmentValue | undefined {
   if (NO_VALUE.includes(operator)) return undefined;
-  const scalar = (s: string): string | number => (field.startsWith('properties.') && s.trim() !== '' && !Number.isNaN(Number(s)) ? Number(s) : s);
+  const scalar = (s: string): string | number =>
+    field.startsWith('properties.') && s.trim() !== '' && !Number.isNaN(Number(s)) ? Number(s) : s;
   if (operator === 'in')
     return text
       .split(',')
@@ -73,7 +82,11 @@ function ConditionRow({
   const dateField = condition.field === 'createdAt' || condition.field === 'updatedAt';
   return (
     <div className="condition" role="group" aria-label={label}>
-      <select aria-label={`${label}: field`} value={known ? condition.field : OTHER_PROPERTY} onChange={(e) => set({ field: e.target.value as SegmentCondition['field'] })}>
+      <select
+        aria-label={`${label}: field`}
+        value={known ? condition.field : OTHER_PROPERTY}
+        onChange={(e) => set({ field: e.target.value as SegmentCondition['field'] })}
+      >
         {FIELDS.map((f) => (
           <option key={f.value} value={f.value}>
             {f.label}
@@ -94,7 +107,11 @@ function ConditionRow({
           onChange={(e) => set({ field: `properties.${e.target.value}` })}
         />
       )}
-      <select aria-label={`${label}: operator`} value={condition.operator} onChange={(e) => set({ operator: e.target.value as SegmentOperator })}>
+      <select
+        aria-label={`${label}: operator`}
+        value={condition.operator}
+        onChange={(e) => set({ operator: e.target.value as SegmentOperator })}
+      >
         {OPERATORS.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
@@ -142,8 +159,17 @@ function MatchSelect({ value, onChange, label }: { value: 'all' | 'any'; onChang
 }
 
 /** Conditions and one level of groups, AND / OR at each level. */
-export function SegmentBuilder({ book, filter, onChange }: { book: ContactBook; filter: SegmentFilter; onChange: (f: SegmentFilter) => void }) {
-  const replace = (i: number, c: SegmentCondition | SegmentGroup) => onChange({ ...filter, conditions: filter.conditions.map((x, k) => (k === i ? c : x)) });
+export function SegmentBuilder({
+  book,
+  filter,
+  onChange,
+}: {
+  book: ContactBook;
+  filter: SegmentFilter;
+  onChange: (f: SegmentFilter) => void;
+}) {
+  const replace = (i: number, c: SegmentCondition | SegmentGroup) =>
+    onChange({ ...filter, conditions: filter.conditions.map((x, k) => (k === i ? c : x)) });
   const remove = (i: number) => onChange({ ...filter, conditions: filter.conditions.filter((_, k) => k !== i) });
   const full = filter.conditions.length >= MAX_CONDITIONS;
   return (
@@ -168,7 +194,9 @@ export function SegmentBuilder({ book, filter, onChange }: { book: ContactBook; 
                 label={`Group ${i + 1} condition ${k + 1}`}
                 condition={gc}
                 onChange={(n) => replace(i, { ...c, conditions: c.conditions.map((x, j) => (j === k ? n : x)) })}
-                onRemove={() => (c.conditions.length === 1 ? remove(i) : replace(i, { ...c, conditions: c.conditions.filter((_, j) => j !== k) }))}
+                onRemove={() =>
+                  c.conditions.length === 1 ? remove(i) : replace(i, { ...c, conditions: c.conditions.filter((_, j) => j !== k) })
+                }
               />
             ))}
             <button
@@ -181,7 +209,14 @@ export function SegmentBuilder({ book, filter, onChange }: { book: ContactBook; 
             </button>
           </fieldset>
         ) : (
-          <ConditionRow key={i} book={book} label={`Condition ${i + 1}`} condition={c} onChange={(n) => replace(i, n)} onRemove={() => remove(i)} />
+          <ConditionRow
+            key={i}
+            book={book}
+            label={`Condition ${i + 1}`}
+            condition={c}
+            onChange={(n) => replace(i, n)}
+            onRemove={() => remove(i)}
+          />
         ),
       )}
       <div className="filter-actions">
@@ -200,7 +235,10 @@ export function SegmentBuilder({ book, filter, onChange }: { book: ContactBook; 
           onClick={() =>
             onChange({
               ...filter,
-              conditions: [...filter.conditions, { match: filter.match === 'all' ? 'any' : 'all', conditions: [{ field: 'email', operator: 'contains', value: '' }] }],
+              conditions: [
+                ...filter.conditions,
+                { match: filter.match === 'all' ? 'any' : 'all', conditions: [{ field: 'email', operator: 'contains', value: '' }] },
+              ],
             })
           }
         >
@@ -237,7 +275,8 @@ export function SegmentLivePreview({ book, filter }: { book: ContactBook; filter
       <p role="status" data-testid="segment-count">
         {preview.data ? (
           <>
-            <strong>{formatNumber(preview.data.count)}</strong> contacts match, <strong>{formatNumber(preview.data.subscribedCount)}</strong> subscribed
+            <strong>{formatNumber(preview.data.count)}</strong> contacts match,{' '}
+            <strong>{formatNumber(preview.data.subscribedCount)}</strong> subscribed
             {preview.isFetching && <span className="muted"> (updating…)</span>}
           </>
         ) : preview.isFetching ? (

@@ -69,7 +69,9 @@ export function SegmentsTab({ book }: { book: ContactBook }) {
                         </button>
                       }
                       title={`Delete the segment "${s.name}"?`}
-                      description={<p>Its contacts stay in the book. A scheduled or running campaign using it keeps it (the server refuses).</p>}
+                      description={
+                        <p>Its contacts stay in the book. A scheduled or running campaign using it keeps it (the server refuses).</p>
+                      }
                       confirmLabel="Delete segment"
                       onConfirm={async () => {
                         await api.delete(`${base}/v1/contactBooks/${book.id}/segments/${s.id}`);

@@ -75,7 +75,11 @@ function AddDomain() {
   const navigate = useNavigate();
   const [name, setName] = useState('');
   const [region, setRegion] = useState('');
-  const { mutation: add, submit, dialog } = useFormDialog({
+  const {
+    mutation: add,
+    submit,
+    dialog,
+  } = useFormDialog({
     mutationFn: () =>
       api.post<Domain>(`${base}/v1/domains`, region.trim() ? { name: name.trim(), region: region.trim() } : { name: name.trim() }),
     invalidate: [teamKey(team.id)],

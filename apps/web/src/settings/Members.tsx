@@ -170,7 +170,11 @@ function Invite() {
   const { team, base } = useTeam();
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('MEMBER');
-  const { mutation: invite, submit, dialog } = useFormDialog({
+  const {
+    mutation: invite,
+    submit,
+    dialog,
+  } = useFormDialog({
     mutationFn: () => api.post<Invitation>(`${base}/invitations`, { email: email.trim(), role }),
     toast: (i) => `Invitation sent to ${i.email}`,
     invalidate: [teamKey(team.id, 'invitations')],

@@ -138,7 +138,11 @@ function AddSuppression() {
   const { team, base } = useTeam();
   const [email, setEmail] = useState('');
   const [reason, setReason] = useState<SuppressionReason>('MANUAL');
-  const { mutation: add, submit, dialog } = useFormDialog({
+  const {
+    mutation: add,
+    submit,
+    dialog,
+  } = useFormDialog({
     mutationFn: () => api.post<Suppression>(`${base}/v1/suppressions`, { email: email.trim(), reason }),
     toast: (s) => `${s.email} suppressed`,
     invalidate: [teamKey(team.id, 'suppressions')],
