@@ -1,22 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import type { Campaign, CampaignPreview, Contact, ContactBook, Segment } from '../api/types';
 import { teamKey, useTeamQuery } from '../api/team-query';
 import { EmailHtmlPreview } from '../emails/EmailHtmlPreview';
 import { useTeam } from '../session/session';
 import { ErrorNotice } from '../ui/ErrorNotice';
+import { useDebounced } from '../ui/useDebounced';
 import { Field } from '../ui/Field';
 import { useToast } from '../ui/toast';
-
-function useDebounced<T>(value: T, ms: number): T {
-  const [v, setV] = useState(value);
-  useEffect(() => {
-    const t = setTimeout(() => setV(value), ms);
-    return () => clearTimeout(t);
-  }, [value, ms]);
-  return v;
-}
 
 const toList = (s: string) =>
   s
@@ -198,6 +190,7 @@ export function CampaignEditor({ campaign: c, readOnly = false }: { campaign: Ca
             {sendTest.isPending ? 'Sending…' : 'Send test to me'}
           </button>
         </div>
+        <p className="hint">The preview shows the text being edited; the test email and the campaign send what is saved.</p>
         <ErrorNotice error={sendTest.error} />
         <ErrorNotice error={preview.error} />
         {preview.data && (

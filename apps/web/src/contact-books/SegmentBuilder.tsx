@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { api } from '../api/client';
 import type {
   ContactBook,
@@ -12,6 +12,7 @@ import type {
 } from '../api/types';
 import { useTeam } from '../session/session';
 import { ErrorNotice } from '../ui/ErrorNotice';
+import { useDebounced } from '../ui/useDebounced';
 import { formatNumber } from '../ui/format';
 
 // The builder edits the contract's filter JSON as is; the server validates it (and answers the
@@ -170,7 +171,13 @@ export function SegmentBuilder({
 }) {
   const replace = (i: number, c: SegmentCondition | SegmentGroup) =>
     onChange({ ...filter, conditions: filter.conditions.map((x, k) => (k === i ? c : x)) });
-  const remove = (i: number) => onChange({ ...filter, conditions: filter.conditions.filter((_, k) => k !== i) });
+  // Rows keep the text being typed ("1." or "a, " before the next character); after a removal the
+  // rows below move up, so every row starts again from its condition's value (a new generation).
+  const [generation, setGeneration] = useState(0);
+  const remove = (i: number) => {
+    setGeneration((g) => g + 1);
+    onChange({ ...filter, conditions: filter.conditions.filter((_, k) => k !== i) });
+  };
   const full = filter.conditions.length >= MAX_CONDITIONS;
   return (
     <fieldset className="segment-builder">
@@ -181,7 +188,7 @@ export function SegmentBuilder({
       </p>
       {filter.conditions.map((c, i) =>
         isGroup(c) ? (
-          <fieldset key={i} className="segment-group">
+          <fieldset key={`${generation}-${i}`} className="segment-group">
             <legend>Group {i + 1}</legend>
             <p className="inline-form">
               <MatchSelect label={`Match in group ${i + 1}`} value={c.match} onChange={(match) => replace(i, { ...c, match })} />
@@ -189,14 +196,16 @@ export function SegmentBuilder({
             </p>
             {c.conditions.map((gc, k) => (
               <ConditionRow
-                key={k}
+                key={`${generation}-${k}`}
                 book={book}
                 label={`Group ${i + 1} condition ${k + 1}`}
                 condition={gc}
                 onChange={(n) => replace(i, { ...c, conditions: c.conditions.map((x, j) => (j === k ? n : x)) })}
-                onRemove={() =>
-                  c.conditions.length === 1 ? remove(i) : replace(i, { ...c, conditions: c.conditions.filter((_, j) => j !== k) })
-                }
+                onRemove={() => {
+                  if (c.conditions.length === 1) return remove(i);
+                  setGeneration((g) => g + 1);
+                  replace(i, { ...c, conditions: c.conditions.filter((_, j) => j !== k) });
+                }}
               />
             ))}
             <button
@@ -210,7 +219,7 @@ export function SegmentBuilder({
           </fieldset>
         ) : (
           <ConditionRow
-            key={i}
+            key={`${generation}-${i}`}
             book={book}
             label={`Condition ${i + 1}`}
             condition={c}
@@ -247,15 +256,6 @@ export function SegmentBuilder({
       </div>
     </fieldset>
   );
-}
-
-function useDebounced<T>(value: T, ms: number): T {
-  const [v, setV] = useState(value);
-  useEffect(() => {
-    const t = setTimeout(() => setV(value), ms);
-    return () => clearTimeout(t);
-  }, [value, ms]);
-  return v;
 }
 
 /** The live count and the first matches of an unsaved filter (POST .../segments/preview, 400 ms after the last edit). */
