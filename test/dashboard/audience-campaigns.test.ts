@@ -199,6 +199,33 @@ describeInBrowser('audience and campaigns in a browser', () => {
     60_000,
   );
 
+  const SUBJECT = 'Hello pro readers';
+
+  step(
+    'creating a campaign (a draft for the book) opens its editor',
+    async () => {
+      await open('/campaigns');
+      await page.getByRole('heading', { name: 'No campaigns yet' }).waitFor();
+      await checkAndShoot('campaigns-empty', 'the empty campaigns list');
+      await page.getByRole('button', { name: 'Create campaign' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Name').fill('Pro launch');
+      await dialog.getByLabel('From').fill('News <news@example.com>');
+      await dialog.getByLabel('Subject').fill(SUBJECT);
+      await dialog.getByLabel('Contact book').selectOption({ label: BOOK });
+      await expectAccessible(page, 'the create-campaign dialog');
+      await dialog.getByRole('button', { name: 'Create and edit' }).click();
+      await page.getByRole('heading', { name: 'Pro launch' }).waitFor();
+      campaignPath = new URL(page.url()).pathname;
+      expect(await page.getByLabel('Subject').inputValue()).toBe(SUBJECT);
+      expect(await page.getByLabel('HTML').inputValue()).toContain('{{usesend_unsubscribe_url}}');
+      const row = await worker.deps.db.campaign.findFirstOrThrow({ where: { teamId, name: 'Pro launch' } });
+      expect(row).toMatchObject({ status: 'DRAFT', subject: SUBJECT, from: 'News <news@example.com>' });
+      await checkAndShoot(null, 'a draft campaign');
+    },
+    60_000,
+  );
+
   // ---- the imports work ----
 
   step(
@@ -280,24 +307,11 @@ describeInBrowser('audience and campaigns in a browser', () => {
 
   // ---- the campaign-ops work (and segmentId from the segments work) ----
 
-  const SUBJECT = 'Hello pro readers';
-
   step(
     'a campaign for the segment: preview for a contact, a test to me, the time in words resolved before confirming',
     async () => {
-      await open('/campaigns');
-      await page.getByRole('heading', { name: 'No campaigns yet' }).waitFor();
-      await checkAndShoot('campaigns-empty', 'the empty campaigns list');
-      await page.getByRole('button', { name: 'Create campaign' }).click();
+      await open(campaignPath);
       const dialog = page.getByRole('dialog');
-      await dialog.getByLabel('Name').fill('Pro launch');
-      await dialog.getByLabel('From').fill('News <news@example.com>');
-      await dialog.getByLabel('Subject').fill(SUBJECT);
-      await dialog.getByLabel('Contact book').selectOption({ label: BOOK });
-      await dialog.getByRole('button', { name: 'Create and edit' }).click();
-      await page.getByRole('heading', { name: 'Pro launch' }).waitFor();
-      campaignPath = new URL(page.url()).pathname;
-
       await page.getByLabel('Send to').selectOption({ label: 'Segment: Pro readers' });
       await page
         .getByLabel('HTML')
@@ -357,7 +371,7 @@ describeInBrowser('audience and campaigns in a browser', () => {
       // Window 1 sends 10 (the ramp's start); the next is a minute away: pause in between.
       const sentFigure = page.getByTestId('figure-sent');
       await sentFigure.filter({ hasText: /^10$/ }).waitFor({ timeout: 60_000 });
-      await page.getByText(/Window 1: up to 10 emails/).waitFor();
+      await page.getByText(/Window \d+: up to 10 emails/).waitFor(); // the ramp's first window
       await checkAndShoot('campaign-running', 'a running campaign');
       await page.getByRole('button', { name: 'Pause' }).click();
       await page.getByText('paused', { exact: true }).first().waitFor();
