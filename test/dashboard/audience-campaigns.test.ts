@@ -279,9 +279,9 @@ describeInBrowser('audience and campaigns in a browser', () => {
       await page.getByRole('tab', { name: 'Segments' }).click();
       await page.getByRole('button', { name: 'New segment' }).click();
       await page.getByLabel('Segment name').fill('Pro readers');
-      await page.getByLabel('Condition 1: field').selectOption('properties.plan');
-      await page.getByLabel('Condition 1: operator').selectOption('equals');
-      await page.getByLabel('Condition 1: value').fill('pro');
+      await page.getByLabel('Condition 1: field', { exact: true }).selectOption('properties.plan');
+      await page.getByLabel('Condition 1: operator', { exact: true }).selectOption('equals');
+      await page.getByLabel('Condition 1: value', { exact: true }).fill('pro');
       const count = page.getByTestId('segment-count');
       await count.filter({ hasText: `${proRows.length} contacts match, ${proSubscribed.length} subscribed` }).waitFor();
       // An OR group that matches nothing more keeps the count.

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { api, downloadUrl } from '../api/client';
 import type { ContactBook, ContactImport, ImportPreview, ImportTarget } from '../api/types';
 import { teamKey, useTeamQuery } from '../api/team-query';
@@ -212,17 +212,19 @@ function ImportProgress({ book, importId }: { book: ContactBook; importId: strin
     `/v1/contactBooks/${book.id}/imports/${importId}`,
     undefined,
     {
-      refetchInterval: (q) => {
-        const data = q.state.data as ContactImport | undefined;
-        if (data && !ACTIVE.has(data.status)) {
-          // finished: the book's counts and the list of imports changed
-          void qc.invalidateQueries({ queryKey: teamKey(team.id, 'contact-books') });
-          return false;
-        }
-        return 1000;
-      },
+      refetchInterval: (q) => (ACTIVE.has((q.state.data as ContactImport | undefined)?.status ?? 'queued') ? 1000 : false),
     },
   );
+  // Once finished, the book's counts and the list of imports changed: refetched once (not this
+  // import's own query, which would start the loop again).
+  const finished = !!imp.data && !ACTIVE.has(imp.data.status);
+  useEffect(() => {
+    if (!finished) return;
+    void qc.invalidateQueries({
+      queryKey: teamKey(team.id, 'contact-books'),
+      predicate: (q) => !(q.queryKey.includes('imports') && q.queryKey.includes(importId)),
+    });
+  }, [finished, qc, team.id, importId]);
   const i = imp.data;
   return (
     <section className="card card-accent" aria-labelledby="import-progress-h">
