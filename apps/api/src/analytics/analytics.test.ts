@@ -101,6 +101,61 @@ describe('GET /api/v1/analytics/email-time-series', () => {
   });
 });
 
+describe('GET /api/v1/analytics/email-time-series?campaignId=', () => {
+  let seq = 0;
+  async function campaignWithEmails(teamId: number, domainId: number, events: { day: string; statuses: string[] }[]) {
+    const id = `camp-${Date.now()}-${++seq}`;
+    await api.deps.db.campaign.create({ data: { id, teamId, domainId, name: 'c', from: 'a@b.c', subject: 's' } });
+    for (const [i, e] of events.entries()) {
+      const emailId = `${id}-e${i}`;
+      await api.deps.db.email.create({
+        data: { id: emailId, teamId, domainId, from: 'a@b.c', to: ['x@y.z'], subject: 's', campaignId: id, isMarketing: true },
+      });
+      await api.deps.db.emailEvent.createMany({
+        data: e.statuses.map((status, k) => ({ emailId, status: status as 'SENT', createdAt: new Date(`${e.day}T10:00:0${k}Z`) })),
+      });
+    }
+    return id;
+  }
+
+  it("counts one campaign's emails once per status, on the day of the first such event", async () => {
+    const { team, d1 } = await setup();
+    await usage(team.teamId, d1, TODAY, 'MARKETING', { sent: 50 }); // other mail of the team: not this campaign's
+    const id = await campaignWithEmails(team.teamId, d1, [
+      { day: TODAY, statuses: ['QUEUED', 'SENT', 'DELIVERED', 'OPENED', 'OPENED', 'CLICKED'] },
+      { day: TODAY, statuses: ['SENT', 'BOUNCED'] },
+      { day: '2026-05-08', statuses: ['SENT', 'DELIVERED', 'COMPLAINED'] },
+      { day: '2026-04-01', statuses: ['SENT'] }, // outside the window
+    ]);
+    await campaignWithEmails(team.teamId, d1, [{ day: TODAY, statuses: ['SENT'] }]); // another campaign
+
+    const res = await get(team, `email-time-series?days=7&campaignId=${id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.result).toHaveLength(8);
+    expect(res.body.result[5]).toEqual({ date: '2026-05-08', sent: 1, delivered: 1, opened: 0, clicked: 0, bounced: 0, complained: 1 });
+    expect(res.body.result[7]).toEqual({ date: TODAY, sent: 2, delivered: 1, opened: 1, clicked: 1, bounced: 1, complained: 0 });
+    expect(res.body.totalCounts).toEqual({ sent: 3, delivered: 2, opened: 1, clicked: 1, bounced: 1, complained: 1 });
+  });
+
+  it("answers 404 for another team's campaign, an unknown one, or one outside a domain-bound key's domain", async () => {
+    const mine = await setup();
+    const theirs = await setup();
+    const theirCampaign = await campaignWithEmails(theirs.team.teamId, theirs.d1, [{ day: TODAY, statuses: ['SENT'] }]);
+    const myOtherDomain = await campaignWithEmails(mine.team.teamId, mine.d2, [{ day: TODAY, statuses: ['SENT'] }]);
+    for (const path of [`email-time-series?campaignId=${theirCampaign}`, 'email-time-series?campaignId=nope']) {
+      const res = await get(mine.team, path);
+      expect(res.status).toBe(404);
+      expect(res.body.error).toMatchObject({ code: 'NOT_FOUND', message: 'Campaign not found' });
+    }
+    const bound = { Authorization: `Bearer ${await api.newKey(mine.team.teamId, { domainId: mine.d1 })}` };
+    expect((await get(bound, `email-time-series?campaignId=${myOtherDomain}`)).status).toBe(404);
+    expect((await get(mine.team, `email-time-series?campaignId=${myOtherDomain}`)).body.totalCounts.sent).toBe(1);
+    // Combined with a domain filter: the campaign's emails from that domain only.
+    expect((await get(mine.team, `email-time-series?campaignId=${myOtherDomain}&domainId=${mine.d1}`)).body.totalCounts.sent).toBe(0);
+    expect((await get(mine.team, `email-time-series?campaignId=${'x'.repeat(129)}`)).status).toBe(400);
+  });
+});
+
 describe('GET /api/v1/analytics/reputation-metrics', () => {
   it('sums the all-time totals and gives rates in percent of delivered', async () => {
     const { team, d1, d2 } = await setup();

@@ -5,12 +5,14 @@ import { utcDay } from '@mailrail/domain/ses-events/count-email-status';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { intString } from '../http/query';
+import { MAX_ID_LENGTH } from '../http/limits';
 
 const domainIdParam = intString(1, 2 ** 31 - 1);
 
 export const timeSeriesQuery = z.object({
   days: z.enum(['7', '30']).default('30').transform(Number),
   domainId: domainIdParam.optional(),
+  campaignId: z.string().min(1).max(MAX_ID_LENGTH).optional(),
 });
 
 export const reputationQuery = z.object({ domainId: domainIdParam.optional() });
@@ -35,21 +37,53 @@ function addDays(day: string, n: number): string {
   return utcDay(d);
 }
 
+type DayRow = { date: string } & Record<(typeof COUNTS)[number], bigint>;
+
+/**
+ * One campaign's daily counts, from its emails' events: an email counts once per status, on the UTC
+ * day of its first event of that status (the rule the daily counters follow). The daily counters
+ * carry no campaign, so this reads Email (indexed by campaignId) and each email's events.
+ */
+async function campaignDays(deps: ApiDeps, auth: AuthContext, campaignId: string, domainId: number | null, start: string, today: string) {
+  const campaign = await deps.db.campaign.findFirst({
+    where: { id: campaignId, teamId: auth.teamId, ...(auth.domainId !== null ? { domainId: auth.domainId } : {}) },
+    select: { id: true },
+  });
+  if (!campaign) throw notFound('Campaign not found');
+  const params: unknown[] = [auth.teamId, campaign.id, start, today];
+  const sums = COUNTS.map((c) => `COUNT(*) FILTER (WHERE status = '${c.toUpperCase()}')::bigint AS ${c}`).join(', ');
+  return prismaExecutor(deps.db).query<DayRow>(
+    `SELECT to_char(first_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, ${sums}
+       FROM (SELECT ev."emailId", ev.status, MIN(ev."createdAt") AS first_at
+               FROM "Email" e JOIN "EmailEvent" ev ON ev."emailId" = e.id
+              WHERE e."teamId" = $1 AND e."campaignId" = $2
+                AND ev.status IN ('SENT', 'DELIVERED', 'OPENED', 'CLICKED', 'BOUNCED', 'COMPLAINED')
+                ${domainId !== null ? `AND e."domainId" = $${params.push(domainId)}` : ''}
+              GROUP BY ev."emailId", ev.status) firsts
+      WHERE first_at >= $3::date AND first_at < $4::date + 1
+      GROUP BY 1`,
+    params,
+  );
+}
+
 /** days + 1 entries, oldest first, ending today (UTC); days without counters are zeros. */
 export async function emailTimeSeries(deps: ApiDeps, auth: AuthContext, q: z.infer<typeof timeSeriesQuery>) {
   const domainId = await domainFilter(deps, auth, q.domainId);
   const today = utcDay(deps.clock.now());
   const start = addDays(today, -q.days);
   const params: unknown[] = [auth.teamId, start, today];
-  const rows = await prismaExecutor(deps.db).query<{ date: string } & Record<(typeof COUNTS)[number], bigint>>(
-    `SELECT date, SUM(sent)::bigint AS sent, SUM(delivered)::bigint AS delivered, SUM(opened)::bigint AS opened,
+  const rows =
+    q.campaignId !== undefined
+      ? await campaignDays(deps, auth, q.campaignId, domainId, start, today)
+      : await prismaExecutor(deps.db).query<DayRow>(
+          `SELECT date, SUM(sent)::bigint AS sent, SUM(delivered)::bigint AS delivered, SUM(opened)::bigint AS opened,
             SUM(clicked)::bigint AS clicked, SUM(bounced)::bigint AS bounced, SUM(complained)::bigint AS complained
        FROM "DailyEmailUsage"
       WHERE "teamId" = $1 AND date >= $2 AND date <= $3
         ${domainId !== null ? `AND "domainId" = $${params.push(domainId)}` : ''}
       GROUP BY date`,
-    params,
-  );
+          params,
+        );
 
   const byDate = new Map(rows.map((r) => [r.date, r]));
   const totalCounts = zeroCounts();

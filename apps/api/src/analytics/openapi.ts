@@ -18,6 +18,8 @@ export function documentAnalyticsRoutes(r: DocRegistry) {
     path: '/api/v1/analytics/email-time-series',
     tag,
     summary: 'Daily outcome counts: days + 1 entries ending today (UTC), zeros for empty days',
+    description:
+      "domainId limits the figures to one domain of the team; campaignId to the emails of one campaign (an email counts once per status, on the UTC day of its first event of that status). An unknown or another team's domain or campaign is a 404.",
     query: timeSeriesQuery,
     response: z.object({ result: z.array(counts.extend({ date: z.string().describe('YYYY-MM-DD') })), totalCounts: counts }),
   });

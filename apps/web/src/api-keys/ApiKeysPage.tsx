@@ -1,5 +1,5 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { ApiPermission } from '@mailrail/platform/db/generated/enums';
 import { api } from '../api/client';
 import type { ApiKey, Domain } from '../api/types';
@@ -12,6 +12,7 @@ import { EmptyState } from '../ui/EmptyState';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { Field } from '../ui/Field';
 import { FormDialog } from '../ui/FormDialog';
+import { useFormDialog } from '../ui/useFormDialog';
 import { formatDateTime, formatRelative } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import { PageHeader } from '../ui/PageHeader';
@@ -123,37 +124,32 @@ function ApiKeys() {
 
 function CreateKey({ domains }: { domains: Domain[] }) {
   const { team, base } = useTeam();
-  const qc = useQueryClient();
-  const [open, setOpen] = useState(false);
   const [name, setName] = useState('');
   const [permission, setPermission] = useState<ApiPermission>('SENDING');
   const [domainId, setDomainId] = useState('');
-  const create = useMutation({
+  const {
+    mutation: create,
+    submit,
+    close,
+    dialog,
+  } = useFormDialog({
     mutationFn: () =>
       api.post<ApiKey & { apiKey: string }>(`${base}/api-keys`, {
         name: name.trim(),
         permission,
         domainId: domainId ? Number(domainId) : null,
       }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: teamKey(team.id, 'api-keys') }),
-  });
-  const close = (o: boolean) => {
-    setOpen(o);
-    if (!o) {
-      create.reset();
+    invalidate: [teamKey(team.id, 'api-keys')],
+    keepOpen: true, // the key is shown once, in the dialog
+    reset: () => {
       setName('');
       setDomainId('');
-    }
-  };
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate();
-  };
+    },
+  });
   const created = create.data;
   return (
     <FormDialog
-      open={open}
-      onOpenChange={close}
+      {...dialog}
       trigger={
         <button type="button" className="btn btn-primary">
           Create API key
@@ -173,13 +169,13 @@ function CreateKey({ domains }: { domains: Domain[] }) {
             domain={domains.find((d) => d.id === created.domainId)?.name ?? domains.find((d) => d.status === 'SUCCESS')?.name}
           />
           <div className="dialog-actions">
-            <button type="button" className="btn btn-primary" onClick={() => close(false)}>
+            <button type="button" className="btn btn-primary" onClick={close}>
               Done
             </button>
           </div>
         </div>
       ) : (
-        <form className="stack" onSubmit={submit}>
+        <form className="stack" onSubmit={submit()}>
           <Field label="Name" hint="Where the key is used, e.g. shop or newsletter.">
             <input value={name} onChange={(e) => setName(e.target.value)} required autoComplete="off" />
           </Field>

@@ -47,9 +47,15 @@ async function errorFrom(res: Response): Promise<ApiError> {
   return new ApiError(res.status, 'HTTP_ERROR', `The server answered ${res.status} ${res.statusText || ''}`.trim());
 }
 
-export async function apiRequest<T>(method: string, path: string, opts: { query?: Query; body?: unknown } = {}): Promise<T> {
+export async function apiRequest<T>(
+  method: string,
+  path: string,
+  opts: { query?: Query; body?: unknown; raw?: { body: BodyInit; contentType?: string } } = {},
+): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
+  // A raw body (a CSV's text, a multipart form): the browser sets a form's boundary itself.
+  if (opts.raw?.contentType) headers['Content-Type'] = opts.raw.contentType;
   if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['X-CSRF-Token'] = csrfToken;
   let res: Response;
   try {
@@ -57,7 +63,7 @@ export async function apiRequest<T>(method: string, path: string, opts: { query?
       method,
       headers,
       credentials: 'same-origin',
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      body: opts.raw ? opts.raw.body : opts.body === undefined ? undefined : JSON.stringify(opts.body),
     });
   } catch {
     throw new ApiError(0, 'NETWORK_ERROR', 'The server could not be reached. Check your connection and try again.');
@@ -73,4 +79,11 @@ export const api = {
   put: <T>(path: string, body: unknown = {}) => apiRequest<T>('PUT', path, { body }),
   patch: <T>(path: string, body: unknown = {}) => apiRequest<T>('PATCH', path, { body }),
   delete: <T>(path: string) => apiRequest<T>('DELETE', path),
+  /** POST a body as is: text with its type, or FormData (multipart, file uploads). */
+  postRaw: <T>(path: string, body: BodyInit, contentType?: string) => apiRequest<T>('POST', path, { raw: { body, contentType } }),
 };
+
+/** The URL of a download (CSV export, a report) under the dashboard's routes: a plain link, the cookie authenticates it. */
+export function downloadUrl(path: string, query?: Query): string {
+  return withQuery(`/api/dashboard${path}`, query);
+}

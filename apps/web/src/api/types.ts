@@ -171,3 +171,151 @@ export interface Paged<T> {
   data: T[];
   count: number;
 }
+
+// ---- Audience and campaigns (issue 20; contract in /api/v1/doc) ----
+
+export interface ContactBook {
+  id: string;
+  name: string;
+  emoji: string;
+  properties: Record<string, string>;
+  variables: string[];
+  doubleOptInEnabled: boolean;
+  doubleOptInFrom: string | null;
+  doubleOptInSubject: string | null;
+  createdAt: string;
+  updatedAt: string;
+  _count: { contacts: number };
+  /** Added by the segments work where the book shape carries no subscribed count. */
+  subscribedCount?: number;
+}
+
+export interface Contact {
+  id: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  subscribed: boolean;
+  properties: Record<string, string>;
+  contactBookId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type SegmentField = 'email' | 'firstName' | 'lastName' | 'subscribed' | 'createdAt' | 'updatedAt' | `properties.${string}`;
+export type SegmentOperator = 'equals' | 'notEquals' | 'contains' | 'startsWith' | 'endsWith' | 'gt' | 'lt' | 'isSet' | 'isNotSet' | 'in';
+export type SegmentValue = string | number | boolean | (string | number)[];
+
+export interface SegmentCondition {
+  field: SegmentField;
+  operator: SegmentOperator;
+  value?: SegmentValue;
+}
+export interface SegmentGroup {
+  match: 'all' | 'any';
+  conditions: SegmentCondition[];
+}
+export interface SegmentFilter {
+  match: 'all' | 'any';
+  conditions: (SegmentCondition | SegmentGroup)[];
+}
+
+export interface Segment {
+  id: string;
+  contactBookId: string;
+  name: string;
+  filter: SegmentFilter;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface SegmentPreview {
+  count: number;
+  subscribedCount: number;
+  contacts: Contact[];
+}
+
+export type ImportTarget = 'email' | 'firstName' | 'lastName' | 'subscribed' | 'ignore' | `properties.${string}`;
+
+export interface ImportPreview {
+  headers: string[];
+  mapping: Record<string, ImportTarget>;
+  sample: string[][];
+}
+
+export interface ContactImport {
+  id: string;
+  contactBookId: string;
+  fileName: string;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  onExisting: 'skip' | 'update';
+  rowsRead: number;
+  created: number;
+  updated: number;
+  skipped: number;
+  rejected: number;
+  error: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export type CampaignStatus = 'DRAFT' | 'SCHEDULED' | 'RUNNING' | 'PAUSED' | 'SENT';
+
+export interface CampaignRamp {
+  start: number;
+  factor: number;
+}
+
+export interface CampaignWindow {
+  number: number;
+  size: number;
+  startedAt: string;
+  nextAt: string | null;
+}
+
+export interface CampaignListItem {
+  id: string;
+  name: string;
+  from: string;
+  subject: string;
+  status: CampaignStatus;
+  scheduledAt: string | null;
+  total: number;
+  sent: number;
+  delivered: number;
+  unsubscribed: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Campaign extends CampaignListItem {
+  previewText: string | null;
+  contactBookId: string | null;
+  /** null when the campaign targets the whole book; absent before the segments work is merged. */
+  segmentId?: string | null;
+  html: string | null;
+  content: string | null;
+  batchSize: number;
+  batchWindowMinutes: number;
+  ramp?: CampaignRamp | null;
+  window?: CampaignWindow | null;
+  opened: number;
+  clicked: number;
+  bounced: number;
+  hardBounced: number;
+  complained: number;
+  replyTo: string[];
+}
+
+export interface CampaignPreview {
+  subject: string;
+  html: string;
+  text: string;
+  contact: { id: string; email: string } | null;
+}
+
+export interface TimeSeries {
+  result: (Counts & { date: string })[];
+  totalCounts: Counts;
+}

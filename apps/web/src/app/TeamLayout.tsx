@@ -8,6 +8,9 @@ import { UserMenu } from './UserMenu';
 const NAV: { to: string; label: string; adminOnly?: boolean }[] = [
   { to: '', label: 'Overview' },
   { to: 'emails', label: 'Emails' },
+  { to: 'contact-books', label: 'Contact books' },
+  { to: 'campaigns', label: 'Campaigns' },
+  { to: 'analytics', label: 'Analytics' },
   { to: 'domains', label: 'Domains' },
   { to: 'api-keys', label: 'API keys', adminOnly: true },
   { to: 'suppressions', label: 'Suppressions' },

@@ -1,5 +1,4 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api } from '../api/client';
 import type { Domain } from '../api/types';
@@ -9,6 +8,7 @@ import { EmptyState } from '../ui/EmptyState';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { Field } from '../ui/Field';
 import { FormDialog } from '../ui/FormDialog';
+import { useFormDialog } from '../ui/useFormDialog';
 import { formatRelative } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import { PageHeader } from '../ui/PageHeader';
@@ -72,32 +72,23 @@ export default function DomainsPage() {
 
 function AddDomain() {
   const { team, base } = useTeam();
-  const qc = useQueryClient();
   const navigate = useNavigate();
-  const [open, setOpen] = useState(false);
   const [name, setName] = useState('');
   const [region, setRegion] = useState('');
-  const add = useMutation({
+  const {
+    mutation: add,
+    submit,
+    dialog,
+  } = useFormDialog({
     mutationFn: () =>
       api.post<Domain>(`${base}/v1/domains`, region.trim() ? { name: name.trim(), region: region.trim() } : { name: name.trim() }),
-    onSuccess: async (d) => {
-      await qc.invalidateQueries({ queryKey: teamKey(team.id) });
-      setOpen(false);
-      setName('');
-      navigate(`${base}/domains/${d.id}`);
-    },
+    invalidate: [teamKey(team.id)],
+    reset: () => setName(''),
+    onSuccess: (d) => navigate(`${base}/domains/${d.id}`),
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    add.mutate();
-  };
   return (
     <FormDialog
-      open={open}
-      onOpenChange={(o) => {
-        setOpen(o);
-        if (!o) add.reset();
-      }}
+      {...dialog}
       trigger={
         <button type="button" className="btn btn-primary">
           Add domain
@@ -106,7 +97,7 @@ function AddDomain() {
       title="Add a domain"
       description="A domain or subdomain you control; mailrail gives you the DNS records to publish."
     >
-      <form className="stack" onSubmit={submit}>
+      <form className="stack" onSubmit={submit()}>
         <Field label="Domain name">
           <input value={name} onChange={(e) => setName(e.target.value)} required placeholder="mail.example.com" autoComplete="off" />
         </Field>

@@ -10,7 +10,7 @@ import { PageHeader } from '../ui/PageHeader';
 import { FirstEmailSnippet } from './FirstEmailSnippet';
 
 // uPlot draws on canvas and is only needed here: its own chunk, after the figures are shown.
-const SendChart = lazy(() => import('./SendChart'));
+const DailyChart = lazy(() => import('../ui/DailyChart'));
 
 const FIGURES: { key: keyof Counts; label: string }[] = [
   { key: 'sent', label: 'Sent' },
@@ -38,7 +38,7 @@ export default function OverviewPage() {
             <h2 id="sending-h">Sending</h2>
             <Figures today={overview.data.today} month={overview.data.last30Days} />
             <Suspense fallback={<Loading label="Loading the chart…" />}>
-              <SendChart series={overview.data.series} />
+              <DailyChart series={overview.data.series} caption="Emails per day over the last 30 days" />
             </Suspense>
           </section>
           <Reputation overview={overview.data} />

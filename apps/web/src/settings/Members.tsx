@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api } from '../api/client';
 import type { Invitation, Member, Role } from '../api/types';
 import { teamKey, useTeamQuery } from '../api/team-query';
@@ -8,6 +8,7 @@ import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { Field } from '../ui/Field';
 import { FormDialog } from '../ui/FormDialog';
+import { useFormDialog } from '../ui/useFormDialog';
 import { formatDateTime } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import { StatusBadge } from '../ui/StatusBadge';
@@ -167,31 +168,21 @@ export function Members() {
 
 function Invite() {
   const { team, base } = useTeam();
-  const qc = useQueryClient();
-  const toast = useToast();
-  const [open, setOpen] = useState(false);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('MEMBER');
-  const invite = useMutation({
+  const {
+    mutation: invite,
+    submit,
+    dialog,
+  } = useFormDialog({
     mutationFn: () => api.post<Invitation>(`${base}/invitations`, { email: email.trim(), role }),
-    onSuccess: async (i) => {
-      toast({ title: `Invitation sent to ${i.email}` });
-      setOpen(false);
-      setEmail('');
-      await qc.invalidateQueries({ queryKey: teamKey(team.id, 'invitations') });
-    },
+    toast: (i) => `Invitation sent to ${i.email}`,
+    invalidate: [teamKey(team.id, 'invitations')],
+    reset: () => setEmail(''),
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    invite.mutate();
-  };
   return (
     <FormDialog
-      open={open}
-      onOpenChange={(o) => {
-        setOpen(o);
-        if (!o) invite.reset();
-      }}
+      {...dialog}
       trigger={
         <button type="button" className="btn btn-primary">
           Invite member
@@ -200,7 +191,7 @@ function Invite() {
       title={`Invite someone to ${team.name}`}
       description="They get an email with a link to join; it works once."
     >
-      <form className="stack" onSubmit={submit}>
+      <form className="stack" onSubmit={submit()}>
         <Field label="Email address">
           <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} required autoComplete="off" />
         </Field>

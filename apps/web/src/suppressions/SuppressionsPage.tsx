@@ -1,4 +1,4 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { SuppressionReason } from '@mailrail/platform/db/generated/enums';
@@ -17,6 +17,7 @@ import { PageHeader } from '../ui/PageHeader';
 import { Pager } from '../ui/Pager';
 import { StatusBadge } from '../ui/StatusBadge';
 import { useToast } from '../ui/toast';
+import { useFormDialog } from '../ui/useFormDialog';
 
 const LIMIT = 50;
 
@@ -135,31 +136,21 @@ export default function SuppressionsPage() {
 
 function AddSuppression() {
   const { team, base } = useTeam();
-  const qc = useQueryClient();
-  const toast = useToast();
-  const [open, setOpen] = useState(false);
   const [email, setEmail] = useState('');
   const [reason, setReason] = useState<SuppressionReason>('MANUAL');
-  const add = useMutation({
+  const {
+    mutation: add,
+    submit,
+    dialog,
+  } = useFormDialog({
     mutationFn: () => api.post<Suppression>(`${base}/v1/suppressions`, { email: email.trim(), reason }),
-    onSuccess: async (s) => {
-      toast({ title: `${s.email} suppressed` });
-      setOpen(false);
-      setEmail('');
-      await qc.invalidateQueries({ queryKey: teamKey(team.id, 'suppressions') });
-    },
+    toast: (s) => `${s.email} suppressed`,
+    invalidate: [teamKey(team.id, 'suppressions')],
+    reset: () => setEmail(''),
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    add.mutate();
-  };
   return (
     <FormDialog
-      open={open}
-      onOpenChange={(o) => {
-        setOpen(o);
-        if (!o) add.reset();
-      }}
+      {...dialog}
       trigger={
         <button type="button" className="btn btn-primary">
           Add address
@@ -168,7 +159,7 @@ function AddSuppression() {
       title="Suppress an address"
       description="No email of this team is sent to it until it is removed."
     >
-      <form className="stack" onSubmit={submit}>
+      <form className="stack" onSubmit={submit()}>
         <Field label="Email address">
           <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} required autoComplete="off" />
         </Field>

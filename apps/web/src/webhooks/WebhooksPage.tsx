@@ -1,5 +1,4 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api/client';
 import type { Domain, Paged, Webhook } from '../api/types';
@@ -9,6 +8,7 @@ import { EmptyState } from '../ui/EmptyState';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { Field } from '../ui/Field';
 import { FormDialog } from '../ui/FormDialog';
+import { useFormDialog } from '../ui/useFormDialog';
 import { formatRelative } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import { PageHeader } from '../ui/PageHeader';
@@ -74,13 +74,16 @@ export default function WebhooksPage() {
 
 function CreateWebhook({ domains }: { domains: Domain[] }) {
   const { team, base } = useTeam();
-  const qc = useQueryClient();
-  const [open, setOpen] = useState(false);
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [events, setEvents] = useState<string[]>([]);
   const [domainIds, setDomainIds] = useState<number[]>([]);
-  const create = useMutation({
+  const {
+    mutation: create,
+    submit,
+    close,
+    dialog,
+  } = useFormDialog({
     mutationFn: () =>
       api.post<Webhook & { secret: string }>(`${base}/v1/webhooks`, {
         url: url.trim(),
@@ -88,26 +91,18 @@ function CreateWebhook({ domains }: { domains: Domain[] }) {
         events,
         domainIds,
       }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: teamKey(team.id, 'webhooks') }),
-  });
-  const close = (o: boolean) => {
-    setOpen(o);
-    if (!o) {
-      create.reset();
+    invalidate: [teamKey(team.id, 'webhooks')],
+    keepOpen: true, // the signing secret is shown once, in the dialog
+    reset: () => {
       setUrl('');
       setDescription('');
       setEvents([]);
       setDomainIds([]);
-    }
-  };
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate();
-  };
+    },
+  });
   return (
     <FormDialog
-      open={open}
-      onOpenChange={close}
+      {...dialog}
       trigger={
         <button type="button" className="btn btn-primary">
           Add webhook
@@ -119,16 +114,16 @@ function CreateWebhook({ domains }: { domains: Domain[] }) {
         <div className="stack">
           <SecretOnce secret={create.data.secret} />
           <div className="dialog-actions">
-            <Link className="btn" to={`${base}/webhooks/${create.data.id}`} onClick={() => close(false)}>
+            <Link className="btn" to={`${base}/webhooks/${create.data.id}`} onClick={close}>
               Open the webhook
             </Link>
-            <button type="button" className="btn btn-primary" onClick={() => close(false)}>
+            <button type="button" className="btn btn-primary" onClick={close}>
               Done
             </button>
           </div>
         </div>
       ) : (
-        <form className="stack" onSubmit={submit}>
+        <form className="stack" onSubmit={submit()}>
           <Field label="Endpoint URL">
             <input
               type="url"

@@ -1,8 +1,8 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import type { Overview } from '../api/types';
-import { formatNumber } from '../ui/format';
+import type { Counts } from '../api/types';
+import { formatNumber } from './format';
 
 const LINES = [
   { key: 'sent', label: 'Sent', stroke: '#2563eb' },
@@ -13,8 +13,11 @@ const LINES = [
   { key: 'clicked', label: 'Clicked', stroke: '#0e7490' },
 ] as const;
 
-/** The last 30 days as lines (uPlot, canvas), with the same figures as a table for screen readers. */
-export default function SendChart({ series }: { series: Overview['series'] }) {
+/**
+ * Daily counts as lines (uPlot, canvas), with the same figures as a table for screen readers.
+ * Used by the Overview and Analytics pages; loaded lazily (uPlot is only needed here).
+ */
+export default function DailyChart({ series, caption }: { series: (Counts & { date: string })[]; caption: string }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = box.current;
@@ -46,7 +49,7 @@ export default function SendChart({ series }: { series: Overview['series'] }) {
   return (
     <figure className="chart">
       <div ref={box} aria-hidden="true" />
-      <figcaption className="visually-hidden">Emails per day over the last 30 days; the table below has the same figures.</figcaption>
+      <figcaption className="visually-hidden">{caption}; the table below has the same figures.</figcaption>
       <details>
         <summary>Show the figures per day</summary>
         <div className="table-wrap">

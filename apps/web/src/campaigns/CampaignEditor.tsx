@@ -1,0 +1,212 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api } from '../api/client';
+import type { Campaign, CampaignPreview, Contact, ContactBook, Segment } from '../api/types';
+import { teamKey, useTeamQuery } from '../api/team-query';
+import { EmailHtmlPreview } from '../emails/EmailHtmlPreview';
+import { useTeam } from '../session/session';
+import { ErrorNotice } from '../ui/ErrorNotice';
+import { useDebounced } from '../ui/useDebounced';
+import { Field } from '../ui/Field';
+import { useToast } from '../ui/toast';
+
+const toList = (s: string) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+
+/**
+ * The campaign's fields, audience, sending plan and HTML, with a preview rendered by the server for a
+ * chosen contact (personalization resolved, the unsubscribe link shown) from the unsaved text.
+ */
+export function CampaignEditor({ campaign: c, readOnly = false }: { campaign: Campaign; readOnly?: boolean }) {
+  const { team, base, session } = useTeam();
+  const qc = useQueryClient();
+  const toast = useToast();
+  const [name, setName] = useState(c.name);
+  const [from, setFrom] = useState(c.from);
+  const [subject, setSubject] = useState(c.subject);
+  const [previewText, setPreviewText] = useState(c.previewText ?? '');
+  const [replyTo, setReplyTo] = useState(c.replyTo.join(', '));
+  const [bookId, setBookId] = useState(c.contactBookId ?? '');
+  const [segmentId, setSegmentId] = useState(c.segmentId ?? '');
+  const [html, setHtml] = useState(c.html ?? '');
+  const [batchSize, setBatchSize] = useState(String(c.batchSize));
+  const [windowMinutes, setWindowMinutes] = useState(String(c.batchWindowMinutes));
+  const [ramp, setRamp] = useState(!!c.ramp);
+  const [rampStart, setRampStart] = useState(String(c.ramp?.start ?? 50));
+  const [rampFactor, setRampFactor] = useState(String(c.ramp?.factor ?? 2));
+  const [contactId, setContactId] = useState('');
+
+  const books = useTeamQuery<ContactBook[]>(['contact-books'], '/v1/contactBooks');
+  const segments = useTeamQuery<Segment[]>(['contact-books', bookId, 'segments'], `/v1/contactBooks/${bookId}/segments`, undefined, {
+    enabled: !!bookId,
+  });
+  const contacts = useTeamQuery<Contact[]>(
+    ['contact-books', bookId, 'contacts'],
+    `/v1/contactBooks/${bookId}/contacts`,
+    { limit: 20 },
+    { enabled: !!bookId },
+  );
+
+  const save = useMutation({
+    mutationFn: () =>
+      api.patch<Campaign>(`${base}/v1/campaigns/${c.id}`, {
+        name: name.trim(),
+        from: from.trim(),
+        subject,
+        previewText,
+        replyTo: toList(replyTo),
+        contactBookId: bookId,
+        segmentId: segmentId || null,
+        html,
+        batchSize: Number(batchSize),
+        batchWindowMinutes: Number(windowMinutes),
+        ramp: ramp ? { start: Number(rampStart), factor: Number(rampFactor) } : null,
+      }),
+    onSuccess: async () => {
+      toast({ title: 'Campaign saved' });
+      await qc.invalidateQueries({ queryKey: teamKey(team.id, 'campaigns') });
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate();
+  };
+
+  const overrides = useDebounced(JSON.stringify({ contactId: contactId || undefined, subject, html, previewText }), 500);
+  const preview = useQuery({
+    queryKey: ['team', team.id, 'campaigns', c.id, 'preview', overrides],
+    queryFn: () => api.post<CampaignPreview>(`${base}/v1/campaigns/${c.id}/preview`, JSON.parse(overrides)),
+    placeholderData: (prev) => prev,
+    enabled: html.trim() !== '',
+  });
+  const sendTest = useMutation({
+    mutationFn: () =>
+      api.post<{ emailIds: string[] }>(`${base}/v1/campaigns/${c.id}/test`, { to: session.user.email, contactId: contactId || undefined }),
+    onSuccess: () => toast({ title: `Test sent to ${session.user.email}` }),
+  });
+
+  return (
+    <div className="editor-grid">
+      <form className="card stack form-card" onSubmit={submit} aria-labelledby="editor-h">
+        <h2 id="editor-h">{readOnly ? 'Content' : 'Edit'}</h2>
+        <fieldset disabled={readOnly} className="plain-fieldset stack">
+          <Field label="Name">
+            <input value={name} onChange={(e) => setName(e.target.value)} required />
+          </Field>
+          <Field label="From">
+            <input value={from} onChange={(e) => setFrom(e.target.value)} required />
+          </Field>
+          <Field label="Subject">
+            <input value={subject} onChange={(e) => setSubject(e.target.value)} required />
+          </Field>
+          <Field label="Preview text" hint="Shown after the subject in most inboxes.">
+            <input value={previewText} onChange={(e) => setPreviewText(e.target.value)} />
+          </Field>
+          <Field label="Reply-to" hint="Comma-separated; empty for none.">
+            <input value={replyTo} onChange={(e) => setReplyTo(e.target.value)} />
+          </Field>
+          <div className="two-cols">
+            <Field label="Contact book">
+              <select
+                value={bookId}
+                onChange={(e) => {
+                  setBookId(e.target.value);
+                  setSegmentId('');
+                  setContactId('');
+                }}
+              >
+                {books.data?.map((b) => (
+                  <option key={b.id} value={b.id}>
+                    {b.name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field label="Send to">
+              <select value={segmentId} onChange={(e) => setSegmentId(e.target.value)}>
+                <option value="">Every subscribed contact of the book</option>
+                {segments.data?.map((s) => (
+                  <option key={s.id} value={s.id}>
+                    Segment: {s.name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          </div>
+          <div className="two-cols">
+            <Field label="Batch size" hint="Emails per window (at most).">
+              <input type="number" min={1} max={100000} value={batchSize} onChange={(e) => setBatchSize(e.target.value)} />
+            </Field>
+            <Field label="Window (minutes)" hint="0: send windows back to back.">
+              <input type="number" min={0} value={windowMinutes} onChange={(e) => setWindowMinutes(e.target.value)} />
+            </Field>
+          </div>
+          <label>
+            <input type="checkbox" checked={ramp} onChange={(e) => setRamp(e.target.checked)} /> Warm up: start small and grow each window
+          </label>
+          {ramp && (
+            <div className="two-cols">
+              <Field label="First window" hint="Emails in the first window.">
+                <input type="number" min={1} max={100000} value={rampStart} onChange={(e) => setRampStart(e.target.value)} />
+              </Field>
+              <Field label="Growth per window" hint="×1.1 to ×10, up to the batch size.">
+                <input type="number" min={1.1} max={10} step={0.1} value={rampFactor} onChange={(e) => setRampFactor(e.target.value)} />
+              </Field>
+            </div>
+          )}
+          <Field
+            label="HTML"
+            hint="Personalize with {{firstName}}, {{email}} or a property; the body must link {{usesend_unsubscribe_url}}."
+          >
+            <textarea className="html-editor" value={html} onChange={(e) => setHtml(e.target.value)} rows={14} spellCheck={false} />
+          </Field>
+        </fieldset>
+        <ErrorNotice error={save.error} />
+        {!readOnly && (
+          <div>
+            <button type="submit" className="btn btn-primary" disabled={save.isPending}>
+              {save.isPending ? 'Saving…' : 'Save campaign'}
+            </button>
+          </div>
+        )}
+      </form>
+      <section className="card stack form-card" aria-labelledby="preview-h">
+        <h2 id="preview-h">Preview</h2>
+        <div className="inline-form">
+          <Field label="Preview for">
+            <select value={contactId} onChange={(e) => setContactId(e.target.value)}>
+              <option value="">The book's first contact</option>
+              {contacts.data?.map((k) => (
+                <option key={k.id} value={k.id}>
+                  {k.email}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <button type="button" className="btn" onClick={() => sendTest.mutate()} disabled={sendTest.isPending}>
+            {sendTest.isPending ? 'Sending…' : 'Send test to me'}
+          </button>
+        </div>
+        <p className="hint">The preview shows the text being edited; the test email and the campaign send what is saved.</p>
+        <ErrorNotice error={sendTest.error} />
+        <ErrorNotice error={preview.error} />
+        {preview.data && (
+          <>
+            <p data-testid="preview-subject">
+              <span className="muted">Subject:</span> {preview.data.subject}
+              {preview.data.contact && <span className="muted"> — for {preview.data.contact.email}</span>}
+            </p>
+            <EmailHtmlPreview html={preview.data.html} />
+            <details>
+              <summary>Text part</summary>
+              <pre className="text-part">{preview.data.text}</pre>
+            </details>
+          </>
+        )}
+      </section>
+    </div>
+  );
+}

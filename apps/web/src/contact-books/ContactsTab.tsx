@@ -1,0 +1,236 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api } from '../api/client';
+import type { Contact, ContactBook } from '../api/types';
+import { teamKey, useTeamQuery } from '../api/team-query';
+import { useTeam } from '../session/session';
+import { ConfirmDialog } from '../ui/ConfirmDialog';
+import { EmptyState } from '../ui/EmptyState';
+import { ErrorNotice } from '../ui/ErrorNotice';
+import { Field } from '../ui/Field';
+import { FormDialog } from '../ui/FormDialog';
+import { formatDateTime } from '../ui/format';
+import { Loading } from '../ui/Loading';
+import { StatusBadge } from '../ui/StatusBadge';
+import { useToast } from '../ui/toast';
+import { useFormDialog } from '../ui/useFormDialog';
+
+const LIMIT = 50;
+
+/**
+ * The book's contacts by id, keyset-paged (`after` = the last id of the page before), so the
+ * millionth contact costs what the first does; "Previous" walks back through the cursors seen.
+ */
+export function ContactsTab({ book }: { book: ContactBook }) {
+  const { team, base } = useTeam();
+  const qc = useQueryClient();
+  const toast = useToast();
+  const [search, setSearch] = useState('');
+  const [subscribed, setSubscribed] = useState<'' | 'true' | 'false'>('');
+  const [cursors, setCursors] = useState<string[]>([]); // `after` of each page walked past
+  const after = cursors.at(-1);
+  const contacts = useTeamQuery<Contact[]>(
+    ['contact-books', book.id, 'contacts'],
+    `/v1/contactBooks/${book.id}/contacts`,
+    { limit: LIMIT, after, search: search || undefined, subscribed: subscribed || undefined },
+    { placeholderData: (prev) => prev },
+  );
+  const refresh = () => qc.invalidateQueries({ queryKey: teamKey(team.id, 'contact-books', book.id) });
+  const onSearch = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    setSearch(String(form.get('search') ?? '').trim());
+    setSubscribed(String(form.get('subscribed') ?? '') as typeof subscribed);
+    setCursors([]);
+  };
+  const rows = contacts.data ?? [];
+  const path = (c: Contact) => `${base}/v1/contactBooks/${book.id}/contacts/${c.id}`;
+  return (
+    <>
+      <div className="section-head">
+        <form className="filters" role="search" aria-label="Contacts" onSubmit={onSearch}>
+          <Field label="Search email or name">
+            <input type="search" name="search" defaultValue={search} maxLength={200} />
+          </Field>
+          <Field label="Subscription">
+            <select name="subscribed" defaultValue={subscribed}>
+              <option value="">All</option>
+              <option value="true">Subscribed</option>
+              <option value="false">Unsubscribed</option>
+            </select>
+          </Field>
+          <div className="filter-actions">
+            <button type="submit" className="btn">
+              Filter
+            </button>
+          </div>
+        </form>
+        <ContactDialog book={book} />
+      </div>
+      <ErrorNotice error={contacts.error} />
+      {contacts.isPending && <Loading />}
+      {contacts.data && rows.length === 0 && (
+        <EmptyState title={search || subscribed || after ? 'No contact matches' : 'No contacts yet'}>
+          <p>Add a contact with the button above, or import a CSV file in the Import tab.</p>
+        </EmptyState>
+      )}
+      {rows.length > 0 && (
+        <div className="table-wrap card">
+          <table className="list">
+            <caption className="visually-hidden">Contacts of {book.name}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Name</th>
+                <th scope="col">Status</th>
+                <th scope="col">Added</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((c) => (
+                <tr key={c.id}>
+                  <td className="truncate">{c.email}</td>
+                  <td>{[c.firstName, c.lastName].filter(Boolean).join(' ') || <span className="muted">—</span>}</td>
+                  <td>
+                    <StatusBadge status={c.subscribed ? 'SUCCESS' : 'PAUSED'} label={c.subscribed ? 'subscribed' : 'unsubscribed'} />
+                  </td>
+                  <td>{formatDateTime(c.createdAt)}</td>
+                  <td className="row-actions">
+                    <ContactDialog book={book} contact={c} />{' '}
+                    {c.subscribed && (
+                      <button
+                        type="button"
+                        className="btn btn-small"
+                        aria-label={`Unsubscribe ${c.email}`}
+                        onClick={async () => {
+                          try {
+                            await api.patch(path(c), { subscribed: false });
+                            toast({ title: `${c.email} unsubscribed` });
+                          } catch (err) {
+                            toast({ title: 'Could not unsubscribe', description: (err as Error).message, error: true });
+                          }
+                          await refresh();
+                        }}
+                      >
+                        Unsubscribe
+                      </button>
+                    )}{' '}
+                    <ConfirmDialog
+                      trigger={
+                        <button type="button" className="btn btn-small btn-danger" aria-label={`Delete ${c.email}`}>
+                          Delete
+                        </button>
+                      }
+                      title={`Delete ${c.email}?`}
+                      description={<p>The contact leaves this book. Emails already sent to it stay in the log.</p>}
+                      confirmLabel="Delete contact"
+                      onConfirm={async () => {
+                        await api.delete(path(c));
+                        toast({ title: `${c.email} deleted` });
+                        await qc.invalidateQueries({ queryKey: teamKey(team.id, 'contact-books') });
+                      }}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {(cursors.length > 0 || rows.length === LIMIT) && (
+        <nav className="pager" aria-label="Contacts pages">
+          <button type="button" className="btn btn-small" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
+            Previous
+          </button>
+          <span>Page {cursors.length + 1}</span>
+          <button
+            type="button"
+            className="btn btn-small"
+            disabled={rows.length < LIMIT}
+            onClick={() => setCursors((c) => [...c, rows[rows.length - 1].id])}
+          >
+            Next
+          </button>
+        </nav>
+      )}
+    </>
+  );
+}
+
+/** Add a contact (no `contact`) or edit one: names, subscription and the book's properties. */
+function ContactDialog({ book, contact }: { book: ContactBook; contact?: Contact }) {
+  const { team, base } = useTeam();
+  const [email, setEmail] = useState('');
+  const [firstName, setFirstName] = useState('');
+  const [lastName, setLastName] = useState('');
+  const [subscribed, setSubscribed] = useState(true);
+  const [properties, setProperties] = useState<Record<string, string>>({});
+  const fill = () => {
+    setEmail(contact?.email ?? '');
+    setFirstName(contact?.firstName ?? '');
+    setLastName(contact?.lastName ?? '');
+    setSubscribed(contact?.subscribed ?? true);
+    setProperties(contact?.properties ?? {});
+  };
+  const body = { firstName, lastName, subscribed, properties };
+  const { mutation, submit, dialog } = useFormDialog({
+    mutationFn: () =>
+      contact
+        ? api.patch(`${base}/v1/contactBooks/${book.id}/contacts/${contact.id}`, body)
+        : api.post(`${base}/v1/contactBooks/${book.id}/contacts`, { email: email.trim(), ...body }),
+    toast: () => (contact ? `${contact.email} saved` : `${email.trim()} added`),
+    invalidate: [teamKey(team.id, 'contact-books')],
+  });
+  return (
+    <FormDialog
+      {...dialog}
+      onOpenChange={(o) => {
+        dialog.onOpenChange(o);
+        if (o) fill();
+      }}
+      trigger={
+        contact ? (
+          <button type="button" className="btn btn-small" aria-label={`Edit ${contact.email}`}>
+            Edit
+          </button>
+        ) : (
+          <button type="button" className="btn btn-primary">
+            Add contact
+          </button>
+        )
+      }
+      title={contact ? `Edit ${contact.email}` : 'Add a contact'}
+    >
+      <form className="stack" onSubmit={submit()}>
+        {!contact && (
+          <Field label="Email address">
+            <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} required autoComplete="off" />
+          </Field>
+        )}
+        <Field label="First name">
+          <input value={firstName} onChange={(e) => setFirstName(e.target.value)} autoComplete="off" />
+        </Field>
+        <Field label="Last name">
+          <input value={lastName} onChange={(e) => setLastName(e.target.value)} autoComplete="off" />
+        </Field>
+        {book.variables.map((v) => (
+          <Field key={v} label={`Property: ${v}`}>
+            <input value={properties[v] ?? ''} onChange={(e) => setProperties({ ...properties, [v]: e.target.value })} autoComplete="off" />
+          </Field>
+        ))}
+        <label>
+          <input type="checkbox" checked={subscribed} onChange={(e) => setSubscribed(e.target.checked)} /> Subscribed
+        </label>
+        <ErrorNotice error={mutation.error} />
+        <div className="dialog-actions">
+          <button type="submit" className="btn btn-primary" disabled={mutation.isPending}>
+            {contact ? 'Save contact' : 'Add contact'}
+          </button>
+        </div>
+      </form>
+    </FormDialog>
+  );
+}
