@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { processSesEventJob } from '@mailrail/domain/ses-events/process-ses-event';
 import { recordSesAcceptance } from '@mailrail/domain/sql/ses-acceptance';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
@@ -141,11 +142,16 @@ describe('campaign mail in doubt (SES_IN_DOUBT_CAMPAIGN=wait, the default)', () 
   });
 
   it('gets one SENT event when the worker and the Send event record the acceptance at the same moment', async () => {
-    const ids = await env.createEmails(Array.from({ length: 40 }, (_, i) => ({ lane: 'marketing' as const, to: [`race-${i}@example.net`] })));
+    const ids = await env.createEmails(Array.from({ length: 60 }, (_, i) => ({ lane: 'marketing' as const, to: [`race-${i}@example.net`] })));
+    // The worker's write starts 0 to 20 ms after the event's transaction: every interleaving, the
+    // worker's statement waiting on the event's row lock included.
     await Promise.all(
       ids.map(async (id, i) => {
         const messageId = `ses-race-${i}`;
-        await Promise.all([recordSesAcceptance(env.deps.sql, id, messageId), processSesEventJob({ db: env.deps.db }, sendEvent(id, messageId))]);
+        await Promise.all([
+          processSesEventJob({ db: env.deps.db }, sendEvent(id, messageId)),
+          sleep(i % 21).then(() => recordSesAcceptance(env.deps.sql, id, messageId)),
+        ]);
       }),
     );
     for (const [i, id] of ids.entries()) {
