@@ -2,16 +2,38 @@
 // times; the first kill lands while the engine is still writing the campaign's emails, the others
 // mid-sending, without waiting for SES to go quiet. Every recipient must receive exactly one
 // message, the campaign must end SENT with its counters right.
+// Scenario 9: the same with SES's Send events published through (played) SNS, and SES answering
+// 50 ms after it took each message, so every kill leaves emails SES has and the database does not
+// know about ("in doubt"). Campaign mail waits for the Send event: no duplicate at all.
 import { sleep, startStack, waitFor, type ScenarioResult, type Stack } from './stack';
 import { classifyDuplicates, killWorker, type Kill } from './duplicates';
+import { publishSendEvents, snsForStack, type SendEventPublisher } from './ses-send-events';
 
 const UNSUBSCRIBE_HTML = '<p>Hi {{firstName,fallback=there}}</p><p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a></p>';
 const BULK_LIMIT = 10_000; // MAX_BULK_CONTACTS of the contacts API
 
-export async function campaignWorkerKilled(total = Number(process.env.FAULTS_CAMPAIGN ?? 20_000)): Promise<ScenarioResult> {
-  const stack = await startStack('s1', { CAMPAIGN_CHUNK_SIZE: '500' });
+const IN_DOUBT_WAIT_SECONDS = 60; // scenario 9: well above kill + restart + the Send event backlog
+
+export const campaignWorkerKilled = (total = Number(process.env.FAULTS_CAMPAIGN ?? 20_000)) => campaignWithKills('s1', total, false);
+
+export const campaignWorkerKilledWithSendEvents = (total = Number(process.env.FAULTS_CAMPAIGN ?? 20_000)) =>
+  campaignWithKills('s9', total, true);
+
+async function campaignWithKills(name: string, total: number, sendEvents: boolean): Promise<ScenarioResult> {
+  const sns = sendEvents ? await snsForStack() : null;
+  const stack = await startStack(
+    name,
+    { CAMPAIGN_CHUNK_SIZE: '500', ...(sns ? { ...sns.env, SES_IN_DOUBT_WAIT_SECONDS: String(IN_DOUBT_WAIT_SECONDS) } : {}) },
+    { apiImports: sns?.apiImports },
+  );
   const leaseMs = 15_000; // SEND_LEASE_SECONDS in stack.ts
+  let publisher: SendEventPublisher | null = null;
   try {
+    if (sns) {
+      stack.ses.latencyMs = 50;
+      stack.ses.acceptBeforeLatency = true;
+      publisher = publishSendEvents(stack, sns.signer);
+    }
     await stack.startApi();
     const bookId = await createBook(stack, total);
     const campaign = await api<{ id: string }>(stack, 'POST', '/api/v1/campaigns', {
@@ -26,7 +48,11 @@ export async function campaignWorkerKilled(total = Number(process.env.FAULTS_CAM
     const emailsCreated = () => stack.db.email.count({ where: { campaignId: campaign.id } });
 
     const kills: Kill[] = [];
-    const kill = async () => kills.push(await killWorker(stack));
+    let inDoubtAtKills = 0;
+    const kill = async () => {
+      kills.push(await killWorker(stack));
+      inDoubtAtKills += await acceptedButUnrecorded(stack, campaign.id);
+    };
     // Kill 1: while the engine writes the windows (emails exist for some recipients only).
     await stack.startWorker();
     await waitFor(async () => (await emailsCreated()) >= 1000, 120_000, 'the campaign to start writing emails');
@@ -54,6 +80,7 @@ export async function campaignWorkerKilled(total = Number(process.env.FAULTS_CAM
       () => false,
     );
     await sleep(leaseMs + 1000); // a duplicate from an expired lease would show up by now
+    const drained = publisher ? await publisher.drain(60_000) : true;
 
     const final = await api<{ status: string; total: number; sent: number }>(stack, 'GET', `/api/v1/campaigns/${campaign.id}`);
     const perRecipient = new Map<string, number[]>();
@@ -65,7 +92,10 @@ export async function campaignWorkerKilled(total = Number(process.env.FAULTS_CAM
     const { inFlight, other, widestGapMs, sample } = classifyDuplicates(perRecipient.values(), kills);
     const emailRows = await emailsCreated();
     const recipientsSent = await stack.db.campaignEmail.count({ where: { campaignId: campaign.id, status: 'SENT' } });
+    const sentEvents = await stack.db.emailEvent.count({ where: { status: 'SENT', email: { campaignId: campaign.id } } });
+    const strict = sns ? inFlight === 0 && drained && sentEvents === total : true;
     const pass =
+      strict &&
       ended &&
       kills.length === 5 &&
       createdAtFirstKill < total &&
@@ -81,11 +111,28 @@ export async function campaignWorkerKilled(total = Number(process.env.FAULTS_CAM
       figures:
         `recipients=${total} kills=${kills.length} emails_written_at_first_kill=${createdAtFirstKill} at_ses_after_last_kill=${atSesAfterKills} ` +
         `status=${final.status} total=${final.total} sent=${final.sent} email_rows=${emailRows} recipients_sent=${recipientsSent} ses_messages=${stack.ses.messages.length} ` +
+        (publisher
+          ? `send_events_delivered=${publisher.delivered()} send_event_posts_failed=${publisher.failedPosts()} accepted_but_unrecorded_at_kills=${inDoubtAtKills} sent_events=${sentEvents} `
+          : '') +
         `lost=${lost} duplicates_accepted_by_ses_before_kill=${inFlight} (widest_ms_from_ses_accept_to_kill=${widestGapMs}) other_duplicates=${other}${sample}`,
     };
   } finally {
+    publisher?.stop();
     await stack.close();
   }
+}
+
+/**
+ * Emails of the campaign that SES accepted while the database still has them claimed and unsent:
+ * the dead worker never recorded SES's answer. Before in-doubt handling each was a duplicate.
+ */
+async function acceptedButUnrecorded(stack: Stack, campaignId: string): Promise<number> {
+  const atSes = new Set(stack.sesCountsByEmailId().keys());
+  const claimed = await stack.db.email.findMany({
+    where: { campaignId, sesEmailId: null, sesCallStartedAt: { not: null } },
+    select: { id: true },
+  });
+  return claimed.filter((e) => atSes.has(e.id)).length;
 }
 
 /** A contact book of `n` subscribed contacts, filled through the bulk contacts API. */
