@@ -5,6 +5,7 @@
 // Scenario 9: the same with SES's Send events published through (played) SNS, and SES answering
 // 50 ms after it took each message, so every kill leaves emails SES has and the database does not
 // know about ("in doubt"). Campaign mail waits for the Send event: no duplicate at all.
+import { queueNames } from '@mailrail/platform/queue/queues';
 import { sleep, startStack, waitFor, type ScenarioResult, type Stack } from './stack';
 import { classifyDuplicates, killWorker, type Kill } from './duplicates';
 import { publishSendEvents, snsForStack, type SendEventPublisher } from './ses-send-events';
@@ -12,7 +13,7 @@ import { publishSendEvents, snsForStack, type SendEventPublisher } from './ses-s
 const UNSUBSCRIBE_HTML = '<p>Hi {{firstName,fallback=there}}</p><p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a></p>';
 const BULK_LIMIT = 10_000; // MAX_BULK_CONTACTS of the contacts API
 
-const IN_DOUBT_WAIT_SECONDS = 60; // scenario 9: well above kill + restart + the Send event backlog
+const IN_DOUBT_WAIT_SECONDS = 120; // scenario 9: well above kill + restart + the SES event backlog
 
 export const campaignWorkerKilled = (total = Number(process.env.FAULTS_CAMPAIGN ?? 20_000)) => campaignWithKills('s1', total, false);
 
@@ -28,11 +29,13 @@ async function campaignWithKills(name: string, total: number, sendEvents: boolea
   );
   const leaseMs = 15_000; // SEND_LEASE_SECONDS in stack.ts
   let publisher: SendEventPublisher | null = null;
+  let backlog: { max(): number; stop(): void } | null = null;
   try {
     if (sns) {
       stack.ses.latencyMs = 50;
       stack.ses.acceptBeforeLatency = true;
       publisher = publishSendEvents(stack, sns.signer);
+      backlog = watchSesEventBacklog(stack);
     }
     await stack.startApi();
     const bookId = await createBook(stack, total);
@@ -112,14 +115,29 @@ async function campaignWithKills(name: string, total: number, sendEvents: boolea
         `recipients=${total} kills=${kills.length} emails_written_at_first_kill=${createdAtFirstKill} at_ses_after_last_kill=${atSesAfterKills} ` +
         `status=${final.status} total=${final.total} sent=${final.sent} email_rows=${emailRows} recipients_sent=${recipientsSent} ses_messages=${stack.ses.messages.length} ` +
         (publisher
-          ? `send_events_delivered=${publisher.delivered()} send_event_posts_failed=${publisher.failedPosts()} accepted_but_unrecorded_at_kills=${inDoubtAtKills} sent_events=${sentEvents} `
+          ? `send_events_delivered=${publisher.delivered()} send_event_posts_failed=${publisher.failedPosts()} max_ses_event_backlog=${backlog?.max()} ` +
+            `accepted_but_unrecorded_at_kills=${inDoubtAtKills} sent_events=${sentEvents} `
           : '') +
         `lost=${lost} duplicates_accepted_by_ses_before_kill=${inFlight} (widest_ms_from_ses_accept_to_kill=${widestGapMs}) other_duplicates=${other}${sample}`,
     };
   } finally {
     publisher?.stop();
+    backlog?.stop();
     await stack.close();
   }
+}
+
+/** The most SES event jobs seen waiting (or delayed for a retry) at once: how far event processing lags. */
+function watchSesEventBacklog(stack: Stack): { max(): number; stop(): void } {
+  let max = 0;
+  const queue = stack.queues.get(queueNames.sesEvents);
+  const timer = setInterval(() => {
+    void queue.getJobCounts('waiting', 'delayed', 'prioritized').then(
+      (c) => (max = Math.max(max, (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0))),
+      () => undefined,
+    );
+  }, 1000);
+  return { max: () => max, stop: () => clearInterval(timer) };
 }
 
 /**

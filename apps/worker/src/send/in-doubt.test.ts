@@ -142,7 +142,9 @@ describe('campaign mail in doubt (SES_IN_DOUBT_CAMPAIGN=wait, the default)', () 
   });
 
   it('gets one SENT event when the worker and the Send event record the acceptance at the same moment', async () => {
-    const ids = await env.createEmails(Array.from({ length: 60 }, (_, i) => ({ lane: 'marketing' as const, to: [`race-${i}@example.net`] })));
+    const ids = await env.createEmails(
+      Array.from({ length: 60 }, (_, i) => ({ lane: 'marketing' as const, to: [`race-${i}@example.net`] })),
+    );
     // The worker's write starts 0 to 20 ms after the event's transaction: every interleaving, the
     // worker's statement waiting on the event's row lock included.
     await Promise.all(
@@ -172,8 +174,15 @@ describe('transactional mail in doubt', () => {
   });
 
   it('waits for the Send event with SES_IN_DOUBT_TRANSACTIONAL=wait, and campaign mail resends with SES_IN_DOUBT_CAMPAIGN=resend', async () => {
-    const swapped = env.replica({ SES_IN_DOUBT_WAIT_SECONDS: String(WAIT), SES_IN_DOUBT_TRANSACTIONAL: 'wait', SES_IN_DOUBT_CAMPAIGN: 'resend' });
-    const [tx, campaign] = await env.createEmails([{ to: ['tx-wait@example.net'] }, { lane: 'marketing', to: ['campaign-resend@example.net'] }]);
+    const swapped = env.replica({
+      SES_IN_DOUBT_WAIT_SECONDS: String(WAIT),
+      SES_IN_DOUBT_TRANSACTIONAL: 'wait',
+      SES_IN_DOUBT_CAMPAIGN: 'resend',
+    });
+    const [tx, campaign] = await env.createEmails([
+      { to: ['tx-wait@example.net'] },
+      { lane: 'marketing', to: ['campaign-resend@example.net'] },
+    ]);
     await sendAndDie(swapped, tx);
     await sendAndDie(swapped, campaign);
     await timePasses(tx, LEASE + 1);

@@ -112,7 +112,10 @@ export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promis
   if (email.unfinishedCallStartedAt) {
     // In doubt and no Send event came within the wait (or the lane resends at once): SES may
     // already have delivered one copy. Logged so a duplicate can be traced.
-    deps.log.warn({ emailId, unfinishedCallStartedAt: email.unfinishedCallStartedAt }, 'sending again an email whose earlier SES call never recorded its outcome');
+    deps.log.warn(
+      { emailId, unfinishedCallStartedAt: email.unfinishedCallStartedAt },
+      'sending again an email whose earlier SES call never recorded its outcome',
+    );
   }
 
   const region = email.region ?? send.defaultRegion;

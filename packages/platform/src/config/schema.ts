@@ -133,7 +133,7 @@ export const configSchema = z.object({
     .enum(['wait', 'resend'])
     .default('wait')
     .describe(
-      "Campaign mail in doubt: wait = resend only when no Send event came within SES_IN_DOUBT_WAIT_SECONDS (a Send event lost by SNS means a missing email); resend = resend when the lease ends (may duplicate)",
+      'Campaign mail in doubt: wait = send again only when no Send event came within SES_IN_DOUBT_WAIT_SECONDS (no duplicate when the event comes; a delay when SES never had it); resend = send again when the lease ends (a duplicate when SES had it)',
     ),
   SES_IN_DOUBT_TRANSACTIONAL: z
     .enum(['wait', 'resend'])
