@@ -13,7 +13,7 @@ import { publishSendEvents, snsForStack, type SendEventPublisher } from './ses-s
 const UNSUBSCRIBE_HTML = '<p>Hi {{firstName,fallback=there}}</p><p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a></p>';
 const BULK_LIMIT = 10_000; // MAX_BULK_CONTACTS of the contacts API
 
-const IN_DOUBT_WAIT_SECONDS = 120; // scenario 9: well above kill + restart + the SES event backlog
+const IN_DOUBT_WAIT_SECONDS = 60; // scenario 9: well above the time a Send event takes to reach the API
 
 export const campaignWorkerKilled = (total = Number(process.env.FAULTS_CAMPAIGN ?? 20_000)) => campaignWithKills('s1', total, false);
 

@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { statusesBelow } from '../emails/status';
+import type { SesEvent } from '../ses-events/ses-event';
 
 // SES accepted a message for an email. Two writers learn it, in either order or at the same
 // moment: the worker from SES's answer, and SES's own Send event (it carries our
@@ -35,4 +36,18 @@ export async function recordSesAcceptance(sql: SqlExecutor, emailId: string, mes
     [emailId, messageId, statusesBelow('SENT'), JSON.stringify({ messageId })],
   );
   return inserted > 0;
+}
+
+/**
+ * SES's Send event names the email (our header) and the SES message id. Recorded as soon as the
+ * notification is received, not when the SES event queue reaches it: during a large campaign that
+ * queue can lag minutes behind, longer than an email in doubt waits before it is sent again.
+ * False when there is nothing to record (not a Send event, no header, or already recorded).
+ */
+export async function recordSendEventAcceptance(
+  sql: SqlExecutor,
+  event: Pick<SesEvent, 'type' | 'headerEmailId' | 'sesMessageId'>,
+): Promise<boolean> {
+  if (event.type !== 'Send' || !event.headerEmailId) return false;
+  return recordSesAcceptance(sql, event.headerEmailId, event.sesMessageId);
 }
