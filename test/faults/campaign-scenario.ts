@@ -2,7 +2,7 @@
 // times; the first kill lands while the engine is still writing the campaign's emails, the others
 // mid-sending, without waiting for SES to go quiet. Every recipient must receive exactly one
 // message, the campaign must end SENT with its counters right.
-// Scenario 9: the same with SES's Send events published through (played) SNS, and SES answering
+// Scenario 10: the same with SES's Send events published through (played) SNS, and SES answering
 // 50 ms after it took each message, so every kill leaves emails SES has and the database does not
 // know about ("in doubt"). Campaign mail waits for the Send event: no duplicate at all.
 import { queueNames } from '@mailrail/platform/queue/queues';
@@ -13,12 +13,12 @@ import { publishSendEvents, snsForStack, type SendEventPublisher } from './ses-s
 const UNSUBSCRIBE_HTML = '<p>Hi {{firstName,fallback=there}}</p><p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a></p>';
 const BULK_LIMIT = 10_000; // MAX_BULK_CONTACTS of the contacts API
 
-const IN_DOUBT_WAIT_SECONDS = 60; // scenario 9: well above the time a Send event takes to reach the API
+const IN_DOUBT_WAIT_SECONDS = 60; // scenario 10: well above the time a Send event takes to reach the API
 
 export const campaignWorkerKilled = (total = Number(process.env.FAULTS_CAMPAIGN ?? 20_000)) => campaignWithKills('s1', total, false);
 
 export const campaignWorkerKilledWithSendEvents = (total = Number(process.env.FAULTS_CAMPAIGN ?? 20_000)) =>
-  campaignWithKills('s9', total, true);
+  campaignWithKills('s10', total, true);
 
 async function campaignWithKills(name: string, total: number, sendEvents: boolean): Promise<ScenarioResult> {
   const sns = sendEvents ? await snsForStack() : null;
