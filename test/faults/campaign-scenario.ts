@@ -2,16 +2,41 @@
 // times; the first kill lands while the engine is still writing the campaign's emails, the others
 // mid-sending, without waiting for SES to go quiet. Every recipient must receive exactly one
 // message, the campaign must end SENT with its counters right.
-import { sleep, startStack, waitFor, type ScenarioResult, type Stack } from './stack';
+// Scenario 10: the same with SES's Send events published through (played) SNS, and SES answering
+// 50 ms after it took each message, so every kill leaves emails SES has and the database does not
+// know about ("in doubt"). Campaign mail waits for the Send event: no duplicate at all.
+import { queueNames } from '@mailrail/platform/queue/queues';
+import { emailIdOf, sleep, startStack, waitFor, type ScenarioResult, type Stack } from './stack';
 import { classifyDuplicates, killWorker, type Kill } from './duplicates';
+import { publishSendEvents, snsForStack, type SendEventPublisher } from './ses-send-events';
 
 const UNSUBSCRIBE_HTML = '<p>Hi {{firstName,fallback=there}}</p><p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a></p>';
 const BULK_LIMIT = 10_000; // MAX_BULK_CONTACTS of the contacts API
 
-export async function campaignWorkerKilled(total = Number(process.env.FAULTS_CAMPAIGN ?? 20_000)): Promise<ScenarioResult> {
-  const stack = await startStack('s1', { CAMPAIGN_CHUNK_SIZE: '500' });
+const IN_DOUBT_WAIT_SECONDS = 60; // scenario 10: well above the time a Send event takes to reach the API
+
+export const campaignWorkerKilled = (total = Number(process.env.FAULTS_CAMPAIGN ?? 20_000)) => campaignWithKills('s1', total, false);
+
+export const campaignWorkerKilledWithSendEvents = (total = Number(process.env.FAULTS_CAMPAIGN ?? 20_000)) =>
+  campaignWithKills('s10', total, true);
+
+async function campaignWithKills(name: string, total: number, sendEvents: boolean): Promise<ScenarioResult> {
+  const sns = sendEvents ? await snsForStack() : null;
+  const stack = await startStack(
+    name,
+    { CAMPAIGN_CHUNK_SIZE: '500', ...(sns ? { ...sns.env, SES_IN_DOUBT_WAIT_SECONDS: String(IN_DOUBT_WAIT_SECONDS) } : {}) },
+    { apiImports: sns?.apiImports },
+  );
   const leaseMs = 15_000; // SEND_LEASE_SECONDS in stack.ts
+  let publisher: SendEventPublisher | null = null;
+  let backlog: { max(): number; stop(): void } | null = null;
   try {
+    if (sns) {
+      stack.ses.latencyMs = 50;
+      stack.ses.acceptBeforeLatency = true;
+      publisher = publishSendEvents(stack, sns.signer);
+      backlog = watchSesEventBacklog(stack);
+    }
     await stack.startApi();
     const bookId = await createBook(stack, total);
     const campaign = await api<{ id: string }>(stack, 'POST', '/api/v1/campaigns', {
@@ -26,7 +51,15 @@ export async function campaignWorkerKilled(total = Number(process.env.FAULTS_CAM
     const emailsCreated = () => stack.db.email.count({ where: { campaignId: campaign.id } });
 
     const kills: Kill[] = [];
-    const kill = async () => kills.push(await killWorker(stack));
+    let inDoubtAtKills = 0;
+    const kill = async () => {
+      let claimed: string[] = [];
+      const k = await killWorker(stack, async () => {
+        if (sns) claimed = await claimedUnsent(stack, campaign.id);
+      });
+      kills.push(k);
+      inDoubtAtKills += acceptedBy(stack, claimed, k.settledAt);
+    };
     // Kill 1: while the engine writes the windows (emails exist for some recipients only).
     await stack.startWorker();
     await waitFor(async () => (await emailsCreated()) >= 1000, 120_000, 'the campaign to start writing emails');
@@ -54,6 +87,7 @@ export async function campaignWorkerKilled(total = Number(process.env.FAULTS_CAM
       () => false,
     );
     await sleep(leaseMs + 1000); // a duplicate from an expired lease would show up by now
+    const drained = publisher ? await publisher.drain(60_000) : true;
 
     const final = await api<{ status: string; total: number; sent: number }>(stack, 'GET', `/api/v1/campaigns/${campaign.id}`);
     const perRecipient = new Map<string, number[]>();
@@ -65,7 +99,10 @@ export async function campaignWorkerKilled(total = Number(process.env.FAULTS_CAM
     const { inFlight, other, widestGapMs, sample } = classifyDuplicates(perRecipient.values(), kills);
     const emailRows = await emailsCreated();
     const recipientsSent = await stack.db.campaignEmail.count({ where: { campaignId: campaign.id, status: 'SENT' } });
+    const sentEvents = await stack.db.emailEvent.count({ where: { status: 'SENT', email: { campaignId: campaign.id } } });
+    const strict = sns ? inFlight === 0 && drained && sentEvents === total : true;
     const pass =
+      strict &&
       ended &&
       kills.length === 5 &&
       createdAtFirstKill < total &&
@@ -81,11 +118,49 @@ export async function campaignWorkerKilled(total = Number(process.env.FAULTS_CAM
       figures:
         `recipients=${total} kills=${kills.length} emails_written_at_first_kill=${createdAtFirstKill} at_ses_after_last_kill=${atSesAfterKills} ` +
         `status=${final.status} total=${final.total} sent=${final.sent} email_rows=${emailRows} recipients_sent=${recipientsSent} ses_messages=${stack.ses.messages.length} ` +
+        (publisher
+          ? `send_events_delivered=${publisher.delivered()} send_event_posts_failed=${publisher.failedPosts()} max_ses_event_backlog=${backlog?.max()} ` +
+            `in_doubt_accepted_by_ses_at_kills=${inDoubtAtKills} sent_events=${sentEvents} `
+          : '') +
         `lost=${lost} duplicates_accepted_by_ses_before_kill=${inFlight} (widest_ms_from_ses_accept_to_kill=${widestGapMs}) other_duplicates=${other}${sample}`,
     };
   } finally {
+    publisher?.stop();
+    backlog?.stop();
     await stack.close();
   }
+}
+
+/** The most SES event jobs seen waiting (or delayed for a retry) at once: how far event processing lags. */
+function watchSesEventBacklog(stack: Stack): { max(): number; stop(): void } {
+  let max = 0;
+  const queue = stack.queues.get(queueNames.sesEvents);
+  const timer = setInterval(() => {
+    void queue.getJobCounts('waiting', 'delayed', 'prioritized').then(
+      (c) => (max = Math.max(max, (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0))),
+      () => undefined,
+    );
+  }, 1000);
+  return { max: () => max, stop: () => clearInterval(timer) };
+}
+
+/** Emails of the campaign claimed by a worker (SES call started) and not recorded as sent. */
+async function claimedUnsent(stack: Stack, campaignId: string): Promise<string[]> {
+  const rows = await stack.db.email.findMany({
+    where: { campaignId, sesEmailId: null, sesCallStartedAt: { not: null } },
+    select: { id: true },
+  });
+  return rows.map((r) => r.id);
+}
+
+/**
+ * How many of the emails a killed worker left claimed and unsent SES had accepted by `until`: each
+ * was in doubt, and was sent twice before in-doubt handling. A run where this stays 0 proves little.
+ */
+function acceptedBy(stack: Stack, emailIds: string[], until: number): number {
+  const ids = new Set(emailIds);
+  const accepted = new Set(stack.ses.messages.filter((m) => m.at <= until).map((m) => emailIdOf(m.raw)));
+  return [...ids].filter((id) => accepted.has(id)).length;
 }
 
 /** A contact book of `n` subscribed contacts, filled through the bulk contacts API. */

@@ -14,10 +14,14 @@ export interface Kill {
   settledAt: number;
 }
 
-/** SIGKILLs the stack's worker and waits for its last requests to reach the fake SES. */
-export async function killWorker(stack: Stack): Promise<Kill> {
+/**
+ * SIGKILLs the stack's worker and waits for its last requests to reach the fake SES. `atKill`
+ * runs right after the process is gone, before that pause (to look at what it left behind).
+ */
+export async function killWorker(stack: Stack, atKill?: () => Promise<void>): Promise<Kill> {
   const at = Date.now();
   await stack.killWorker('SIGKILL');
+  await atKill?.();
   await sleep(1000);
   return { at, settledAt: Date.now() };
 }

@@ -1,8 +1,8 @@
 // npm run test:faults — fault scenarios against real API and worker processes. Prints one result
 // line per scenario and exits non-zero when any fails. `npm run test:faults -- 5 2` runs a subset
-// (`-- fuzz` is scenario 8, `-- rate` scenario 9).
+// (`-- fuzz` is scenario 8, `-- rate` scenario 9, `-- in-doubt` scenario 10).
 import { idempotencyUnderConcurrency, redisFlushMidRun, sesFaults, workerKilledMidBurst } from './send-scenarios';
-import { campaignWorkerKilled } from './campaign-scenario';
+import { campaignWorkerKilled, campaignWorkerKilledWithSendEvents } from './campaign-scenario';
 import { crossTeamMatrix, malformedRequests } from './api-scenarios';
 import { postgresConnectionsCut } from './db-scenarios';
 import { pathologicalInputs } from './pathological-scenario';
@@ -20,6 +20,12 @@ const scenarios: { n: string; alias?: string; name: string; run: () => Promise<S
   { n: '9', alias: 'rate', name: 'SES rate shared by three workers and both lanes', run: rateSharedByThreeWorkers },
   { n: '1', name: 'worker SIGKILL x5 during a 20,000-recipient campaign', run: campaignWorkerKilled },
   { n: "1'", name: 'worker SIGKILL x5 during a burst', run: workerKilledMidBurst },
+  {
+    n: '10',
+    alias: 'in-doubt',
+    name: 'worker SIGKILL x5 during a 20,000-recipient campaign with SES Send events',
+    run: campaignWorkerKilledWithSendEvents,
+  },
 ];
 
 async function main() {

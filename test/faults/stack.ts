@@ -34,6 +34,9 @@ const FAST_ENV: Record<string, string> = {
   SEND_SWEEP_BATCH: '1000',
   SEND_CONCURRENCY: '20',
   SEND_MAX_ATTEMPTS: '50',
+  // Campaign mail whose worker died mid-call waits this long for SES's Send event (none comes in
+  // the scenarios without an SNS publisher) before it is sent again.
+  SES_IN_DOUBT_WAIT_SECONDS: '10',
 };
 
 export interface Team {
@@ -84,7 +87,12 @@ export function emailIdOf(raw: string): string | undefined {
 
 let templateReady: Promise<void> | null = null;
 
-export async function startStack(name: string, env: Record<string, string> = {}): Promise<Stack> {
+export interface StackOptions {
+  /** Modules the API process loads first (`node --import`), e.g. the SNS certificate of a scenario that plays SNS. */
+  apiImports?: string[];
+}
+
+export async function startStack(name: string, env: Record<string, string> = {}, opts: StackOptions = {}): Promise<Stack> {
   templateReady ??= prepareTemplateDatabase();
   await templateReady;
   mkdirSync(logDir, { recursive: true });
@@ -124,7 +132,8 @@ export async function startStack(name: string, env: Record<string, string> = {})
     const log = createWriteStream(path.join(logDir, `${name}-${tag}.log`));
     // `node --import tsx`, not the tsx CLI: the CLI runs the app in a child process, so a SIGKILL
     // sent to it would leave the app running as an orphan.
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, `apps/${app}/src/main.ts`)], {
+    const imports = app === 'api' ? (opts.apiImports ?? []).flatMap((m) => ['--import', m]) : [];
+    const child = spawn(process.execPath, ['--import', 'tsx', ...imports, path.join(repoRoot, `apps/${app}/src/main.ts`)], {
       cwd: repoRoot,
       env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -27,6 +27,10 @@ export function sendSettings(config: Config): SendSettings {
   }
   return {
     leaseSeconds: config.SEND_LEASE_SECONDS,
+    inDoubtWaitSeconds: {
+      marketing: config.SES_IN_DOUBT_CAMPAIGN === 'wait' ? config.SES_IN_DOUBT_WAIT_SECONDS : 0,
+      transactional: config.SES_IN_DOUBT_TRANSACTIONAL === 'wait' ? config.SES_IN_DOUBT_WAIT_SECONDS : 0,
+    },
     maxAttempts: config.SEND_MAX_ATTEMPTS,
     retryBaseMs: config.SEND_RETRY_BASE_MS,
     retryMaxMs: Math.max(config.SEND_RETRY_BASE_MS, config.SEND_RETRY_MAX_MS),

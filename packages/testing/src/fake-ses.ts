@@ -52,6 +52,14 @@ export interface FakeSes {
   maxSendRate: number | null;
   /** Delay in ms before every successful answer (to make concurrent sends overlap). */
   latencyMs: number;
+  /**
+   * Accept the message when the request arrives and answer after latencyMs, as SES does (its
+   * answer travels after it took the message): a client killed meanwhile never learns the
+   * message id. False (the default) accepts only when answering.
+   */
+  acceptBeforeLatency: boolean;
+  /** Called with every accepted message, e.g. to publish SES's Send event for it. */
+  onAccept: ((message: FakeSesMessage) => void) | null;
   /** Fault for the next n SendEmail calls. */
   failNext(n: number, fault: FakeSesFault): void;
   /** A rule asked on every SendEmail call (after failNext); undefined lets the call succeed. */
@@ -79,6 +87,8 @@ export async function startFakeSes(): Promise<FakeSes> {
     sendCalls: 0,
     maxSendRate: 14,
     latencyMs: 0,
+    acceptBeforeLatency: false,
+    onAccept: null,
     failNext: (n, fault) => void queued.push({ n, fault }),
     setRule: (r) => void (rule = r),
     failWithProbability: (p, fault) => void (random = p > 0 ? { p, fault } : null),
@@ -91,6 +101,8 @@ export async function startFakeSes(): Promise<FakeSes> {
       fake.messages.length = 0;
       fake.sendCalls = 0;
       fake.latencyMs = 0;
+      fake.acceptBeforeLatency = false;
+      fake.onAccept = null;
       fake.maxSendRate = 14;
     },
     close: async () => {
@@ -169,7 +181,7 @@ export async function startFakeSes(): Promise<FakeSes> {
       const accept = () => {
         const messageId = `fake-${randomBytes(12).toString('hex')}`;
         const region = /Credential=[^/]+\/\d+\/([a-z0-9-]+)\//.exec(req.headers.authorization ?? '')?.[1];
-        fake.messages.push({
+        const message: FakeSesMessage = {
           messageId,
           raw,
           destination,
@@ -177,14 +189,18 @@ export async function startFakeSes(): Promise<FakeSes> {
           fromEmailAddress: input.FromEmailAddress,
           region,
           at: Date.now(),
-        });
+        };
+        fake.messages.push(message);
+        fake.onAccept?.(message);
         return messageId;
       };
 
       const fault = pickFault({ call: fake.sendCalls, raw, destination, configurationSetName: input.ConfigurationSetName });
       switch (fault?.kind) {
         case undefined: {
-          return later(fake.latencyMs, () => json(200, { MessageId: accept() }));
+          if (!fake.acceptBeforeLatency) return later(fake.latencyMs, () => json(200, { MessageId: accept() }));
+          const messageId = accept();
+          return later(fake.latencyMs, () => json(200, { MessageId: messageId }));
         }
         case 'throttle':
           return error(fault.status ?? 400, 'ThrottlingException', 'Maximum sending rate exceeded.');

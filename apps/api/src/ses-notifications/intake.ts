@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from '@mailrail/domain/errors/api-error';
-import { parseSesEvent } from '@mailrail/domain/ses-events/ses-event';
+import { parseSesEvent, type SesEvent } from '@mailrail/domain/ses-events/ses-event';
 import { sesEventJobOptions, type SesEventJob } from '@mailrail/domain/ses-events/process-ses-event';
 import { type Logger } from '@mailrail/platform/log/logger';
 import { parseOrThrow } from '../http/validate';
@@ -22,6 +22,11 @@ export interface SnsIntakeContext {
   /** Older signed Timestamps are refused: a replay after the dedupe row was pruned does nothing. */
   maxMessageAgeMs: number;
   now: () => number;
+  /**
+   * Records the SES acceptance a Send event reports (recordSendEventAcceptance) before the event is
+   * queued, so an email in doubt is settled without waiting for the queue.
+   */
+  recordAcceptance?: (event: SesEvent) => Promise<unknown>;
   /** Counts a refused post by reason (a metric). */
   onRejected?: (reason: string) => void;
   log: Logger;
@@ -131,6 +136,8 @@ async function enqueueSesEvent(ctx: SnsIntakeContext, messageId: string, topicAr
     ctx.log.info({ messageId, reason: parsed.reason, type: parsed.type }, 'SNS notification ignored');
     return { data: 'Notification ignored' };
   }
+  // Before the enqueue: if recording fails, SNS gets an error and retries, and the job is not queued twice.
+  await ctx.recordAcceptance?.(parsed.event);
   const job: SesEventJob = { snsMessageId: messageId, topicArn, message };
   // The job id is the SNS MessageId: a redelivery while the job is still kept is dropped here,
   // and the SesNotification table catches any later one.

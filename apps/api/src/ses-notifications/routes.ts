@@ -1,5 +1,8 @@
 import express, { Router } from 'express';
 import { configuredSnsTopicArns, listOwnedSnsTopicArns } from '@mailrail/domain/ses-events/sns-topics';
+import type { SesEvent } from '@mailrail/domain/ses-events/ses-event';
+import { recordSendEventAcceptance } from '@mailrail/domain/sql/ses-acceptance';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { queueNames } from '@mailrail/platform/queue/queues';
 import { type Metrics } from '@mailrail/platform/metrics/metrics';
 import type { ApiDeps } from '../deps';
@@ -26,6 +29,7 @@ export function sesNotificationRoutes(deps: ApiDeps, opts: SesNotificationOption
     verifier: opts.verifier ?? createSnsVerifier(httpGet),
     httpGet,
     enqueue: batchedEnqueue(deps.queues.get(queueNames.sesEvents)),
+    recordAcceptance: (event: SesEvent) => recordSendEventAcceptance(prismaExecutor(deps.db), event),
     topics: createTopicPolicy({
       configured: configuredSnsTopicArns(deps.config.SNS_TOPIC_ARNS),
       loadStored: () => listOwnedSnsTopicArns(deps.db),

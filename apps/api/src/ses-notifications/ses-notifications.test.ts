@@ -359,6 +359,29 @@ describe('matching the email', () => {
     expect(await statusOf(legacy.id)).toBe('DELIVERED');
   });
 
+  it('records the acceptance a Send event reports when it arrives, before the queue runs, and the queued job adds its details', async () => {
+    // An email in doubt: claimed, its SES call started, its worker gone before recording SES's answer.
+    const f = await fixture();
+    const email = await newEmail(f, { sesEmailId: null });
+    await api.deps.db.email.update({
+      where: { id: email.id },
+      data: { latestStatus: 'QUEUED', sendLeaseUntil: new Date(Date.now() + 300_000), sesCallStartedAt: new Date() },
+    });
+    const envelope = event('Send', 'ses-in-doubt-1', { emailId: email.id });
+    expect((await post(envelope)).status).toBe(200);
+    // Already SENT, with no SES event processed yet: a worker cannot claim it again.
+    const row = await api.deps.db.email.findUniqueOrThrow({ where: { id: email.id } });
+    expect(row).toMatchObject({ sesEmailId: 'ses-in-doubt-1', latestStatus: 'SENT', sendLeaseUntil: null, sesCallStartedAt: null });
+    expect((await eventsOf(email.id)).map((e) => [e.status, e.data])).toEqual([['SENT', { messageId: 'ses-in-doubt-1' }]]);
+
+    const job = (await queue().getJob(envelope.MessageId))!.data as SesEventJob;
+    expect(await processSesEventJob({ db: api.deps.db }, job)).toBe('processed');
+    const events = await eventsOf(email.id);
+    expect(events.map((e) => e.status)).toEqual(['SENT']);
+    expect(events[0].data).toMatchObject({ messageId: 'ses-in-doubt-1' });
+    expect((await usage(f.team.teamId)).sum.sent).toBe(1);
+  });
+
   it('does not let a header claim an email that already has another SES id', async () => {
     const f = await fixture();
     const email = await newEmail(f);

@@ -115,7 +115,9 @@ describe('sendOneEmail', () => {
   it('waits for a live lease and takes over an expired one', async () => {
     const [id] = await env.createEmails([{ to: ['crashed@example.net'] }]);
     // A worker claimed it for one second and died before calling SES.
-    expect(await claimEmailForSending(env.deps.sql, id, 1)).not.toBeNull();
+    expect(
+      await claimEmailForSending(env.deps.sql, id, { leaseSeconds: 1, inDoubtWaitSeconds: { marketing: 0, transactional: 0 } }),
+    ).not.toBeNull();
     const blocked = await sendOneEmail(env.deps, id);
     expect(blocked).toMatchObject({ result: 'later', reason: 'leased' });
     expect((blocked as { delayMs: number }).delayMs).toBeLessThanOrEqual(1300);

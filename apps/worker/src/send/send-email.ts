@@ -1,6 +1,7 @@
 import { bareAddress } from '@mailrail/domain/emails/address';
 import { configurationSetName } from '@mailrail/domain/ses-events/configuration-sets';
 import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '@mailrail/domain/sql/email-outbox';
+import { recordSesAcceptance } from '@mailrail/domain/sql/ses-acceptance';
 import { statusesBelow } from '@mailrail/domain/emails/status';
 import { type EmailStatus } from '@mailrail/platform/db/generated/enums';
 import { type Logger } from '@mailrail/platform/log/logger';
@@ -13,9 +14,18 @@ import type { SesSender } from './ses-sender';
 // Sending one email, top to bottom: claim the row, build the MIME, call SES, record the result.
 // The claim is the exactly-once guard: one conditional UPDATE that only one worker can win, and
 // that never wins for an email that is sent, cancelled, suppressed, failed, or not due yet.
+// The claim also marks the SES call as started. A worker that dies mid-call leaves that mark: the
+// email is "in doubt" (SES may have it). For a kind whose policy is to wait, the claim's hold
+// already covers the wait, so nobody takes the email over before SES's Send event had time to
+// arrive; that event records the acceptance (recordSesAcceptance) and the email is never resent.
 
 export interface SendSettings {
   leaseSeconds: number;
+  /**
+   * Added to the lease per lane: how long an email in doubt (its worker died during the SES call)
+   * waits for SES's Send event before it is sent again; 0 resends when the lease ends.
+   */
+  inDoubtWaitSeconds: { marketing: number; transactional: number };
   maxAttempts: number;
   retryBaseMs: number;
   retryMaxMs: number;
@@ -54,14 +64,26 @@ interface ClaimedEmail extends EmailToRender {
   region: string | null;
   clickTracking: boolean | null;
   openTracking: boolean | null;
+  /** Set when an earlier SES call of this email never recorded its outcome: this send may be a second copy. */
+  unfinishedCallStartedAt: Date | null;
 }
 
-/** Takes the email for `leaseSeconds` if it is due, unsent and not held by another worker. */
-export async function claimEmailForSending(sql: SendEmailDeps['sql'], emailId: string, leaseSeconds: number): Promise<ClaimedEmail | null> {
+/**
+ * Takes the email if it is due, unsent and not held by another worker, for the lease plus its
+ * lane's in-doubt wait, and marks its SES call as started.
+ */
+export async function claimEmailForSending(
+  sql: SendEmailDeps['sql'],
+  emailId: string,
+  send: Pick<SendSettings, 'leaseSeconds' | 'inDoubtWaitSeconds'>,
+): Promise<ClaimedEmail | null> {
   const rows = await sql.query<ClaimedEmail>(
-    `WITH claimed AS (
+    `WITH previous AS (
+       SELECT "sesCallStartedAt" FROM "Email" WHERE id = $1
+     ), claimed AS (
        UPDATE "Email"
-          SET "sendLeaseUntil" = now() + ($2::int * interval '1 second'),
+          SET "sendLeaseUntil" = now() + (($2::int + CASE WHEN "isMarketing" THEN $3::int ELSE $4::int END) * interval '1 second'),
+              "sesCallStartedAt" = now(),
               "sendAttempts" = "sendAttempts" + 1,
               "updatedAt" = now()
         WHERE id = $1
@@ -73,19 +95,28 @@ export async function claimEmailForSending(sql: SendEmailDeps['sql'], emailId: s
      )
      SELECT c.id, c."from", c."to", c.cc, c.bcc, c."replyTo", c.subject, c.html, c.text, c.headers,
             c.attachments, c."rawMessage", c."unsubUrl", c."sendAttempts", d.region, d."clickTracking", d."openTracking",
-            r."sesEmailId" AS "inReplyToSesId"
+            r."sesEmailId" AS "inReplyToSesId",
+            (SELECT "sesCallStartedAt" FROM previous) AS "unfinishedCallStartedAt"
        FROM claimed c
        LEFT JOIN "Domain" d ON d.id = c."domainId"
        LEFT JOIN "Email" r ON r.id = c."inReplyToId"`,
-    [emailId, leaseSeconds],
+    [emailId, send.leaseSeconds, send.inDoubtWaitSeconds.marketing, send.inDoubtWaitSeconds.transactional],
   );
   return rows[0] ?? null;
 }
 
 export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promise<SendOutcome> {
   const { sql, send } = deps;
-  const email = await claimEmailForSending(sql, emailId, send.leaseSeconds);
+  const email = await claimEmailForSending(sql, emailId, send);
   if (!email) return whyNotClaimed(sql, emailId);
+  if (email.unfinishedCallStartedAt) {
+    // In doubt and no Send event came within the wait (or the lane resends at once): SES may
+    // already have delivered one copy. Logged so a duplicate can be traced.
+    deps.log.warn(
+      { emailId, unfinishedCallStartedAt: email.unfinishedCallStartedAt },
+      'sending again an email whose earlier SES call never recorded its outcome',
+    );
+  }
 
   const region = email.region ?? send.defaultRegion;
   let raw: Buffer;
@@ -126,7 +157,8 @@ export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promis
   }
 
   // SES has the message: from here on the only risk is losing this fact, so insist a little.
-  await retryDatabaseWrite(deps.log, { emailId, messageId }, () => recordSent(sql, emailId, messageId));
+  // recordSesAcceptance writes nothing when SES's Send event came first and recorded it already.
+  await retryDatabaseWrite(deps.log, { emailId, messageId }, () => recordSesAcceptance(sql, emailId, messageId));
   return { result: 'sent', messageId };
 }
 
@@ -150,32 +182,6 @@ async function whyNotClaimed(sql: SendEmailDeps['sql'], emailId: string): Promis
   return { result: 'later', delayMs: 100, reason: 'leased' };
 }
 
-/** SES accepted the message: store its id, move the status forward, drop the bulky payload (attachments, custom headers, the client's raw message). */
-async function recordSent(sql: SendEmailDeps['sql'], emailId: string, messageId: string): Promise<void> {
-  // One statement, so one transaction: the row and its SENT event are written together.
-  await sql.execute(
-    `WITH sent AS (
-       UPDATE "Email"
-          SET "sesEmailId" = $2,
-              "sentAt" = now(),
-              "latestStatus" = CASE WHEN "latestStatus" = ANY($3::"EmailStatus"[])
-                                    THEN 'SENT'::"EmailStatus" ELSE "latestStatus" END,
-              "attachments" = NULL,
-              "headers" = NULL,
-              "rawMessage" = NULL,
-              "sendLeaseUntil" = NULL,
-              "updatedAt" = now()
-        WHERE id = $1
-       RETURNING id
-     )
-     INSERT INTO "EmailEvent" ("emailId", status, data)
-     SELECT id, 'SENT', $4::jsonb FROM sent
-     -- SES's Send event may have been recorded first (it carries our email id header): one SENT event.
-     WHERE NOT EXISTS (SELECT 1 FROM "EmailEvent" WHERE "emailId" = $1 AND status = 'SENT')`,
-    [emailId, messageId, statusesBelow('SENT'), JSON.stringify({ messageId })],
-  );
-}
-
 async function recordFailed(sql: SendEmailDeps['sql'], emailId: string, failure: SesFailure, attempts?: number): Promise<void> {
   const data = { error: failure.name, message: failure.message, ...(attempts ? { attempts } : {}) };
   await sql.execute(
@@ -184,6 +190,7 @@ async function recordFailed(sql: SendEmailDeps['sql'], emailId: string, failure:
           SET "latestStatus" = CASE WHEN "latestStatus" = ANY($2::"EmailStatus"[])
                                     THEN 'FAILED'::"EmailStatus" ELSE "latestStatus" END,
               "sendLeaseUntil" = NULL,
+              "sesCallStartedAt" = NULL,
               "updatedAt" = now()
         WHERE id = $1 AND "sesEmailId" IS NULL
        RETURNING ${EMAIL_OUTBOX_RETURNING}
@@ -201,6 +208,7 @@ async function releaseLease(sql: SendEmailDeps['sql'], emailId: string, opts: { 
   await sql.execute(
     `UPDATE "Email"
         SET "sendLeaseUntil" = NULL,
+            "sesCallStartedAt" = NULL,
             "sendAttempts" = GREATEST(0, "sendAttempts" - $2::int),
             "updatedAt" = now()
       WHERE id = $1 AND "sesEmailId" IS NULL`,
@@ -222,13 +230,15 @@ export function retryDelayMs(attempt: number, s: Pick<SendSettings, 'retryBaseMs
   return Math.round(exp * (0.8 + 0.4 * random()));
 }
 
-async function retryDatabaseWrite(log: Logger, ctx: object, write: () => Promise<void>): Promise<void> {
+async function retryDatabaseWrite(log: Logger, ctx: object, write: () => Promise<unknown>): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await write();
+      await write();
+      return;
     } catch (err) {
       if (attempt >= 5) {
-        // The mail left but the row does not say so: once the lease expires it may be sent again.
+        // The mail left but the row does not say so: SES's Send event may still record it, else it
+        // is sent again once the lease (and, for a lane that waits, the in-doubt wait) has passed.
         log.error({ err, ...ctx }, 'SES accepted the email but recording it failed');
         throw err;
       }

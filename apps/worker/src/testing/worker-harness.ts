@@ -44,6 +44,8 @@ const TEST_ENV: Record<string, string> = {
   SES_THROTTLE_PAUSE_MS: '200',
   SEND_SWEEP_CRON: '* * * * * *',
   SEND_CONCURRENCY: '10',
+  // Campaign mail whose worker died mid-call waits this long for a Send event (tests publish none).
+  SES_IN_DOUBT_WAIT_SECONDS: '2',
 };
 
 /** A worker on the test file's own database and Redis prefix, talking to a fake SES over HTTP. */
@@ -157,6 +159,7 @@ export function spawnWorkerProcess(
       SES_RATE_LIMIT: '1000',
       SES_TIMEOUT_MS: '1500',
       SEND_LEASE_SECONDS: '5',
+      SES_IN_DOUBT_WAIT_SECONDS: '2',
       SEND_SWEEP_CRON: '* * * * * *',
       WORKER_METRICS_PORT: '0',
       ...opts.extraEnv,

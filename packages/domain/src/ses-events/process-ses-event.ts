@@ -6,6 +6,7 @@ import type { Prisma } from '@mailrail/platform/db/generated/client';
 import { prismaExecutor, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import type { EmailStatus } from '@mailrail/platform/db/generated/enums';
 import { newId } from '@mailrail/platform/ids';
+import { recordSesAcceptance } from '../sql/ses-acceptance';
 import { countEmailStatus, isCountedStatus, type CountableEmail } from './count-email-status';
 import { normaliseAddress, parseSesEvent, type SesEvent } from './ses-event';
 import { statusesReplaceableBy } from './status-rank';
@@ -97,7 +98,10 @@ async function findEmailByHeader(tx: SqlExecutor, event: SesEvent): Promise<Matc
   const email = byHeader[0];
   if (!email || (email.sesEmailId !== null && email.sesEmailId !== event.sesMessageId)) return null;
   if (email.sesEmailId === null) {
-    await tx.execute(`UPDATE "Email" SET "sesEmailId" = $1, "updatedAt" = now() WHERE id = $2`, [event.sesMessageId, email.id]);
+    // Any SES event for the message proves SES accepted it, and the worker has not recorded that
+    // (it is slower, or died mid-send: the email is in doubt). Recording it here, as the worker
+    // would, ends the claim, so the email is never sent again.
+    await recordSesAcceptance(tx, email.id, event.sesMessageId);
   }
   return email;
 }
@@ -115,8 +119,9 @@ async function recordEvent(tx: SqlExecutor, email: MatchedEmail, event: SesEvent
         WHERE id = $1 AND "latestStatus" = ANY($${params.push(statusesReplaceableBy(event.status))}::"EmailStatus"[])`
     : `SELECT 1`;
   if (event.status === 'SENT') {
-    // The worker already wrote the email's SENT event when SES accepted it: SES's own Send event
-    // adds its details to that one instead of showing the email as sent twice.
+    // The email's SENT event was written when the acceptance was recorded (by the worker, or just
+    // above from this event's header): SES's own Send event adds its details to that one instead
+    // of showing the email as sent twice.
     await tx.execute(
       `WITH advanced AS (${advance}),
        merged AS (

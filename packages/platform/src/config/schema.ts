@@ -122,6 +122,25 @@ export const configSchema = z.object({
     .min(5)
     .default(60)
     .describe('How long a claimed email belongs to one worker before another may take it over'),
+  SES_IN_DOUBT_WAIT_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(86_400)
+    .default(300)
+    .describe(
+      "An email whose worker died during its SES call is in doubt: with the wait policy it is sent again only if SES's Send event for it has not arrived this many seconds after its lease ended",
+    ),
+  SES_IN_DOUBT_CAMPAIGN: z
+    .enum(['wait', 'resend'])
+    .default('wait')
+    .describe(
+      'Campaign mail in doubt: wait = send again only when no Send event came within SES_IN_DOUBT_WAIT_SECONDS (no duplicate when the event comes; a delay when SES never had it); resend = send again when the lease ends (a duplicate when SES had it)',
+    ),
+  SES_IN_DOUBT_TRANSACTIONAL: z
+    .enum(['wait', 'resend'])
+    .default('resend')
+    .describe('Transactional mail in doubt: resend (at least once, may duplicate) or wait, as SES_IN_DOUBT_CAMPAIGN'),
   SEND_MAX_ATTEMPTS: z.coerce
     .number()
     .int()

@@ -1,0 +1,53 @@
+import type { SqlExecutor } from '@mailrail/platform/db/sql/executor';
+import { statusesBelow } from '../emails/status';
+import type { SesEvent } from '../ses-events/ses-event';
+
+// SES accepted a message for an email. Two writers learn it, in either order or at the same
+// moment: the worker from SES's answer, and SES's own Send event (it carries our
+// X-Usesend-Email-ID header) when the worker died before recording the answer, or was slower.
+// Both run this one statement. PostgreSQL re-checks `"sesEmailId" IS NULL` on the row after
+// waiting for the other writer's lock, so the second writer changes nothing: one acceptance, one
+// SENT event. (A NOT EXISTS on the event table would not do: its snapshot predates that wait.)
+
+/**
+ * Stores the SES message id, moves the status forward to SENT, ends the claim (lease and SES call
+ * marker) and drops the bulky payload (attachments, custom headers, the client's raw message),
+ * with the SENT event, unless the email already has an SES message id. True when this call recorded it.
+ */
+export async function recordSesAcceptance(sql: SqlExecutor, emailId: string, messageId: string): Promise<boolean> {
+  const inserted = await sql.execute(
+    `WITH sent AS (
+       UPDATE "Email"
+          SET "sesEmailId" = $2,
+              "sentAt" = now(),
+              "latestStatus" = CASE WHEN "latestStatus" = ANY($3::"EmailStatus"[])
+                                    THEN 'SENT'::"EmailStatus" ELSE "latestStatus" END,
+              "attachments" = NULL,
+              "headers" = NULL,
+              "rawMessage" = NULL,
+              "sendLeaseUntil" = NULL,
+              "sesCallStartedAt" = NULL,
+              "updatedAt" = now()
+        WHERE id = $1 AND "sesEmailId" IS NULL
+       RETURNING id
+     )
+     INSERT INTO "EmailEvent" ("emailId", status, data)
+     SELECT id, 'SENT', $4::jsonb FROM sent`,
+    [emailId, messageId, statusesBelow('SENT'), JSON.stringify({ messageId })],
+  );
+  return inserted > 0;
+}
+
+/**
+ * SES's Send event names the email (our header) and the SES message id. Recorded as soon as the
+ * notification is received, not when the SES event queue reaches it: during a large campaign that
+ * queue can lag minutes behind, longer than an email in doubt waits before it is sent again.
+ * False when there is nothing to record (not a Send event, no header, or already recorded).
+ */
+export async function recordSendEventAcceptance(
+  sql: SqlExecutor,
+  event: Pick<SesEvent, 'type' | 'headerEmailId' | 'sesMessageId'>,
+): Promise<boolean> {
+  if (event.type !== 'Send' || !event.headerEmailId) return false;
+  return recordSesAcceptance(sql, event.headerEmailId, event.sesMessageId);
+}
