@@ -1,5 +1,5 @@
 import { DelayedError, Worker, type Job } from 'bullmq';
-import { queueNames, type SendEmailJob, type SendLane } from '@mailrail/platform/queue/queues';
+import { queueNames, queuePrefix, type SendEmailJob, type SendLane } from '@mailrail/platform/queue/queues';
 import type { WorkerDeps } from '../deps';
 import { splitRate } from './rate-limits';
 import { sendOneEmail, type SendOutcome } from './send-email';
@@ -29,7 +29,7 @@ export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, nu
         (job, token) => processSendJob(deps, job, token, throttleRegion),
         {
           connection: deps.redis,
-          prefix: deps.config.REDIS_PREFIX,
+          prefix: queuePrefix(deps.config, queueNames.send(region, lane)),
           concurrency: deps.config.SEND_CONCURRENCY,
           limiter: limits[lane],
           // A job whose worker died (SIGKILL) goes back to the queue once its lock expires and

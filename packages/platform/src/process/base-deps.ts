@@ -21,12 +21,12 @@ export interface BaseDeps {
  * `forWorker`: BullMQ workers need a Redis client that retries forever; the API fails fast.
  */
 export function createBaseDeps(config: Config, overrides: Partial<BaseDeps>, opts: { service: string; forWorker?: boolean }): BaseDeps {
-  const redis = overrides.redis ?? createRedis(config.REDIS_URL, { forWorker: opts.forWorker });
+  const redis = overrides.redis ?? createRedis(config.redis, { forWorker: opts.forWorker });
   return {
     config,
     db: overrides.db ?? createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE),
     redis,
-    queues: overrides.queues ?? createQueueFactory(redis, config.REDIS_PREFIX),
+    queues: overrides.queues ?? createQueueFactory(redis, config),
     log: overrides.log ?? createLogger(config.LOG_LEVEL, opts.service),
     clock: overrides.clock ?? systemClock,
   };
