@@ -87,8 +87,16 @@ export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
   const dir = await mkdtemp(path.join(tmpdir(), 'mailrail-redis-cluster-'));
   const nodes: Node[] = [];
   try {
+    const taken = new Set<number>();
+    // freePort answers a port free now: two calls may answer the same one, so draw until distinct.
+    const distinctPort = async (): Promise<number> => {
+      for (;;) {
+        const p = await freePort();
+        if (!taken.has(p)) return taken.add(p), p;
+      }
+    };
     for (let i = 0; i < 6; i++) {
-      const [port, busPort] = [await freePort(), await freePort()];
+      const [port, busPort] = [await distinctPort(), await distinctPort()];
       const nodeDir = path.join(dir, String(port));
       await run('mkdir', ['-p', nodeDir]);
       nodes.push(
@@ -109,7 +117,9 @@ export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
     await waitFor(
       async () => {
         for (const n of nodes) if (!(await cli(n.port, 'cluster', 'info')).includes('cluster_state:ok')) return false;
-        return true;
+        // And every replica attached to its master (create assigns them just after the slots).
+        const topology = await cli(nodes[0].port, 'cluster', 'nodes');
+        return topology.split('\n').filter((line) => / slave [0-9a-f]{40} /.test(line)).length === 3;
       },
       { timeoutMs: 30_000, intervalMs: 200 },
     );

@@ -23,8 +23,17 @@ export function createRedis(target: RedisTarget | string, opts: { forWorker?: bo
   if (t.mode === 'standalone') return new IORedis(t.url, common);
   const auth = { username: t.username, password: t.password };
   if (t.mode === 'sentinel') {
-    // ioredis asks the sentinels for the master and follows a failover by reconnecting to the new one.
-    return new IORedis({ ...common, ...auth, sentinels: t.sentinels, name: t.name });
+    // ioredis asks the sentinels for the master. After a failover the old master answers READONLY
+    // (it is a replica now): reconnect, which asks the sentinels again, and resend the command.
+    // failoverDetector also listens for +switch-master, so idle connections move at once.
+    return new IORedis({
+      ...common,
+      ...auth,
+      sentinels: t.sentinels,
+      name: t.name,
+      failoverDetector: true,
+      reconnectOnError: (err) => (err.message.startsWith('READONLY') ? 2 : false),
+    });
   }
   return new Cluster(t.nodes, {
     redisOptions: { ...common, ...auth },

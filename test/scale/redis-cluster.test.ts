@@ -1,0 +1,192 @@
+// mailrail on a Redis Cluster (docs/redis.md): six local redis-server processes, 3 masters and 3
+// replicas. Each queue's keys share one slot (its hash tag), the queues spread over the masters,
+// every multi-key script runs without CROSSSLOT, and an email sent through the API with
+// REDIS_CLUSTER_NODES is delivered to SES by the worker, once, even across a FLUSHALL.
+import request from 'supertest';
+import { createAuthFailureLimit } from '@mailrail/domain/teams/auth-failure-limit';
+import { createTeamRateLimit } from '@mailrail/domain/teams/team-rate-limit';
+import { withIdempotency } from '@mailrail/domain/emails/idempotency';
+import type { Config } from '@mailrail/platform/config/schema';
+import { createDb, type Db } from '@mailrail/platform/db/client';
+import { createLogger } from '@mailrail/platform/log/logger';
+import { createQueueFactory, queueNames, type QueueFactory } from '@mailrail/platform/queue/queues';
+import { createRedis, scanTargets, type Redis } from '@mailrail/platform/redis/client';
+import { countInWindow } from '@mailrail/platform/redis/fixed-window';
+import { testConfig } from '@mailrail/testing/config';
+import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
+import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
+import { localRedisUnavailable, startLocalRedisCluster, type LocalRedisCluster } from '@mailrail/testing/redis-cluster';
+import { startTestApi, type TestApi } from '../../apps/api/src/testing/api-harness';
+import { startTestWorkerEnv, type TestWorkerEnv } from '../../apps/worker/src/testing/worker-harness';
+
+let cluster: LocalRedisCluster;
+let databaseUrl: string;
+let db: Db;
+let config: Config;
+let redis: Redis;
+
+beforeAll(async () => {
+  const missing = await localRedisUnavailable();
+  if (missing) throw new Error(missing);
+  cluster = await startLocalRedisCluster();
+  databaseUrl = await createTestDatabase();
+  db = createDb(databaseUrl, 2);
+  config = testConfig(databaseUrl, testRedisPrefix(), { REDIS_CLUSTER_NODES: cluster.nodes });
+  redis = createRedis(config.redis);
+});
+
+afterAll(async () => {
+  redis?.disconnect();
+  await db?.$disconnect();
+  if (databaseUrl) await dropDatabase(databaseUrl);
+  await cluster?.stop();
+});
+
+/** The master that serves `slot`, as host:port. */
+async function masterOfSlot(slot: number): Promise<string> {
+  const ranges = (await redis.cluster('SLOTS')) as [number, number, [string, number]][];
+  const range = ranges.find(([from, to]) => slot >= from && slot <= to);
+  if (!range) throw new Error(`no master serves slot ${slot}`);
+  return `${range[2][0]}:${range[2][1]}`;
+}
+
+describe('configuration', () => {
+  it('chooses cluster mode with hash tags from REDIS_CLUSTER_NODES', () => {
+    expect(config.redis).toMatchObject({ mode: 'cluster', nodes: cluster.ports.map((port) => ({ host: '127.0.0.1', port })) });
+    expect(config.redisHashTags).toBe(true);
+    expect(redis.isCluster).toBe(true);
+  });
+});
+
+describe('queues on a cluster', () => {
+  let queues: QueueFactory;
+  afterAll(async () => {
+    await queues?.closeAll();
+    await deleteRedisPrefix(redis, config.REDIS_PREFIX);
+  });
+
+  it("keeps each queue's keys in one slot and spreads the queues over at least two masters", async () => {
+    queues = createQueueFactory(redis, config);
+    const names = [
+      queueNames.send('us-east-1', 'transactional'),
+      queueNames.send('us-east-1', 'marketing'),
+      queueNames.send('eu-west-1', 'transactional'),
+      queueNames.campaigns,
+      queueNames.sesEvents,
+      queueNames.webhooks,
+      queueNames.domains,
+      queueNames.maintenance,
+    ];
+    for (const name of names) {
+      const q = queues.get(name);
+      await q.add('now', { n: 1 });
+      await q.add('later', { n: 2 }, { delay: 60_000 });
+    }
+    const mastersUsed = new Set<string>();
+    for (const name of names) {
+      const keys: string[] = [];
+      for (const node of scanTargets(redis)) {
+        let cursor = '0';
+        do {
+          const [next, found] = await node.scan(cursor, 'MATCH', `${config.REDIS_PREFIX}:{${name}}:*`, 'COUNT', 1000);
+          cursor = next;
+          keys.push(...found);
+        } while (cursor !== '0');
+      }
+      // Jobs, the wait list, the delayed set, the meta hash, the id counter...
+      expect(keys.length).toBeGreaterThanOrEqual(4);
+      const slots = new Set(await Promise.all(keys.map(async (k) => Number(await redis.cluster('KEYSLOT', k)))));
+      expect([...slots]).toHaveLength(1);
+      mastersUsed.add(await masterOfSlot([...slots][0]));
+    }
+    expect(mastersUsed.size).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('multi-key scripts on a cluster', () => {
+  const log = createLogger('silent', 'scale-test');
+
+  it('runs the idempotency scripts (result and lock keys) in one slot', async () => {
+    const scope = { prefix: config.REDIS_PREFIX, hashTags: true, teamId: 1, key: 'k{with}braces', body: { a: 1 } };
+    let runs = 0;
+    const op = async () => (runs++, ['email-1']);
+    expect(await withIdempotency({ redis, db }, scope, op)).toEqual(['email-1']);
+    expect(await withIdempotency({ redis, db }, scope, op)).toEqual(['email-1']);
+    expect(runs).toBe(1);
+  });
+
+  it('would fail with CROSSSLOT without the hash tag (the check can fail)', async () => {
+    const scope = { prefix: config.REDIS_PREFIX, hashTags: false, teamId: 1, key: 'untagged', body: { a: 1 } };
+    await expect(withIdempotency({ redis, db }, scope, async () => ['x'])).rejects.toThrow(/CROSSSLOT/);
+  });
+
+  it('runs the fixed window, the team rate limit and the auth-failure limit', async () => {
+    const key = `${config.REDIS_PREFIX}:window:test`;
+    expect((await countInWindow(redis, key, 1000)).count).toBe(1);
+    expect((await countInWindow(redis, key, 1000)).count).toBe(2);
+    const rate = createTeamRateLimit(redis, { prefix: config.REDIS_PREFIX, log });
+    const hit = await rate.hit(7, 2);
+    // null would mean Redis refused the count (the limiter swallows errors).
+    expect(hit).toMatchObject({ limit: 2, remaining: 1, exceeded: false });
+    const failures = createAuthFailureLimit(redis, { prefix: config.REDIS_PREFIX, log, max: 2 });
+    await failures.recordFailure('10.0.0.1');
+    await failures.recordFailure('10.0.0.1');
+    expect(await failures.recordFailure('10.0.0.1')).toBeGreaterThan(0);
+    expect(await failures.blockedFor('10.0.0.1')).toBeGreaterThan(0);
+  });
+});
+
+describe('API and worker with REDIS_CLUSTER_NODES', () => {
+  let env: TestWorkerEnv;
+  let api: TestApi;
+
+  beforeAll(async () => {
+    env = await startTestWorkerEnv({ REDIS_CLUSTER_NODES: cluster.nodes });
+    api = await startTestApi(
+      { REDIS_CLUSTER_NODES: cluster.nodes, SES_ENDPOINT: env.ses.url, API_RATE_LIMIT: '1000' },
+      { databaseUrl: env.config.DATABASE_URL, redisPrefix: env.config.REDIS_PREFIX },
+    );
+    await api.addDomain(api.team.teamId, 'cluster.example.com');
+    await env.start();
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await env?.close();
+  });
+
+  const send = (subject: string, key?: string) => {
+    const r = request(api.app).post('/api/v1/emails').set(api.team.auth);
+    return (key ? r.set('Idempotency-Key', key) : r).send({ from: 'hello@cluster.example.com', to: 'to@example.net', subject, text: 'Hi' });
+  };
+  const atSes = (subject: string) => env.ses.messages.filter((m) => m.raw.includes(`Subject: ${subject}`)).length;
+  const sent = (id: string) => env.waitFor(async () => (await env.email(id)).latestStatus === 'SENT', 30_000);
+
+  it('delivers an email sent through the API to SES, once', async () => {
+    const res = await send('Through the cluster');
+    expect(res.status).toBe(200);
+    await sent(res.body.emailId);
+    expect(atSes('Through the cluster')).toBe(1);
+  });
+
+  it('answers the same email after the whole cluster was flushed, and keeps delivering', async () => {
+    const first = await send('Flushed once', 'k-cluster-flush');
+    expect(first.status).toBe(200);
+    await sent(first.body.emailId);
+    for (const master of scanTargets(redis)) await master.flushall();
+    const retry = await send('Flushed once', 'k-cluster-flush');
+    expect(retry.status).toBe(200);
+    expect(retry.body.emailId).toBe(first.body.emailId);
+    expect(await env.deps.db.email.count({ where: { subject: 'Flushed once' } })).toBe(1);
+    // The worker lost its queues with the flush and goes on: a new email still reaches SES.
+    const after = await send('After the flush');
+    await sent(after.body.emailId);
+    expect(atSes('Flushed once')).toBe(1);
+    expect(atSes('After the flush')).toBe(1);
+  });
+
+  it('refuses a bad key with 403 (the auth-failure limit runs on the cluster)', async () => {
+    const res = await request(api.app).post('/api/v1/emails').set({ Authorization: 'Bearer us_nope_nope' }).send({});
+    expect(res.status).toBe(403);
+  });
+});
