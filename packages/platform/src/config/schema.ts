@@ -73,7 +73,7 @@ export const configSchema = z.object({
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')
     .default('redis://127.0.0.1:6379')
-    .describe('Redis connection URL'),
+    .describe('Redis connection URL of one Redis (the mode used unless REDIS_CLUSTER_NODES or REDIS_SENTINELS is set)'),
   REDIS_CLUSTER_NODES: hostPortList.describe(
     'Redis Cluster: comma-separated host:port of some of its nodes (the rest are discovered); instead of REDIS_URL and REDIS_SENTINELS (docs/redis.md)',
   ),
