@@ -44,10 +44,10 @@ afterAll(async () => {
 
 /** The master that serves `slot`, as host:port. */
 async function masterOfSlot(slot: number): Promise<string> {
-  const ranges = (await redis.cluster('SLOTS')) as [number, number, [string, number]][];
-  const range = ranges.find(([from, to]) => slot >= from && slot <= to);
-  if (!range) throw new Error(`no master serves slot ${slot}`);
-  return `${range[2][0]}:${range[2][1]}`;
+  const ranges = await redis.cluster('SLOTS');
+  const [, , master] = ranges.find(([from, to]) => slot >= from && slot <= to) ?? [];
+  if (!master) throw new Error(`no master serves slot ${slot}`);
+  return `${master[0]}:${master[1]}`;
 }
 
 describe('configuration', () => {

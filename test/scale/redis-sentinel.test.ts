@@ -38,7 +38,10 @@ afterAll(async () => {
 });
 
 const send = (subject: string) =>
-  request(api.app).post('/api/v1/emails').set(api.team.auth).send({ from: 'hello@sentinel.example.com', to: 'to@example.net', subject, text: 'Hi' });
+  request(api.app)
+    .post('/api/v1/emails')
+    .set(api.team.auth)
+    .send({ from: 'hello@sentinel.example.com', to: 'to@example.net', subject, text: 'Hi' });
 const sent = (id: string) => env.waitFor(async () => (await env.email(id)).latestStatus === 'SENT', 30_000);
 const servingPort = async (redis: Redis) => Number(/tcp_port:(\d+)/.exec(await redis.info('server'))?.[1]);
 
@@ -58,16 +61,23 @@ it('delivers an email sent through the API', async () => {
 it('follows a failover to the replica: writes go on and mail is still delivered', async () => {
   const sentinelPort = Number(sentinel.sentinels.split(',')[0].split(':')[1]);
   expect(await sentinel.cli(sentinelPort, 'sentinel', 'failover', sentinel.name)).toBe('OK');
-  await waitFor(async () => (await sentinel.cli(sentinelPort, 'sentinel', 'get-master-addr-by-name', sentinel.name)).endsWith(String(sentinel.replicaPort)), {
-    timeoutMs: 30_000,
-    what: 'the sentinels to promote the replica',
-  });
+  await waitFor(
+    async () =>
+      (await sentinel.cli(sentinelPort, 'sentinel', 'get-master-addr-by-name', sentinel.name)).endsWith(String(sentinel.replicaPort)),
+    {
+      timeoutMs: 30_000,
+      what: 'the sentinels to promote the replica',
+    },
+  );
   // A write on the old master would fail READONLY; the client reconnects through the sentinels.
-  await waitFor(async () => (await probe.set(`${env.config.REDIS_PREFIX}:probe`, '1')) === 'OK' && (await servingPort(probe)) === sentinel.replicaPort, {
-    timeoutMs: 30_000,
-    ignoreErrors: true,
-    what: 'the client to follow the new master',
-  });
+  await waitFor(
+    async () => (await probe.set(`${env.config.REDIS_PREFIX}:probe`, '1')) === 'OK' && (await servingPort(probe)) === sentinel.replicaPort,
+    {
+      timeoutMs: 30_000,
+      ignoreErrors: true,
+      what: 'the client to follow the new master',
+    },
+  );
   const res = await send('After the failover');
   expect(res.status).toBe(200);
   await sent(res.body.emailId);

@@ -56,7 +56,14 @@ async function startNode(dir: string, port: number, extra: string[]): Promise<No
     ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--loglevel', 'warning', ...extra],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  await waitFor(() => cli(port, 'ping').then((r) => r === 'PONG', () => false), { timeoutMs: 10_000, intervalMs: 50 });
+  await waitFor(
+    () =>
+      cli(port, 'ping').then(
+        (r) => r === 'PONG',
+        () => false,
+      ),
+    { timeoutMs: 10_000, intervalMs: 50 },
+  );
   return { port, process: child };
 }
 
@@ -92,7 +99,7 @@ export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
     const distinctPort = async (): Promise<number> => {
       for (;;) {
         const p = await freePort();
-        if (!taken.has(p)) return taken.add(p), p;
+        if (!taken.has(p)) return (taken.add(p), p);
       }
     };
     for (let i = 0; i < 6; i++) {
@@ -165,7 +172,14 @@ export async function startLocalRedisSentinel(name = 'mailrail-test'): Promise<L
       );
       const child = spawn('redis-server', [conf, '--sentinel'], { stdio: ['ignore', 'ignore', 'pipe'] });
       nodes.push({ port, process: child });
-      await waitFor(() => cli(port, 'ping').then((r) => r === 'PONG', () => false), { timeoutMs: 10_000, intervalMs: 50 });
+      await waitFor(
+        () =>
+          cli(port, 'ping').then(
+            (r) => r === 'PONG',
+            () => false,
+          ),
+        { timeoutMs: 10_000, intervalMs: 50 },
+      );
       sentinelPorts.push(port);
     }
     await waitFor(async () => (await cli(master.port, 'info', 'replication')).includes('connected_slaves:1'), {

@@ -144,7 +144,9 @@ describe('Idempotency-Key when Redis lost its record', () => {
     expect(await emailsWithSubject('durable')).toBe(1);
     // The replay put the record back in Redis: the next retry is answered there.
     expect(await api.deps.redis.exists(`${api.config.REDIS_PREFIX}:idem:${api.team.teamId}:k-durable`)).toBe(1);
-    const row = await api.deps.db.idempotencyRecord.findUniqueOrThrow({ where: { teamId_key: { teamId: api.team.teamId, key: 'k-durable' } } });
+    const row = await api.deps.db.idempotencyRecord.findUniqueOrThrow({
+      where: { teamId_key: { teamId: api.team.teamId, key: 'k-durable' } },
+    });
     expect(row.emailIds).toEqual([first.body.emailId]);
   });
 
@@ -159,7 +161,8 @@ describe('Idempotency-Key when Redis lost its record', () => {
 
   it('a batch replays its ids from PostgreSQL', async () => {
     const items = [1, 2, 3].map((i) => ({ ...body, subject: `durable-batch-${i}` }));
-    const post = () => request(server).post('/api/v1/emails/batch').set(api.team.auth).set('Idempotency-Key', 'k-durable-batch').send(items);
+    const post = () =>
+      request(server).post('/api/v1/emails/batch').set(api.team.auth).set('Idempotency-Key', 'k-durable-batch').send(items);
     const first = await post();
     await forgetRedis();
     const again = await post();
@@ -204,7 +207,10 @@ describe('Idempotency-Key when Redis lost its record', () => {
   it('the purge removes only records past 24 h', async () => {
     await send('k-purge-new', { ...body, subject: 'purge-new' });
     await send('k-purge-old', { ...body, subject: 'purge-old' });
-    await api.deps.db.idempotencyRecord.updateMany({ where: { key: 'k-purge-old' }, data: { createdAt: new Date(Date.now() - 25 * 3600_000) } });
+    await api.deps.db.idempotencyRecord.updateMany({
+      where: { key: 'k-purge-old' },
+      data: { createdAt: new Date(Date.now() - 25 * 3600_000) },
+    });
     expect(await purgeExpiredIdempotencyRecords(api.deps.db, new Date())).toBeGreaterThanOrEqual(1);
     const left = await api.deps.db.idempotencyRecord.findMany({ where: { key: { in: ['k-purge-new', 'k-purge-old'] } } });
     expect(left.map((r) => r.key)).toEqual(['k-purge-new']);

@@ -45,7 +45,11 @@ describe('isUnavailable', () => {
       single.disconnect();
       cluster.disconnect();
     }
-    for (const reply of ['CLUSTERDOWN The cluster is down', 'TRYAGAIN Multiple keys request during rehashing of slot', 'READONLY You can\'t write against a read only replica.']) {
+    for (const reply of [
+      'CLUSTERDOWN The cluster is down',
+      'TRYAGAIN Multiple keys request during rehashing of slot',
+      "READONLY You can't write against a read only replica.",
+    ]) {
       expect(isUnavailable(new Error(reply))).toBe(true);
     }
   });

@@ -121,7 +121,12 @@ export interface IdempotencyRow {
  * `idempotency` rows are inserted by the same statement: a key already stored fails the whole
  * statement (unique violation), so no email is written twice under one key.
  */
-export async function insertEmailRows(sql: SqlExecutor, items: PreparedEmail[], now: Date, idempotency: IdempotencyRow[] = []): Promise<void> {
+export async function insertEmailRows(
+  sql: SqlExecutor,
+  items: PreparedEmail[],
+  now: Date,
+  idempotency: IdempotencyRow[] = [],
+): Promise<void> {
   if (items.length === 0) return;
   const at = now.toISOString();
   const rows = items.map(({ draft: d, created }) => ({

@@ -143,11 +143,7 @@ function replay(stored: StoredResult, hash: string): string[] {
  * instead (the stored ids, or a mismatch). A row past 24 h is deleted and the operation runs
  * again, once: the key is free again, as in Redis.
  */
-async function runClaimed(
-  db: Db,
-  claim: IdempotencyClaim,
-  operation: (claim: IdempotencyClaim) => Promise<string[]>,
-): Promise<string[]> {
+async function runClaimed(db: Db, claim: IdempotencyClaim, operation: (claim: IdempotencyClaim) => Promise<string[]>): Promise<string[]> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await operation(claim);
@@ -175,6 +171,8 @@ function isIdempotencyRowConflict(err: unknown): boolean {
 
 /** Deletes IdempotencyRecord rows past their 24 h (a periodic job of the worker); answers how many. */
 export async function purgeExpiredIdempotencyRecords(db: Db, now: Date): Promise<number> {
-  const { count } = await db.idempotencyRecord.deleteMany({ where: { createdAt: { lt: new Date(now.getTime() - RESULT_TTL_SECONDS * 1000) } } });
+  const { count } = await db.idempotencyRecord.deleteMany({
+    where: { createdAt: { lt: new Date(now.getTime() - RESULT_TTL_SECONDS * 1000) } },
+  });
   return count;
 }

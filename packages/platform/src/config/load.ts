@@ -120,10 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
  * or REDIS_URL (the default when neither is set). Two set at once is refused rather than guessed.
  */
 function resolveRedisTarget(
-  c: Pick<
-    Config,
-    'REDIS_URL' | 'REDIS_CLUSTER_NODES' | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_NAME' | 'REDIS_USERNAME' | 'REDIS_PASSWORD'
-  >,
+  c: Pick<Config, 'REDIS_URL' | 'REDIS_CLUSTER_NODES' | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_NAME' | 'REDIS_USERNAME' | 'REDIS_PASSWORD'>,
   env: NodeJS.ProcessEnv,
 ): RedisTarget {
   const chosen = [
@@ -132,7 +129,9 @@ function resolveRedisTarget(
     c.REDIS_SENTINELS ? 'REDIS_SENTINELS' : undefined,
   ].filter((v) => v !== undefined);
   if (chosen.length > 1) {
-    throw new ConfigError(`Invalid configuration:\n  ${chosen.join(', ')}: set only one of REDIS_URL, REDIS_CLUSTER_NODES and REDIS_SENTINELS`);
+    throw new ConfigError(
+      `Invalid configuration:\n  ${chosen.join(', ')}: set only one of REDIS_URL, REDIS_CLUSTER_NODES and REDIS_SENTINELS`,
+    );
   }
   if (c.REDIS_SENTINEL_NAME && !c.REDIS_SENTINELS) {
     throw new ConfigError('Invalid configuration:\n  REDIS_SENTINEL_NAME: only with REDIS_SENTINELS');
@@ -144,7 +143,9 @@ function resolveRedisTarget(
   if (c.REDIS_CLUSTER_NODES) return { mode: 'cluster', nodes: c.REDIS_CLUSTER_NODES, ...auth };
   if (c.REDIS_SENTINELS) {
     if (!c.REDIS_SENTINEL_NAME) {
-      throw new ConfigError('Invalid configuration:\n  REDIS_SENTINEL_NAME: required with REDIS_SENTINELS (the master name the sentinels watch)');
+      throw new ConfigError(
+        'Invalid configuration:\n  REDIS_SENTINEL_NAME: required with REDIS_SENTINELS (the master name the sentinels watch)',
+      );
     }
     return { mode: 'sentinel', sentinels: c.REDIS_SENTINELS, name: c.REDIS_SENTINEL_NAME, ...auth };
   }
