@@ -2,6 +2,7 @@
 // replicas. Each queue's keys share one slot (its hash tag), the queues spread over the masters,
 // every multi-key script runs without CROSSSLOT, and an email sent through the API with
 // REDIS_CLUSTER_NODES is delivered to SES by the worker, once, even across a FLUSHALL.
+import type { ChildProcess } from 'node:child_process';
 import request from 'supertest';
 import { createAuthFailureLimit } from '@mailrail/domain/teams/auth-failure-limit';
 import { createTeamRateLimit } from '@mailrail/domain/teams/team-rate-limit';
@@ -17,7 +18,7 @@ import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 import { localRedisUnavailable, startLocalRedisCluster, type LocalRedisCluster } from '@mailrail/testing/redis-cluster';
 import { startTestApi, type TestApi } from '../../apps/api/src/testing/api-harness';
-import { startTestWorkerEnv, type TestWorkerEnv } from '../../apps/worker/src/testing/worker-harness';
+import { spawnWorkerProcess, startTestWorkerEnv, type TestWorkerEnv } from '../../apps/worker/src/testing/worker-harness';
 
 let cluster: LocalRedisCluster;
 let databaseUrl: string;
@@ -188,5 +189,38 @@ describe('API and worker with REDIS_CLUSTER_NODES', () => {
   it('refuses a bad key with 403 (the auth-failure limit runs on the cluster)', async () => {
     const res = await request(api.app).post('/api/v1/emails').set({ Authorization: 'Bearer us_nope_nope' }).send({});
     expect(res.status).toBe(403);
+  });
+});
+
+describe('worker processes with REDIS_CLUSTER_NODES', () => {
+  let env: TestWorkerEnv;
+  beforeAll(async () => {
+    env = await startTestWorkerEnv({ REDIS_CLUSTER_NODES: cluster.nodes });
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('two worker processes (the production entry point) share the queues: every email at SES exactly once', async () => {
+    const ids = await env.createEmails(Array.from({ length: 40 }, (_, i) => ({ to: [`r${i}@example.net`] })));
+    // A generous SES timeout: a send that times out after the fake SES accepted it is retried and
+    // reaches SES twice (SES has no idempotency), which a cold process on a loaded machine can hit.
+    const opts = { logLevel: 'warn', extraEnv: { SES_TIMEOUT_MS: '15000', SEND_LEASE_SECONDS: '60' } };
+    const children: ChildProcess[] = [spawnWorkerProcess(env, opts), spawnWorkerProcess(env, opts)];
+    let output = '';
+    for (const c of children) c.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exits = children.map((c) => new Promise<number | null>((resolve) => c.once('exit', (code) => resolve(code))));
+    await env.waitFor(
+      async () => (await env.deps.db.email.count({ where: { id: { in: ids }, latestStatus: 'SENT' } })) === ids.length,
+      60_000,
+    );
+    for (const c of children) c.kill('SIGTERM');
+    expect(await Promise.all(exits)).toEqual([0, 0]);
+    const perEmail = new Map<string, number>();
+    for (const m of env.ses.messages) {
+      const id = /X-Usesend-Email-ID: (\S+)/i.exec(m.raw)?.[1];
+      if (id) perEmail.set(id, (perEmail.get(id) ?? 0) + 1);
+    }
+    expect({ perEmail: ids.map((id) => perEmail.get(id) ?? 0), output }).toEqual({ perEmail: ids.map(() => 1), output });
   });
 });
