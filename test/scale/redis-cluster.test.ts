@@ -14,6 +14,7 @@ import { createQueueFactory, queueNames, type QueueFactory } from '@mailrail/pla
 import { createRedis, scanTargets, type Redis } from '@mailrail/platform/redis/client';
 import { countInWindow } from '@mailrail/platform/redis/fixed-window';
 import { testConfig } from '@mailrail/testing/config';
+import { waitFor } from '@mailrail/testing/wait-for';
 import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 import { localRedisUnavailable, startLocalRedisCluster, type LocalRedisCluster } from '@mailrail/testing/redis-cluster';
@@ -222,5 +223,89 @@ describe('worker processes with REDIS_CLUSTER_NODES', () => {
       if (id) perEmail.set(id, (perEmail.get(id) ?? 0) + 1);
     }
     expect({ perEmail: ids.map((id) => perEmail.get(id) ?? 0), output }).toEqual({ perEmail: ids.map(() => 1), output });
+  });
+});
+
+// Last in the file: these change the cluster's topology.
+describe('failover of the master that owns the send queue', () => {
+  let env: TestWorkerEnv;
+  let api: TestApi;
+
+  beforeAll(async () => {
+    env = await startTestWorkerEnv({ REDIS_CLUSTER_NODES: cluster.nodes });
+    api = await startTestApi(
+      { REDIS_CLUSTER_NODES: cluster.nodes, SES_ENDPOINT: env.ses.url },
+      { databaseUrl: env.config.DATABASE_URL, redisPrefix: env.config.REDIS_PREFIX },
+    );
+    await api.addDomain(api.team.teamId, 'failover.example.com');
+    await env.start();
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await env?.close();
+  });
+
+  interface ClusterNode {
+    port: number;
+    master: boolean;
+    masterId: string;
+    id: string;
+    slots: [number, number][];
+  }
+  /** CLUSTER NODES as a surviving node sees it, failed nodes left out. */
+  async function topology(): Promise<ClusterNode[]> {
+    for (const port of cluster.ports) {
+      const text = await cluster.cli(port, 'cluster', 'nodes').catch(() => '');
+      if (!text.includes('myself')) continue;
+      return text
+        .split('\n')
+        .map((line) => line.split(' '))
+        .filter((f) => !f[2].includes('fail'))
+        .map((f) => ({
+          id: f[0],
+          port: Number(f[1].split('@')[0].split(':')[1]),
+          master: f[2].includes('master'),
+          masterId: f[3],
+          slots: f
+            .slice(8)
+            .map((r) => r.split('-').map(Number) as [number, number])
+            .map(([a, b]) => [a, b ?? a] as [number, number]),
+        }));
+    }
+    throw new Error('no cluster node answers');
+  }
+  const ownerOf = async (slot: number) => (await topology()).find((n) => n.master && n.slots.some(([a, b]) => slot >= a && slot <= b));
+
+  const send = (subject: string) =>
+    request(api.app)
+      .post('/api/v1/emails')
+      .set(api.team.auth)
+      .send({ from: 'hello@failover.example.com', to: 'to@example.net', subject, text: 'Hi' });
+  const deliveredOnce = async (subject: string) => {
+    const res = await send(subject);
+    expect(res.status).toBe(200);
+    await env.waitFor(async () => (await env.email(res.body.emailId)).latestStatus === 'SENT', 60_000);
+    expect(env.ses.messages.filter((m) => m.raw.includes(`Subject: ${subject}`))).toHaveLength(1);
+  };
+
+  it('CLUSTER FAILOVER (lossless), then kill -9 of the new master: mail goes on, no process restarted', async () => {
+    const queue = queueNames.send(env.config.AWS_REGION, 'transactional');
+    const slot = Number(await redis.cluster('KEYSLOT', `${env.config.REDIS_PREFIX}:{${queue}}:wait`));
+    await deliveredOnce('Before any failover');
+
+    const before = (await ownerOf(slot))!;
+    const replica = (await topology()).find((n) => n.masterId === before.id)!;
+    expect(await cluster.cli(replica.port, 'cluster', 'failover')).toBe('OK');
+    await waitFor(async () => (await ownerOf(slot))?.port === replica.port, { timeoutMs: 30_000, what: 'the replica to take over' });
+    await deliveredOnce('After a lossless failover');
+
+    await cluster.kill(replica.port);
+    await waitFor(async () => (await ownerOf(slot))?.port === before.port, {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+      what: 'the old master to be promoted again',
+    });
+    await deliveredOnce('After a crashed master');
   });
 });

@@ -22,6 +22,8 @@ export interface LocalRedisCluster {
   ports: number[];
   /** Runs redis-cli against one node and answers its output. */
   cli(port: number, ...args: string[]): Promise<string>;
+  /** SIGKILLs one node (a crash: what it had not replicated is lost). */
+  kill(port: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -134,6 +136,15 @@ export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
       nodes: addresses.join(','),
       ports: nodes.map((n) => n.port),
       cli,
+      kill: async (port) => {
+        const node = nodes.find((n) => n.port === port);
+        if (!node) throw new Error(`no node on port ${port}`);
+        if (node.process.exitCode !== null || node.process.signalCode !== null) return;
+        await new Promise<void>((resolve) => {
+          node.process.once('exit', () => resolve());
+          node.process.kill('SIGKILL');
+        });
+      },
       stop: () => stopAll(nodes, dir),
     };
   } catch (err) {
