@@ -308,4 +308,45 @@ describe('failover of the master that owns the send queue', () => {
     });
     await deliveredOnce('After a crashed master');
   });
+
+  it('a lossy failover of the master holding an Idempotency-Key record: the retry answers the same email, sent once', async () => {
+    // A key whose master still has a live replica (the test above killed one node).
+    const nodes = await topology();
+    let key = '';
+    let master: ClusterNode | undefined;
+    let replica: ClusterNode | undefined;
+    for (let i = 0; !replica; i++) {
+      key = `k-lossy-${i}`;
+      const slot = Number(await redis.cluster('KEYSLOT', `${env.config.REDIS_PREFIX}:idem:{${api.team.teamId}:${key}}`));
+      master = nodes.find((n) => n.master && n.slots.some(([a, b]) => slot >= a && slot <= b));
+      replica = nodes.find((n) => n.masterId === master?.id);
+    }
+    const resultKey = `${env.config.REDIS_PREFIX}:idem:{${api.team.teamId}:${key}}`;
+    // The replica may take over however far behind it is; it is stopped and its replication link
+    // cut before the record is written, so the record lives on the master alone when it dies.
+    await cluster.cli(replica.port, 'config', 'set', 'cluster-replica-validity-factor', '0');
+    cluster.pause(replica.port);
+    await cluster.cli(master!.port, 'client', 'kill', 'type', 'replica');
+    const body = { from: 'hello@failover.example.com', to: 'to@example.net', subject: 'Lossy failover', text: 'Hi' };
+    const post = () => request(api.app).post('/api/v1/emails').set(api.team.auth).set('Idempotency-Key', key).send(body);
+    const first = await post();
+    expect(first.status).toBe(200);
+    expect(await redis.exists(resultKey)).toBe(1);
+    await cluster.kill(master!.port);
+    cluster.resume(replica.port);
+    await waitFor(async () => (await ownerOf(Number(await redis.cluster('KEYSLOT', resultKey))))?.port === replica!.port, {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+      what: 'the stale replica to take over',
+    });
+    // The failover lost the record: only PostgreSQL remembers the key now.
+    await waitFor(async () => (await redis.exists(resultKey)) === 0 || 'present', { timeoutMs: 10_000, ignoreErrors: true });
+    expect(await redis.exists(resultKey)).toBe(0);
+    const retry = await post();
+    expect(retry.status).toBe(200);
+    expect(retry.body.emailId).toBe(first.body.emailId);
+    expect(await env.deps.db.email.count({ where: { subject: 'Lossy failover' } })).toBe(1);
+    await env.waitFor(async () => (await env.email(first.body.emailId)).latestStatus === 'SENT', 60_000);
+    expect(env.ses.messages.filter((m) => m.raw.includes('Subject: Lossy failover'))).toHaveLength(1);
+  });
 });

@@ -24,6 +24,9 @@ export interface LocalRedisCluster {
   cli(port: number, ...args: string[]): Promise<string>;
   /** SIGKILLs one node (a crash: what it had not replicated is lost). */
   kill(port: number): Promise<void>;
+  /** SIGSTOPs / SIGCONTs one node: a stopped replica falls behind its master. */
+  pause(port: number): void;
+  resume(port: number): void;
   stop(): Promise<void>;
 }
 
@@ -122,6 +125,11 @@ export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
       );
     }
     const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);
+    const nodeAt = (port: number) => {
+      const node = nodes.find((n) => n.port === port);
+      if (!node) throw new Error(`no node on port ${port}`);
+      return node;
+    };
     await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '1', '--cluster-yes']);
     await waitFor(
       async () => {
@@ -136,9 +144,10 @@ export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
       nodes: addresses.join(','),
       ports: nodes.map((n) => n.port),
       cli,
+      pause: (port) => void nodeAt(port).process.kill('SIGSTOP'),
+      resume: (port) => void nodeAt(port).process.kill('SIGCONT'),
       kill: async (port) => {
-        const node = nodes.find((n) => n.port === port);
-        if (!node) throw new Error(`no node on port ${port}`);
+        const node = nodeAt(port);
         if (node.process.exitCode !== null || node.process.signalCode !== null) return;
         await new Promise<void>((resolve) => {
           node.process.once('exit', () => resolve());
