@@ -11,6 +11,8 @@ const config: Config = {
   testPathIgnorePatterns: ['/node_modules/'],
   maxWorkers: 1,
   testTimeout: 120_000,
+  // Clients of a node a failover test killed retry forever; the servers are stopped by the tests.
+  forceExit: true,
 };
 
 export default config;

@@ -242,8 +242,14 @@ describe('failover of the master that owns the send queue', () => {
   });
 
   afterAll(async () => {
-    await api?.close();
-    await env?.close();
+    // The nodes killed below stay down, and a worker connection waiting on one never settles:
+    // closing is bounded and the database dropped here in any case (jest.scale.config.ts also
+    // forces the exit).
+    const bounded = (work: () => Promise<unknown>) =>
+      Promise.race([work().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 15_000).unref())]);
+    await bounded(async () => api?.close());
+    await bounded(async () => env?.close());
+    if (env) await dropDatabase(env.config.DATABASE_URL).catch(() => undefined);
   });
 
   interface ClusterNode {
