@@ -8,6 +8,8 @@ const config: Config = {
   testEnvironment: 'node',
   roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // The scale tests start their own Redis Cluster and Sentinel: npm run test:scale (jest.scale.config.ts).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/scale/'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },

@@ -121,8 +121,8 @@ export async function startStack(name: string, env: Record<string, string> = {},
   };
   const config = loadConfig(childEnv);
   const db = createDb(databaseUrl, 5);
-  const redis = createRedis(config.REDIS_URL);
-  const queues = createQueueFactory(createRedis(config.REDIS_URL, { forWorker: true }), prefix);
+  const redis = createRedis(config.redis);
+  const queues = createQueueFactory(createRedis(config.redis, { forWorker: true }), config);
   const children = new Set<ChildProcess>();
   let worker: ChildProcess | null = null;
   let api: ChildProcess | null = null;

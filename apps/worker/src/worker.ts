@@ -1,6 +1,7 @@
 import { createDnsLookup } from '@mailrail/domain/domains/dns-lookup';
 import { createIdentityPort } from '@mailrail/domain/ses-identity/choose-adapter';
 import type { Worker } from 'bullmq';
+import { queueNames, queuePrefix } from '@mailrail/platform/queue/queues';
 import { startCampaignEngine } from './campaigns/campaign-engine';
 import { registerContactImports } from './contact-imports/register';
 import type { WorkerDeps } from './deps';
@@ -39,10 +40,9 @@ export async function startWorker(
   const periodic = await startPeriodicJobs(deps, jobs, { redeclareEveryMs: opts.redeclareEveryMs });
   const send = startSendWorkers(deps, ratesByRegion);
   const connection = deps.redis;
-  const prefix = deps.config.REDIS_PREFIX;
   const sesEvents = registerSesEventProcessing({
     connection,
-    prefix,
+    prefix: queuePrefix(deps.config, queueNames.sesEvents),
     db: deps.db,
     log: deps.log,
     clock: deps.clock,
@@ -60,7 +60,7 @@ export async function startWorker(
       log: deps.log,
       now: () => deps.clock.now(),
     },
-    { connection, prefix },
+    { connection, prefix: queuePrefix(deps.config, queueNames.domains) },
   );
   const campaigns = startCampaignEngine(deps);
   const contactImports = registerContactImports(deps);

@@ -6,7 +6,8 @@ export function testConfig(databaseUrl: string, redisPrefix: string, env: Record
   return loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    // A test that points at a cluster or sentinels names no URL: one Redis mode at a time.
+    ...(env.REDIS_CLUSTER_NODES || env.REDIS_SENTINELS ? {} : { REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }),
     REDIS_PREFIX: redisPrefix,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     API_RATE_LIMIT: '0',

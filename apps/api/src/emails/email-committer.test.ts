@@ -52,6 +52,34 @@ describe('createEmailCommitter', () => {
     expect(subjects).toEqual(['iso-good-1', 'iso-good-2']);
   });
 
+  it('stores an Idempotency-Key record with its call; of two calls with one key in a flush, one writes', async () => {
+    const committer = createEmailCommitter({ ...api.deps, now: () => new Date() }, { maxBatch: 500, concurrency: 1 });
+    const claim = { teamId: api.team.teamId, key: 'k-one-flush', bodyHash: 'h' };
+    const calls = await Promise.allSettled([
+      committer.submit([draft('idem-flush-a1'), draft('idem-flush-a2')], claim),
+      committer.submit([draft('idem-flush-b1')], claim),
+      committer.submit([draft('idem-flush-other')]),
+    ]);
+    // The combined write fails on the key; each call is then written alone and one of the two wins.
+    expect(calls[2].status).toBe('fulfilled');
+    const won = calls.slice(0, 2).filter((c) => c.status === 'fulfilled');
+    const lost = calls.slice(0, 2).filter((c) => c.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost[0]).toMatchObject({ reason: { meta: { driverAdapterError: { cause: { originalCode: '23505' } } } } });
+    const winnerIds = (won[0] as PromiseFulfilledResult<{ id: string }[]>).value.map((c) => c.id);
+    const row = await api.deps.db.idempotencyRecord.findUniqueOrThrow({
+      where: { teamId_key: { teamId: api.team.teamId, key: 'k-one-flush' } },
+    });
+    expect(row.emailIds).toEqual(winnerIds);
+    const written = await api.deps.db.email.findMany({ where: { subject: { startsWith: 'idem-flush-' } } });
+    expect(
+      written
+        .filter((e) => e.subject !== 'idem-flush-other')
+        .map((e) => e.id)
+        .sort(),
+    ).toEqual([...winnerIds].sort());
+  });
+
   it('never splits one call across flushes, even when it exceeds maxBatch', async () => {
     const committer = createEmailCommitter({ ...api.deps, now: () => new Date() }, { maxBatch: 3, concurrency: 1 });
     const [a, b] = await Promise.all([

@@ -1,7 +1,8 @@
 import request from 'supertest';
 import type { Server } from 'node:http';
 import { startTestApi, type TestApi } from '../testing/api-harness';
-import { bodyHash, canonicalJson } from '@mailrail/domain/emails/idempotency';
+import { bodyHash, canonicalJson, purgeExpiredIdempotencyRecords } from '@mailrail/domain/emails/idempotency';
+import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 
 let api: TestApi;
 let server: Server;
@@ -124,5 +125,94 @@ describe('Idempotency-Key', () => {
       .set('Idempotency-Key', 'k-batch')
       .send(items.slice(0, 1));
     expect(other.status).toBe(409);
+  });
+});
+
+// The durable record (docs/redis.md): PostgreSQL keeps (team, key) with the ids, written by the
+// statement that writes the emails, so Redis losing its record does not create a second email.
+describe('Idempotency-Key when Redis lost its record', () => {
+  const forgetRedis = () => deleteRedisPrefix(api.deps.redis, api.config.REDIS_PREFIX);
+
+  it('a retry after Redis lost everything answers the same email id, and one email exists', async () => {
+    const b = { ...body, subject: 'durable' };
+    const first = await send('k-durable', b);
+    expect(first.status).toBe(200);
+    await forgetRedis();
+    const retry = await send('k-durable', b);
+    expect(retry.status).toBe(200);
+    expect(retry.body.emailId).toBe(first.body.emailId);
+    expect(await emailsWithSubject('durable')).toBe(1);
+    // The replay put the record back in Redis: the next retry is answered there.
+    expect(await api.deps.redis.exists(`${api.config.REDIS_PREFIX}:idem:${api.team.teamId}:k-durable`)).toBe(1);
+    const row = await api.deps.db.idempotencyRecord.findUniqueOrThrow({
+      where: { teamId_key: { teamId: api.team.teamId, key: 'k-durable' } },
+    });
+    expect(row.emailIds).toEqual([first.body.emailId]);
+  });
+
+  it('another body under the key is still a 409 once Redis forgot it', async () => {
+    await send('k-durable-diff', { ...body, subject: 'durable-diff-1' });
+    await forgetRedis();
+    const res = await send('k-durable-diff', { ...body, subject: 'durable-diff-2' });
+    expect(res.status).toBe(409);
+    expect(res.body.error.message).toBe('Idempotency-Key already used with a different payload');
+    expect(await emailsWithSubject('durable-diff-2')).toBe(0);
+  });
+
+  it('a batch replays its ids from PostgreSQL', async () => {
+    const items = [1, 2, 3].map((i) => ({ ...body, subject: `durable-batch-${i}` }));
+    const post = () =>
+      request(server).post('/api/v1/emails/batch').set(api.team.auth).set('Idempotency-Key', 'k-durable-batch').send(items);
+    const first = await post();
+    await forgetRedis();
+    const again = await post();
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(await emailsWithSubject('durable-batch-2')).toBe(1);
+  });
+
+  it('concurrent first requests on two Redis keyspaces (a split brain) still create one email', async () => {
+    // A second API on the same database but another Redis prefix: its Redis knows nothing of the
+    // first's locks, as after a failover that lost them. Only the primary key can decide.
+    const other = await startTestApi({}, { databaseUrl: api.config.DATABASE_URL, redisPrefix: testRedisPrefix() });
+    const otherServer = other.app.listen(0);
+    try {
+      const b = { ...body, subject: 'split-brain' };
+      const at = (srv: Server) => request(srv).post('/api/v1/emails').set(api.team.auth).set('Idempotency-Key', 'k-split').send(b);
+      const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => at(i % 2 ? server : otherServer)));
+      const ok = responses.filter((r) => r.status === 200);
+      expect(responses.filter((r) => r.status !== 200 && r.status !== 409)).toEqual([]);
+      expect(ok.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(ok.map((r) => r.body.emailId)).size).toBe(1);
+      expect(await emailsWithSubject('split-brain')).toBe(1);
+    } finally {
+      otherServer.close();
+      await deleteRedisPrefix(other.deps.redis, other.config.REDIS_PREFIX);
+      await other.close();
+    }
+  });
+
+  it('a record older than 24 h frees the key: the request runs again', async () => {
+    const b = { ...body, subject: 'expired-key' };
+    const first = await send('k-expired', b);
+    await forgetRedis();
+    const dayAgo = new Date(Date.now() - 25 * 3600_000);
+    await api.deps.db.idempotencyRecord.updateMany({ where: { key: 'k-expired' }, data: { createdAt: dayAgo } });
+    const again = await send('k-expired', b);
+    expect(again.status).toBe(200);
+    expect(again.body.emailId).not.toBe(first.body.emailId);
+    expect(await emailsWithSubject('expired-key')).toBe(2);
+  });
+
+  it('the purge removes only records past 24 h', async () => {
+    await send('k-purge-new', { ...body, subject: 'purge-new' });
+    await send('k-purge-old', { ...body, subject: 'purge-old' });
+    await api.deps.db.idempotencyRecord.updateMany({
+      where: { key: 'k-purge-old' },
+      data: { createdAt: new Date(Date.now() - 25 * 3600_000) },
+    });
+    expect(await purgeExpiredIdempotencyRecords(api.deps.db, new Date())).toBeGreaterThanOrEqual(1);
+    const left = await api.deps.db.idempotencyRecord.findMany({ where: { key: { in: ['k-purge-new', 'k-purge-old'] } } });
+    expect(left.map((r) => r.key)).toEqual(['k-purge-new']);
   });
 });

@@ -1,5 +1,8 @@
 import type { Request, Response } from 'express';
+import { Cluster } from 'ioredis';
 import { isUnavailable } from '@mailrail/domain/errors/unavailable';
+import { createRedis } from '@mailrail/platform/redis/client';
+import { freePort } from '@mailrail/testing/free-port';
 import { errorHandler } from './errors';
 
 // The shape Prisma 7's pg driver adapter throws when PostgreSQL terminates the backend mid-query
@@ -27,6 +30,28 @@ describe('isUnavailable', () => {
 
   it('treats a bare connection reset as unavailable', () => {
     expect(isUnavailable(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toBe(true);
+  });
+
+  it('treats Redis out of reach as unavailable: the errors ioredis really throws', async () => {
+    const port = await freePort();
+    const single = createRedis(`redis://127.0.0.1:${port}`);
+    single.on('error', () => undefined);
+    const cluster = new Cluster([{ host: '127.0.0.1', port }], { clusterRetryStrategy: () => null });
+    cluster.on('error', () => undefined);
+    try {
+      const errors = await Promise.all([single.get('k').catch((e: Error) => e), cluster.get('k').catch((e: Error) => e)]);
+      for (const err of errors) expect([err, isUnavailable(err)]).toEqual([err, true]);
+    } finally {
+      single.disconnect();
+      cluster.disconnect();
+    }
+    for (const reply of [
+      'CLUSTERDOWN The cluster is down',
+      'TRYAGAIN Multiple keys request during rehashing of slot',
+      "READONLY You can't write against a read only replica.",
+    ]) {
+      expect(isUnavailable(new Error(reply))).toBe(true);
+    }
   });
 
   it('leaves other database errors as errors (500)', () => {

@@ -1,5 +1,5 @@
 import { Worker } from 'bullmq';
-import { queueNames } from '@mailrail/platform/queue/queues';
+import { queueNames, queuePrefix } from '@mailrail/platform/queue/queues';
 import type { WorkerDeps } from '../deps';
 import { runCampaignWindow } from './run-campaign-window';
 
@@ -23,7 +23,7 @@ export function startCampaignEngine(deps: WorkerDeps): CampaignEngine {
     },
     {
       connection: deps.redis,
-      prefix: deps.config.REDIS_PREFIX,
+      prefix: queuePrefix(deps.config, queueNames.campaigns),
       concurrency: 4,
       // A window whose worker was killed is taken over after about 5 s, not the default 30 s.
       lockDuration: 5_000,

@@ -154,6 +154,7 @@ describe('the registry', () => {
         'contact-import-sweep',
         'domain-verification-sweep',
         'prune-ses-notifications',
+        'purge-idempotency-records',
         'sweep-unsent-emails',
         'webhook-dispatch',
         'webhook-prune-events',
@@ -210,5 +211,30 @@ describe('prune-ses-notifications', () => {
     await job!.run(env.deps);
     const rows = await env.deps.sql.query<{ messageId: string }>(`SELECT "messageId" FROM "SesNotification" ORDER BY 1`);
     expect(rows.map((r) => r.messageId)).toEqual(['fresh', 'recent']);
+  });
+});
+
+describe('purge-idempotency-records', () => {
+  let env: TestWorkerEnv;
+  beforeAll(async () => {
+    env = await startTestWorkerEnv();
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('is registered hourly and deletes only the Idempotency-Key records past 24 h', async () => {
+    const job = periodicJobs(env.config).find((j) => j.name === 'purge-idempotency-records');
+    expect(job?.cron).toBe('41 * * * *');
+    const record = (key: string, hoursAgo: number) => ({
+      teamId: env.teamId,
+      key,
+      bodyHash: 'h',
+      emailIds: ['e'],
+      createdAt: new Date(Date.now() - hoursAgo * 3600_000),
+    });
+    await env.deps.db.idempotencyRecord.createMany({ data: [record('old', 25), record('recent', 23)] });
+    expect(await job!.run(env.deps)).toEqual({ purged: 1 });
+    expect((await env.deps.db.idempotencyRecord.findMany()).map((r) => r.key)).toEqual(['recent']);
   });
 });

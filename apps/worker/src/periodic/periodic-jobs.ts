@@ -1,9 +1,10 @@
 import { Worker, type Queue } from 'bullmq';
 import { CronExpressionParser } from 'cron-parser';
-import { queueNames, type QueueFactory } from '@mailrail/platform/queue/queues';
+import { queueNames, queuePrefix, type QueueFactory } from '@mailrail/platform/queue/queues';
 import { type Config } from '@mailrail/platform/config/schema';
 import { type Logger } from '@mailrail/platform/log/logger';
 import { type Redis } from '@mailrail/platform/redis/client';
+import { purgeExpiredIdempotencyRecords } from '@mailrail/domain/emails/idempotency';
 import { scanCampaigns } from '../campaigns/scan-campaigns';
 import { sweepContactImports } from '../contact-imports/sweep-imports';
 import type { WorkerDeps } from '../deps';
@@ -35,6 +36,11 @@ export function periodicJobs(config: Config): PeriodicJob[] {
     // Also recovers emails whose worker died mid-send (expired lease).
     { name: 'sweep-unsent-emails', cron: config.SEND_SWEEP_CRON, run: (deps) => sweepUnsentEmails(deps) },
     { name: 'prune-ses-notifications', cron: '23 * * * *', run: (deps) => pruneSesNotifications(deps) },
+    {
+      name: 'purge-idempotency-records',
+      cron: '41 * * * *',
+      run: async (deps) => ({ purged: await purgeExpiredIdempotencyRecords(deps.db, deps.clock.now()) }),
+    },
     { name: 'campaign-scan', everyMs: config.CAMPAIGN_SCAN_INTERVAL_MS, run: (deps) => scanCampaigns(deps) },
     {
       name: 'domain-verification-sweep',
@@ -108,7 +114,7 @@ export function validatePeriodicJobs(jobs: PeriodicJob<never>[]): void {
 
 /** What the runner itself needs; each job's handler gets the whole `deps`. */
 export interface PeriodicRunnerDeps {
-  config: Pick<Config, 'REDIS_PREFIX'>;
+  config: Pick<Config, 'REDIS_PREFIX' | 'redisHashTags'>;
   redis: Redis;
   queues: QueueFactory;
   log: Logger;
@@ -161,7 +167,7 @@ export async function startPeriodicJobs<D extends PeriodicRunnerDeps>(
       if (!periodic) return { skipped: 'unknown periodic job' };
       return periodic.run(deps);
     },
-    { connection: deps.redis, prefix: deps.config.REDIS_PREFIX, concurrency: 1 },
+    { connection: deps.redis, prefix: queuePrefix(deps.config, queueNames.maintenance), concurrency: 1 },
   );
   worker.on('error', (err) => deps.log.error({ err }, 'periodic worker error'));
   worker.on('failed', (job, err) => deps.log.error({ err, job: job?.name }, 'periodic job failed'));

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, Worker, type Job } from 'bullmq';
-import { queueNames, type SendEmailJob, type SendLane } from '@mailrail/platform/queue/queues';
+import { queueNames, queuePrefix, type SendEmailJob, type SendLane } from '@mailrail/platform/queue/queues';
 import type { WorkerDeps } from '../deps';
 import { createSendRateLimiter, recipientCount, type SendRateLimiter } from './rate-limits';
 import { sendOneEmail, type SendOutcome } from './send-email';
@@ -54,7 +54,7 @@ export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, nu
         (job, token) => processSendJob(deps, job, token, pacing),
         {
           connection: deps.redis,
-          prefix: deps.config.REDIS_PREFIX,
+          prefix: queuePrefix(deps.config, queueNames.send(region, lane)),
           concurrency: deps.config.SEND_CONCURRENCY,
           limiter: MANUAL_PAUSES_ONLY,
           // A job whose worker died (SIGKILL) goes back to the queue once its lock expires and

@@ -1,7 +1,7 @@
 import { QueueEvents } from 'bullmq';
 import { createDb, type Db } from '@mailrail/platform/db/client';
 import { createQueueFactory, queueNames, type QueueFactory } from '@mailrail/platform/queue/queues';
-import { createRedis, type Redis } from '@mailrail/platform/redis/client';
+import { createRedis, duplicateRedis, type Redis } from '@mailrail/platform/redis/client';
 import { newId } from '@mailrail/platform/ids';
 import { sesEventJobOptions, type SesEventJob } from '@mailrail/domain/ses-events/process-ses-event';
 import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
@@ -27,7 +27,7 @@ beforeAll(async () => {
   workerRedis = createRedis('redis://127.0.0.1:6379', { forWorker: true });
   queues = createQueueFactory(redis, prefix);
   worker = registerSesEventProcessing({ connection: workerRedis, prefix, db, concurrency: 4 });
-  eventsRedis = workerRedis.duplicate();
+  eventsRedis = duplicateRedis(workerRedis);
   events = new QueueEvents(queueNames.sesEvents, { connection: eventsRedis, prefix });
   await events.waitUntilReady();
 });

@@ -96,8 +96,8 @@ export async function startWorkerKit(): Promise<WorkerKit> {
     },
     startWorkers: async (options = {}, env = {}) => {
       const prefix = testRedisPrefix();
-      const redis = createRedis(config.REDIS_URL, { forWorker: true });
-      const queues = createQueueFactory(redis, prefix);
+      const redis = createRedis(config.redis, { forWorker: true });
+      const queues = createQueueFactory(redis, { REDIS_PREFIX: prefix, redisHashTags: config.redisHashTags });
       const o = { dispatchEveryMs: 50, ...options };
       const workerConfig: Config = {
         ...config,

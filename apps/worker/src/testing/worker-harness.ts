@@ -153,7 +153,7 @@ export function spawnWorkerProcess(
       NODE_ENV: 'test',
       LOG_LEVEL: opts.logLevel ?? 'silent',
       DATABASE_URL: c.DATABASE_URL,
-      REDIS_URL: c.REDIS_URL,
+      ...redisEnvOf(c),
       REDIS_PREFIX: c.REDIS_PREFIX,
       SES_ENDPOINT: c.SES_ENDPOINT,
       SES_RATE_LIMIT: '1000',
@@ -169,4 +169,12 @@ export function spawnWorkerProcess(
   spawned.add(child);
   child.once('exit', () => spawned.delete(child));
   return child;
+}
+
+/** The environment that reaches the same Redis as `c` (a URL, the cluster nodes or the sentinels). */
+function redisEnvOf(c: Config): Record<string, string> {
+  const list = (nodes: { host: string; port: number }[]) => nodes.map((n) => `${n.host}:${n.port}`).join(',');
+  if (c.redis.mode === 'cluster') return { REDIS_CLUSTER_NODES: list(c.redis.nodes) };
+  if (c.redis.mode === 'sentinel') return { REDIS_SENTINELS: list(c.redis.sentinels), REDIS_SENTINEL_NAME: c.redis.name };
+  return { REDIS_URL: c.redis.url };
 }

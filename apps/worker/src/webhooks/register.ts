@@ -1,6 +1,6 @@
 import { Worker } from 'bullmq';
 import { parseRetrySchedule } from '@mailrail/platform/config/webhook-retry-schedule';
-import { queueNames, type QueueFactory } from '@mailrail/platform/queue/queues';
+import { queueNames, queuePrefix, type QueueFactory } from '@mailrail/platform/queue/queues';
 import { type Clock } from '@mailrail/platform/clock';
 import { type Config } from '@mailrail/platform/config/schema';
 import { type Db } from '@mailrail/platform/db/client';
@@ -80,7 +80,7 @@ export function registerWebhookWorkers(deps: WebhookWorkerDeps, options: Webhook
     },
     {
       connection: deps.redis,
-      prefix: config.REDIS_PREFIX,
+      prefix: queuePrefix(config, queueNames.webhooks),
       concurrency: config.WEBHOOK_CONCURRENCY,
       settings: {
         // The processor computed the wait from the delivery row; other errors retry in 5 s.

@@ -99,14 +99,34 @@ WITH inserted AS (
   RETURNING ${EMAIL_OUTBOX_RETURNING}
 ), outbox AS (
   ${emailOutboxInsertSql('inserted')}
+), idempotency AS (
+  INSERT INTO "IdempotencyRecord" ("teamId", "key", "bodyHash", "emailIds", "createdAt")
+  SELECT k."teamId", k."key", k."bodyHash", k."emailIds", k."createdAt" FROM json_populate_recordset(NULL::"IdempotencyRecord", $3::json) k
 )
 INSERT INTO "EmailEvent" ("emailId", status, data, "createdAt")
 SELECT e."emailId", e.status, e.data, e."createdAt"
 FROM json_populate_recordset(NULL::"EmailEvent", $2::json) e
 JOIN inserted i ON i.id = e."emailId"`;
 
-/** Runs on any executor: Prisma's connection (the API) or a worker transaction's connection. */
-export async function insertEmailRows(sql: SqlExecutor, items: PreparedEmail[], now: Date): Promise<void> {
+/** An Idempotency-Key's durable record, stored by the statement that stores its emails (idempotency.ts). */
+export interface IdempotencyRow {
+  teamId: number;
+  key: string;
+  bodyHash: string;
+  emailIds: string[];
+}
+
+/**
+ * Runs on any executor: Prisma's connection (the API) or a worker transaction's connection.
+ * `idempotency` rows are inserted by the same statement: a key already stored fails the whole
+ * statement (unique violation), so no email is written twice under one key.
+ */
+export async function insertEmailRows(
+  sql: SqlExecutor,
+  items: PreparedEmail[],
+  now: Date,
+  idempotency: IdempotencyRow[] = [],
+): Promise<void> {
   if (items.length === 0) return;
   const at = now.toISOString();
   const rows = items.map(({ draft: d, created }) => ({
@@ -145,7 +165,8 @@ export async function insertEmailRows(sql: SqlExecutor, items: PreparedEmail[], 
     data: d.suppressed ? { error: d.suppressed.reason } : d.scheduledAt ? { scheduledAt: d.scheduledAt.toISOString() } : null,
     createdAt: at,
   }));
-  await sql.execute(INSERT_EMAILS_SQL, [JSON.stringify(rows), JSON.stringify(events)]);
+  const keys = idempotency.map((k) => ({ ...k, createdAt: at }));
+  await sql.execute(INSERT_EMAILS_SQL, [JSON.stringify(rows), JSON.stringify(events), JSON.stringify(keys)]);
 }
 
 /**

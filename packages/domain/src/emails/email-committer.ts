@@ -3,10 +3,13 @@ import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import type { Logger } from '@mailrail/platform/log/logger';
 import type { QueueFactory } from '@mailrail/platform/queue/queues';
 import { enqueueSendJobs, insertEmailRows, prepareEmails, type CreatedEmail, type EmailDraft } from './create-emails';
+import type { IdempotencyClaim } from './idempotency';
 import { applySuppressions } from './suppression';
 
 interface Entry {
   drafts: EmailDraft[];
+  /** Stored with the emails when the call came with an Idempotency-Key. */
+  claim?: IdempotencyClaim;
   resolve: (created: CreatedEmail[]) => void;
   reject: (err: unknown) => void;
 }
@@ -41,14 +44,15 @@ export function createEmailCommitter(deps: { db: Db; queues: QueueFactory; log: 
       entries.flatMap((e) => e.drafts),
     );
     const prepared = prepareEmails(drafts, now);
-    await insertEmailRows(prismaExecutor(deps.db), prepared, now);
-    await enqueueSendJobs(deps, prepared, now);
     const out: CreatedEmail[][] = [];
     let k = 0;
     for (const e of entries) {
       out.push(prepared.slice(k, k + e.drafts.length).map((p) => p.created));
       k += e.drafts.length;
     }
+    const claims = entries.flatMap((e, i) => (e.claim ? [{ ...e.claim, emailIds: out[i].map((c) => c.id) }] : []));
+    await insertEmailRows(prismaExecutor(deps.db), prepared, now, claims);
+    await enqueueSendJobs(deps, prepared, now);
     return out;
   }
 
@@ -102,10 +106,10 @@ export function createEmailCommitter(deps: { db: Db; queues: QueueFactory; log: 
 
   return {
     /** Resolves once the drafts are committed (and enqueued), in order. */
-    submit(drafts: EmailDraft[]): Promise<CreatedEmail[]> {
+    submit(drafts: EmailDraft[], claim?: IdempotencyClaim): Promise<CreatedEmail[]> {
       if (drafts.length === 0) return Promise.resolve([]);
       return new Promise<CreatedEmail[]>((resolve, reject) => {
-        pending.push({ drafts, resolve, reject });
+        pending.push({ drafts, claim, resolve, reject });
         pendingDrafts += drafts.length;
         if (!scheduled && inFlight < concurrency) schedule();
       });

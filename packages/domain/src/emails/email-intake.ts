@@ -22,7 +22,7 @@ import { createTeamDomains, type TeamDomain, type TeamDomains } from './team-dom
 export const MAX_RECIPIENTS = 50;
 
 export interface EmailIntakeDeps {
-  config: Pick<Config, 'REDIS_PREFIX' | 'EMAIL_MAX_MESSAGE_MB' | 'EMAIL_COMMIT_MAX_BATCH' | 'EMAIL_COMMIT_CONCURRENCY'>;
+  config: Pick<Config, 'REDIS_PREFIX' | 'redisHashTags' | 'EMAIL_MAX_MESSAGE_MB' | 'EMAIL_COMMIT_MAX_BATCH' | 'EMAIL_COMMIT_CONCURRENCY'>;
   db: Db;
   redis: Redis;
   queues: QueueFactory;
@@ -68,13 +68,14 @@ export async function submitEmails(
   auth: AuthContext,
   input: { idempotencyKey: string | undefined; body: unknown; build: () => Promise<EmailDraft[]> },
 ): Promise<string[]> {
+  const { config } = intake.deps;
   return withIdempotency(
-    intake.deps.redis,
-    { prefix: intake.deps.config.REDIS_PREFIX, teamId: auth.teamId, key: input.idempotencyKey, body: input.body },
-    async () => {
+    intake.deps,
+    { prefix: config.REDIS_PREFIX, hashTags: config.redisHashTags, teamId: auth.teamId, key: input.idempotencyKey, body: input.body },
+    async (claim) => {
       const drafts = await input.build();
       try {
-        const created = await intake.committer.submit(drafts);
+        const created = await intake.committer.submit(drafts, claim);
         return created.map((c) => c.id);
       } catch (err) {
         // The only foreign key we can break is the domain: deleted since our cached lookup.

@@ -1,12 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { Db } from '@mailrail/platform/db/client';
 import { ApiError } from '../errors/api-error';
 import type { Redis } from '@mailrail/platform/redis/client';
 import { redisScript, runScript } from '@mailrail/platform/redis/script';
 
-// Idempotency-Key as useSend has it (docs/emails.md, "Idempotency"): per team, in Redis, 24 h,
-// keyed to a SHA-256 of the canonical body (same key + same body replays, another body is a 409).
-// One Lua script decides atomically between "replay", "already running" and "you run it", so two
-// concurrent requests with one key can never both run the operation.
+// Idempotency-Key as useSend has it (docs/emails.md, "Idempotency"): per team, 24 h, keyed to a
+// SHA-256 of the canonical body (same key + same body replays, another body is a 409).
+// Redis is the fast path: one Lua script decides atomically between "replay", "already running"
+// and "you run it". PostgreSQL is the durable record (docs/redis.md): the operation writes an
+// IdempotencyRecord row in the same statement as the emails, so when Redis lost the record (a
+// failover that dropped recent writes, a flush) the row's primary key refuses a second set of
+// emails and the retry answers the first ids.
 const RESULT_TTL_SECONDS = 24 * 3600;
 const LOCK_TTL_MS = 60_000;
 
@@ -83,42 +87,102 @@ export class IdempotencyConflict extends ApiError {
 
 const mismatch = () => new IdempotencyConflict('mismatch', 'Idempotency-Key already used with a different payload');
 
+/** What the operation must store with its emails (IdempotencyRecord), in the same statement. */
+export interface IdempotencyClaim {
+  teamId: number;
+  key: string;
+  bodyHash: string;
+}
+
+/**
+ * The two Redis keys of one (team, key). With hash tags (REDIS_HASH_TAGS) both carry the same
+ * `{team:key}` tag, so the scripts that touch both run on one cluster slot: REDIS_PREFIX has no
+ * braces, so the first `{` is ours and both tags end at the same first `}` even if the client's
+ * key contains braces.
+ */
+export function idempotencyRedisKeys(scope: { prefix: string; hashTags: boolean; teamId: number; key: string }) {
+  const id = scope.hashTags ? `{${scope.teamId}:${scope.key}}` : `${scope.teamId}:${scope.key}`;
+  return { resultKey: `${scope.prefix}:idem:${id}`, lockKey: `${scope.prefix}:idemlock:${id}` };
+}
+
 /**
  * Runs `operation` at most once per (team, key) within 24 h. A replay with the same body gets
  * the stored ids back; another body, or a request while the first still runs, is 409 NOT_UNIQUE.
  * If the operation throws, nothing is stored and the lock is released, so a retry runs again.
+ * The operation gets the claim to write with its emails; when that write hits an existing row
+ * (Redis had forgotten the key), the row decides: replay, mismatch, or (expired) run again.
  */
 export async function withIdempotency(
-  redis: Redis,
-  scope: { prefix: string; teamId: number; key: string | undefined; body: unknown },
-  operation: () => Promise<string[]>,
+  store: { redis: Redis; db: Db },
+  scope: { prefix: string; hashTags: boolean; teamId: number; key: string | undefined; body: unknown },
+  operation: (claim: IdempotencyClaim | undefined) => Promise<string[]>,
 ): Promise<string[]> {
-  if (scope.key === undefined) return operation();
-  const resultKey = `${scope.prefix}:idem:${scope.teamId}:${scope.key}`;
-  const lockKey = `${scope.prefix}:idemlock:${scope.teamId}:${scope.key}`;
+  if (scope.key === undefined) return operation(undefined);
+  const { redis } = store;
+  const { resultKey, lockKey } = idempotencyRedisKeys({ ...scope, key: scope.key });
   const hash = bodyHash(scope.body);
   const token = `${randomUUID()}:${hash}`;
+  const claim: IdempotencyClaim = { teamId: scope.teamId, key: scope.key, bodyHash: hash };
 
   const [state, value] = (await runScript(redis, BEGIN, [resultKey, lockKey, token, LOCK_TTL_MS])) as [string, string];
-  if (state === 'done') {
-    const stored = JSON.parse(value) as StoredResult;
-    if (stored.bodyHash !== hash) throw mismatch();
-    return stored.emailIds;
-  }
+  if (state === 'done') return replay(JSON.parse(value) as StoredResult, hash);
   if (state === 'busy') {
     if (!value.endsWith(`:${hash}`)) throw mismatch();
     throw new IdempotencyConflict('in-progress', 'Request with same Idempotency-Key is in progress. Retry later.');
   }
 
-  let ids: string[];
+  let stored: StoredResult;
   try {
-    ids = await operation();
+    stored = { bodyHash: hash, emailIds: await runClaimed(store.db, claim, operation) };
   } catch (err) {
     await runScript(redis, RELEASE, [resultKey, lockKey, token]).catch(() => undefined);
     throw err;
   }
-  const stored: StoredResult = { bodyHash: hash, emailIds: ids };
   // The emails exist now: a Redis failure here must not turn a success into an error.
   await runScript(redis, FINISH, [resultKey, lockKey, token, JSON.stringify(stored), RESULT_TTL_SECONDS]).catch(() => undefined);
-  return ids;
+  return replay(stored, hash);
+}
+
+function replay(stored: StoredResult, hash: string): string[] {
+  if (stored.bodyHash !== hash) throw mismatch();
+  return stored.emailIds;
+}
+
+/**
+ * Runs the operation; if PostgreSQL already holds the claim's row, answers that row's result
+ * instead (the stored ids, or a mismatch). A row past 24 h is deleted and the operation runs
+ * again, once: the key is free again, as in Redis.
+ */
+async function runClaimed(db: Db, claim: IdempotencyClaim, operation: (claim: IdempotencyClaim) => Promise<string[]>): Promise<string[]> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await operation(claim);
+    } catch (err) {
+      if (!isIdempotencyRowConflict(err)) throw err;
+    }
+    const row = await db.idempotencyRecord.findUnique({ where: { teamId_key: { teamId: claim.teamId, key: claim.key } } });
+    const fresh = row && row.createdAt.getTime() > Date.now() - RESULT_TTL_SECONDS * 1000;
+    if (row && fresh) return replay(row, claim.bodyHash);
+    if (attempt > 0) throw new IdempotencyConflict('in-progress', 'Request with same Idempotency-Key is in progress. Retry later.');
+    if (row) {
+      await db.idempotencyRecord.deleteMany({
+        where: { teamId: claim.teamId, key: claim.key, createdAt: { lte: new Date(Date.now() - RESULT_TTL_SECONDS * 1000) } },
+      });
+    }
+  }
+}
+
+/** A unique violation of IdempotencyRecord's primary key, as the Prisma driver adapter reports it. */
+function isIdempotencyRowConflict(err: unknown): boolean {
+  const cause = (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: string; originalMessage?: string } } } })?.meta
+    ?.driverAdapterError?.cause;
+  return cause?.originalCode === '23505' && (cause.originalMessage ?? '').includes('IdempotencyRecord_pkey');
+}
+
+/** Deletes IdempotencyRecord rows past their 24 h (a periodic job of the worker); answers how many. */
+export async function purgeExpiredIdempotencyRecords(db: Db, now: Date): Promise<number> {
+  const { count } = await db.idempotencyRecord.deleteMany({
+    where: { createdAt: { lt: new Date(now.getTime() - RESULT_TTL_SECONDS * 1000) } },
+  });
+  return count;
 }

@@ -5,7 +5,7 @@ import type { Db } from '@mailrail/platform/db/client';
 import { ApiError } from '../errors/api-error';
 import type { Logger } from '@mailrail/platform/log/logger';
 import type { Metrics } from '@mailrail/platform/metrics/metrics';
-import type { Redis } from '@mailrail/platform/redis/client';
+import { duplicateRedis, type Redis } from '@mailrail/platform/redis/client';
 import { apiKeyRevokedChannel, keyMatches, parseApiKey, type Permission } from './api-keys';
 import { createAuthFailureLimit } from './auth-failure-limit';
 
@@ -84,7 +84,7 @@ export function createApiKeyVerifier(deps: ApiKeyVerifierDeps, metrics?: Pick<Me
   const lastUsedWritten = new Map<number, number>();
   const ttlMs = deps.config.API_KEY_CACHE_SECONDS * 1000;
 
-  const subscriber = deps.redis.duplicate();
+  const subscriber = duplicateRedis(deps.redis);
   const channel = apiKeyRevokedChannel(deps.config.REDIS_PREFIX);
   subscriber.subscribe(channel).catch((err) => deps.log.warn({ err }, 'api key revocation channel unavailable'));
   subscriber.on('message', (_ch, clientId: string) => cache.delete(clientId));

@@ -30,6 +30,60 @@ describe('configuration', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}:`));
   });
 
+  describe('Redis mode (docs/redis.md)', () => {
+    it('is one Redis at REDIS_URL by default, without hash tags', () => {
+      const c = loadConfig({});
+      expect(c.redis).toEqual({ mode: 'standalone', url: 'redis://127.0.0.1:6379' });
+      expect(c.redisHashTags).toBe(false);
+    });
+
+    it('is a cluster with REDIS_CLUSTER_NODES, with hash tags', () => {
+      const c = loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-2.internal:7001,[::1]:7002', REDIS_PASSWORD: 'pw' });
+      expect(c.redis).toEqual({
+        mode: 'cluster',
+        nodes: [
+          { host: '10.0.0.1', port: 7000 },
+          { host: 'redis-2.internal', port: 7001 },
+          { host: '::1', port: 7002 },
+        ],
+        password: 'pw',
+      });
+      expect(c.redisHashTags).toBe(true);
+    });
+
+    it('is a sentinel-managed master with REDIS_SENTINELS and REDIS_SENTINEL_NAME', () => {
+      const c = loadConfig({ REDIS_SENTINELS: '10.0.0.1:26379,10.0.0.2:26379', REDIS_SENTINEL_NAME: 'mymaster' });
+      expect(c.redis).toEqual({
+        mode: 'sentinel',
+        name: 'mymaster',
+        sentinels: [
+          { host: '10.0.0.1', port: 26379 },
+          { host: '10.0.0.2', port: 26379 },
+        ],
+      });
+      expect(c.redisHashTags).toBe(false);
+      expect(loadConfig({ REDIS_URL: 'redis://r:6379', REDIS_HASH_TAGS: 'true' }).redisHashTags).toBe(true);
+    });
+
+    it.each([
+      [{ REDIS_URL: 'redis://r:6379', REDIS_CLUSTER_NODES: 'a:7000' }, /REDIS_URL, REDIS_CLUSTER_NODES: set only one of/],
+      [
+        { REDIS_CLUSTER_NODES: 'a:7000', REDIS_SENTINELS: 'b:26379', REDIS_SENTINEL_NAME: 'm' },
+        /REDIS_CLUSTER_NODES, REDIS_SENTINELS: set only one/,
+      ],
+      [{ REDIS_SENTINELS: 'b:26379' }, /REDIS_SENTINEL_NAME: required with REDIS_SENTINELS/],
+      [{ REDIS_SENTINEL_NAME: 'm' }, /REDIS_SENTINEL_NAME: only with REDIS_SENTINELS/],
+      [{ REDIS_CLUSTER_NODES: 'a:7000', REDIS_HASH_TAGS: 'false' }, /REDIS_HASH_TAGS: must not be false with REDIS_CLUSTER_NODES/],
+      [{ REDIS_CLUSTER_NODES: 'a:7000,b' }, /REDIS_CLUSTER_NODES: "b" is not host:port/],
+      [{ REDIS_SENTINELS: 'b:99999', REDIS_SENTINEL_NAME: 'm' }, /REDIS_SENTINELS: "b:99999" is not host:port/],
+      [{ REDIS_PASSWORD: 'pw' }, /REDIS_PASSWORD: only with REDIS_CLUSTER_NODES or REDIS_SENTINELS/],
+      [{ REDIS_PREFIX: '{mailrail}' }, /REDIS_PREFIX: letters, digits, _ and - only \(hash tags are added by mailrail/],
+    ])('refuses %j with a clear message', (env, message) => {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(message);
+    });
+  });
+
   it('names every bad variable at once', () => {
     expect(() => loadConfig({ PORT: 'x', REDIS_URL: 'y' })).toThrow(/PORT:[\s\S]*REDIS_URL:|REDIS_URL:[\s\S]*PORT:/);
   });

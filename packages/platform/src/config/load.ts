@@ -1,6 +1,6 @@
 import { awsCredentialsSource } from './aws-credentials';
 import ipaddr from 'ipaddr.js';
-import { configSchema, DEV_SECRET, type Config } from './schema';
+import { configSchema, DEV_SECRET, type Config, type RedisTarget } from './schema';
 
 export class ConfigError extends Error {}
 
@@ -105,7 +105,56 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
   if (!sesRegions.includes(c.AWS_REGION)) sesRegions.unshift(c.AWS_REGION);
-  return { ...c, sesRegions, sesEventSimulator: resolveSesEventSimulator(c, env) };
+  const redis = resolveRedisTarget(c, env);
+  if (redis.mode === 'cluster' && c.REDIS_HASH_TAGS === 'false') {
+    throw new ConfigError(
+      'Invalid configuration:\n  REDIS_HASH_TAGS: must not be false with REDIS_CLUSTER_NODES: a cluster refuses scripts and queues whose keys span slots',
+    );
+  }
+  const redisHashTags = c.REDIS_HASH_TAGS === 'auto' ? redis.mode === 'cluster' : c.REDIS_HASH_TAGS === 'true';
+  return { ...c, sesRegions, sesEventSimulator: resolveSesEventSimulator(c, env), redis, redisHashTags };
+}
+
+/**
+ * Exactly one way to reach Redis: REDIS_CLUSTER_NODES, REDIS_SENTINELS (with REDIS_SENTINEL_NAME),
+ * or REDIS_URL (the default when neither is set). Two set at once is refused rather than guessed.
+ */
+function resolveRedisTarget(
+  c: Pick<Config, 'REDIS_URL' | 'REDIS_CLUSTER_NODES' | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_NAME' | 'REDIS_USERNAME' | 'REDIS_PASSWORD'>,
+  env: NodeJS.ProcessEnv,
+): RedisTarget {
+  const chosen = [
+    env.REDIS_URL ? 'REDIS_URL' : undefined,
+    c.REDIS_CLUSTER_NODES ? 'REDIS_CLUSTER_NODES' : undefined,
+    c.REDIS_SENTINELS ? 'REDIS_SENTINELS' : undefined,
+  ].filter((v) => v !== undefined);
+  if (chosen.length > 1) {
+    throw new ConfigError(
+      `Invalid configuration:\n  ${chosen.join(', ')}: set only one of REDIS_URL, REDIS_CLUSTER_NODES and REDIS_SENTINELS`,
+    );
+  }
+  if (c.REDIS_SENTINEL_NAME && !c.REDIS_SENTINELS) {
+    throw new ConfigError('Invalid configuration:\n  REDIS_SENTINEL_NAME: only with REDIS_SENTINELS');
+  }
+  const auth = {
+    ...(c.REDIS_USERNAME ? { username: c.REDIS_USERNAME } : {}),
+    ...(c.REDIS_PASSWORD ? { password: c.REDIS_PASSWORD } : {}),
+  };
+  if (c.REDIS_CLUSTER_NODES) return { mode: 'cluster', nodes: c.REDIS_CLUSTER_NODES, ...auth };
+  if (c.REDIS_SENTINELS) {
+    if (!c.REDIS_SENTINEL_NAME) {
+      throw new ConfigError(
+        'Invalid configuration:\n  REDIS_SENTINEL_NAME: required with REDIS_SENTINELS (the master name the sentinels watch)',
+      );
+    }
+    return { mode: 'sentinel', sentinels: c.REDIS_SENTINELS, name: c.REDIS_SENTINEL_NAME, ...auth };
+  }
+  if (c.REDIS_USERNAME || c.REDIS_PASSWORD) {
+    throw new ConfigError(
+      'Invalid configuration:\n  REDIS_USERNAME / REDIS_PASSWORD: only with REDIS_CLUSTER_NODES or REDIS_SENTINELS; put them in REDIS_URL (redis://user:password@host:6379)',
+    );
+  }
+  return { mode: 'standalone', url: c.REDIS_URL };
 }
 
 /**

@@ -32,6 +32,30 @@ const optionalUrl = z
   .optional()
   .or(z.literal('').transform(() => undefined));
 
+/** host:port, comma-separated (IPv6 in brackets: [::1]:7000); empty or unset = not this mode. */
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
+const hostPortList = z
+  .string()
+  .max(4000)
+  .optional()
+  .transform((v, ctx) => {
+    const items = (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const nodes: { host: string; port: number }[] = [];
+    for (const item of items) {
+      const m = HOST_PORT.exec(item);
+      const port = m ? Number(m[2]) : 0;
+      if (!m || port < 1 || port > 65535) {
+        ctx.addIssue({ code: 'custom', message: `"${item}" is not host:port` });
+        return z.NEVER;
+      }
+      nodes.push({ host: m[1].replace(/^\[(.*)\]$/, '$1'), port });
+    }
+    return nodes.length ? nodes : undefined;
+  });
+
 export const configSchema = z.object({
   NODE_ENV: z
     .enum(['development', 'test', 'production'])
@@ -49,10 +73,40 @@ export const configSchema = z.object({
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')
     .default('redis://127.0.0.1:6379')
-    .describe('Redis connection URL'),
+    .describe('Redis connection URL of one Redis (the mode used unless REDIS_CLUSTER_NODES or REDIS_SENTINELS is set)'),
+  REDIS_CLUSTER_NODES: hostPortList.describe(
+    'Redis Cluster: comma-separated host:port of some of its nodes (the rest are discovered); instead of REDIS_URL and REDIS_SENTINELS (docs/redis.md)',
+  ),
+  REDIS_SENTINELS: hostPortList.describe(
+    'Redis Sentinel: comma-separated host:port of the sentinels, with REDIS_SENTINEL_NAME; instead of REDIS_URL and REDIS_CLUSTER_NODES (docs/redis.md)',
+  ),
+  REDIS_SENTINEL_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/, 'must be a sentinel master name (letters, digits, _ . -)')
+    .optional()
+    .or(z.literal('').transform(() => undefined))
+    .describe('Name of the master the sentinels watch (with REDIS_SENTINELS)'),
+  REDIS_USERNAME: z
+    .string()
+    .max(256)
+    .optional()
+    .or(z.literal('').transform(() => undefined))
+    .describe('ACL user of the Redis nodes with REDIS_CLUSTER_NODES or REDIS_SENTINELS (REDIS_URL carries its own)'),
+  REDIS_PASSWORD: z
+    .string()
+    .max(1024)
+    .optional()
+    .or(z.literal('').transform(() => undefined))
+    .describe('Password of the Redis nodes with REDIS_CLUSTER_NODES or REDIS_SENTINELS (REDIS_URL carries its own)'),
+  REDIS_HASH_TAGS: z
+    .enum(['auto', 'true', 'false'])
+    .default('auto')
+    .describe(
+      'Put each queue (and each multi-key record) under its own {hash tag} so a Redis Cluster spreads queues over masters: auto = only with REDIS_CLUSTER_NODES; true also for a proxy or DragonflyDB; changes key names (docs/redis.md)',
+    ),
   REDIS_PREFIX: z
     .string()
-    .regex(/^[A-Za-z0-9_-]+$/)
+    .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only (hash tags are added by mailrail, see REDIS_HASH_TAGS)')
     .default('mailrail')
     .describe('Prefix of every Redis key and BullMQ queue (lets several installations share one Redis)'),
   PUBLIC_URL: z
@@ -447,7 +501,16 @@ export const configSchema = z.object({
     .describe('Directory of the built dashboard app served at / (relative to the working directory)'),
 });
 
+/** Where Redis is, as REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS chose (load.ts picks exactly one). */
+export type RedisTarget =
+  | { mode: 'standalone'; url: string }
+  | { mode: 'cluster'; nodes: { host: string; port: number }[]; username?: string; password?: string }
+  | { mode: 'sentinel'; sentinels: { host: string; port: number }[]; name: string; username?: string; password?: string };
+
 export type Config = z.infer<typeof configSchema> & {
+  redis: RedisTarget;
+  /** REDIS_HASH_TAGS resolved: queues and multi-key records each under one {hash tag} (docs/redis.md). */
+  redisHashTags: boolean;
   sesRegions: string[];
   /** SES_EVENT_SIMULATOR resolved: true only against a loopback SES emulator, never in production. */
   sesEventSimulator: boolean;

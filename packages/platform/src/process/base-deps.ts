@@ -3,7 +3,7 @@ import type { Config } from '../config/schema';
 import { createDb, type Db } from '../db/client';
 import { createLogger, type Logger } from '../log/logger';
 import { createQueueFactory, type QueueFactory } from '../queue/queues';
-import { createRedis, type Redis } from '../redis/client';
+import { createRedis, duplicateRedis, type Redis } from '../redis/client';
 
 /** What every process (API, worker) builds the same way; each adds its own on top. */
 export interface BaseDeps {
@@ -21,11 +21,11 @@ export interface BaseDeps {
  * `forWorker`: BullMQ workers need a Redis client that retries forever; the API fails fast.
  */
 export function createBaseDeps(config: Config, overrides: Partial<BaseDeps>, opts: { service: string; forWorker?: boolean }): BaseDeps {
-  const redis = overrides.redis ?? createRedis(config.REDIS_URL, { forWorker: opts.forWorker });
+  const redis = overrides.redis ?? createRedis(config.redis, { forWorker: opts.forWorker });
   // BullMQ defines its Lua scripts (about forty) on the connection it is given, and ioredis copies
   // them into every pipeline, which on an auto-pipelining connection is one per tick: the queues of
   // a process that made such a connection get a plain one of their own, closed with them.
-  const ownQueueConnection = !overrides.queues && !overrides.redis && redis.options.enableAutoPipelining;
+  const ownQueueConnection = !overrides.queues && !overrides.redis && !opts.forWorker;
   return {
     config,
     db: overrides.db ?? createDb(config.DATABASE_URL, config.DATABASE_POOL_SIZE),
@@ -33,8 +33,8 @@ export function createBaseDeps(config: Config, overrides: Partial<BaseDeps>, opt
     queues:
       overrides.queues ??
       (ownQueueConnection
-        ? createQueueFactory(redis.duplicate({ enableAutoPipelining: false }), config.REDIS_PREFIX, { closeConnection: true })
-        : createQueueFactory(redis, config.REDIS_PREFIX)),
+        ? createQueueFactory(duplicateRedis(redis, { enableAutoPipelining: false }), config, { closeConnection: true })
+        : createQueueFactory(redis, config)),
     log: overrides.log ?? createLogger(config.LOG_LEVEL, opts.service),
     clock: overrides.clock ?? systemClock,
   };

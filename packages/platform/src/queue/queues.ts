@@ -35,16 +35,39 @@ export interface QueueFactory {
   closeAll(): Promise<void>;
 }
 
+/** How queue keys are named: REDIS_PREFIX and whether each queue gets its own hash tag (Config.redisHashTags). */
+export interface QueueKeyspace {
+  REDIS_PREFIX: string;
+  redisHashTags: boolean;
+}
+
+/**
+ * The BullMQ prefix of one queue. BullMQ names its keys `<prefix>:<queue>:<suffix>` and its
+ * scripts touch several of them at once, so on a Redis Cluster they must share a slot: with hash
+ * tags the prefix is `<REDIS_PREFIX>:{<queue>}`, which puts all of one queue in one slot and
+ * different queues in different slots (so they spread over the masters). Without, it is
+ * REDIS_PREFIX alone, the key names of earlier releases (docs/redis.md).
+ */
+export function queuePrefix(keyspace: QueueKeyspace, queueName: string): string {
+  return keyspace.redisHashTags ? `${keyspace.REDIS_PREFIX}:{${queueName}}` : keyspace.REDIS_PREFIX;
+}
+
 /**
  * Lazily created queues on one shared connection; every key carries the installation prefix.
  * `closeConnection`: the connection is the factory's own, disconnected by closeAll.
  */
-export function createQueueFactory(connection: ConnectionOptions, prefix: string, opts: { closeConnection?: boolean } = {}): QueueFactory {
+export function createQueueFactory(
+  connection: ConnectionOptions,
+  keys: QueueKeyspace | string,
+  opts: { closeConnection?: boolean } = {},
+): QueueFactory {
+  // A bare prefix (tests, benchmarks on one Redis) means no hash tags.
+  const keyspace = typeof keys === 'string' ? { REDIS_PREFIX: keys, redisHashTags: false } : keys;
   const queues = new Map<string, Queue>();
   const get = (name: string) => {
     let q = queues.get(name);
     if (!q) {
-      q = new Queue(name, { connection, prefix, defaultJobOptions });
+      q = new Queue(name, { connection, prefix: queuePrefix(keyspace, name), defaultJobOptions });
       queues.set(name, q);
     }
     return q;

@@ -86,7 +86,7 @@ const commands: Record<string, Command> = {
     const revoked = await revokeApiKey(db, required(values.key, 'key'));
     if (!revoked) throw new UsageError(`no active API key matches "${values.key}"`);
     // Tell every API replica to drop its cached copy now rather than at cache expiry.
-    const redis = createRedis(config.REDIS_URL);
+    const redis = createRedis(config.redis);
     try {
       await redis.publish(apiKeyRevokedChannel(config.REDIS_PREFIX), revoked.clientId);
     } finally {
@@ -177,8 +177,8 @@ async function simulateEngagement(kind: 'open' | 'click', args: string[], { db, 
   }
   const message = simulatedMessageOfEmail({ ...email, sesEmailId: email.sesEmailId }, email.domain?.region ?? config.AWS_REGION);
   const job = simulatedSesEventJob(simulatedEngagementEvent(message, kind, new Date(), link));
-  const redis = createRedis(config.REDIS_URL);
-  const queues = createQueueFactory(redis, config.REDIS_PREFIX);
+  const redis = createRedis(config.redis);
+  const queues = createQueueFactory(redis, config);
   try {
     await queues.get(queueNames.sesEvents).add(job.name, job.data, job.opts);
   } finally {

@@ -1,0 +1,221 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from './free-port';
+import { waitFor } from './wait-for';
+
+// Local Redis deployments for the scale tests (npm run test:scale): real redis-server processes on
+// free loopback ports, each in its own temporary directory, stopped and removed by stop().
+
+const run = promisify(execFile);
+
+interface Node {
+  port: number;
+  process: ChildProcess;
+}
+
+export interface LocalRedisCluster {
+  /** host:port of every node, the value of REDIS_CLUSTER_NODES. */
+  nodes: string;
+  ports: number[];
+  /** Runs redis-cli against one node and answers its output. */
+  cli(port: number, ...args: string[]): Promise<string>;
+  /** SIGKILLs one node (a crash: what it had not replicated is lost). */
+  kill(port: number): Promise<void>;
+  /** SIGSTOPs / SIGCONTs one node: a stopped replica falls behind its master. */
+  pause(port: number): void;
+  resume(port: number): void;
+  stop(): Promise<void>;
+}
+
+export interface LocalRedisSentinel {
+  /** host:port of every sentinel, the value of REDIS_SENTINELS. */
+  sentinels: string;
+  /** The master name, the value of REDIS_SENTINEL_NAME. */
+  name: string;
+  masterPort: number;
+  replicaPort: number;
+  cli(port: number, ...args: string[]): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** Why these tests cannot run here (no redis-server or redis-cli, or one without cluster support), or null. */
+export async function localRedisUnavailable(): Promise<string | null> {
+  try {
+    const { stdout } = await run('redis-server', ['--version']);
+    const major = Number(/v=(\d+)\./.exec(stdout)?.[1] ?? 0);
+    // cluster-port (the bus port chosen freely, needed on random ports) came with Redis 7.
+    if (major < 7) return `redis-server ${stdout.trim()} is older than 7`;
+    await run('redis-cli', ['--version']);
+    return null;
+  } catch (err) {
+    return `redis-server or redis-cli missing (apt-get install -y redis-server redis-tools): ${(err as Error).message}`;
+  }
+}
+
+async function startNode(dir: string, port: number, extra: string[]): Promise<Node> {
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--loglevel', 'warning', ...extra],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  await waitFor(
+    () =>
+      cli(port, 'ping').then(
+        (r) => r === 'PONG',
+        () => false,
+      ),
+    { timeoutMs: 10_000, intervalMs: 50 },
+  );
+  return { port, process: child };
+}
+
+async function cli(port: number, ...args: string[]): Promise<string> {
+  const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args]);
+  return stdout.trim();
+}
+
+async function stopAll(nodes: Node[], dir: string): Promise<void> {
+  await Promise.all(
+    nodes.map(
+      (n) =>
+        new Promise<void>((resolve) => {
+          if (n.process.exitCode !== null || n.process.signalCode !== null) return resolve();
+          n.process.once('exit', () => resolve());
+          n.process.kill('SIGKILL');
+        }),
+    ),
+  );
+  await rm(dir, { recursive: true, force: true });
+}
+
+/**
+ * Six redis-server processes in cluster mode, 3 masters and 3 replicas (redis-cli --cluster
+ * create --cluster-replicas 1), ready when every node reports cluster_state:ok.
+ */
+export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'mailrail-redis-cluster-'));
+  const nodes: Node[] = [];
+  try {
+    const taken = new Set<number>();
+    // freePort answers a port free now: two calls may answer the same one, so draw until distinct.
+    const distinctPort = async (): Promise<number> => {
+      for (;;) {
+        const p = await freePort();
+        if (!taken.has(p)) return (taken.add(p), p);
+      }
+    };
+    for (let i = 0; i < 6; i++) {
+      const [port, busPort] = [await distinctPort(), await distinctPort()];
+      const nodeDir = path.join(dir, String(port));
+      await run('mkdir', ['-p', nodeDir]);
+      nodes.push(
+        await startNode(nodeDir, port, [
+          '--cluster-enabled',
+          'yes',
+          '--cluster-port',
+          String(busPort),
+          '--cluster-config-file',
+          path.join(nodeDir, 'nodes.conf'),
+          '--cluster-node-timeout',
+          '2000',
+        ]),
+      );
+    }
+    const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);
+    const nodeAt = (port: number) => {
+      const node = nodes.find((n) => n.port === port);
+      if (!node) throw new Error(`no node on port ${port}`);
+      return node;
+    };
+    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '1', '--cluster-yes']);
+    await waitFor(
+      async () => {
+        for (const n of nodes) if (!(await cli(n.port, 'cluster', 'info')).includes('cluster_state:ok')) return false;
+        // And every replica attached to its master (create assigns them just after the slots).
+        const topology = await cli(nodes[0].port, 'cluster', 'nodes');
+        return topology.split('\n').filter((line) => / slave [0-9a-f]{40} /.test(line)).length === 3;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    return {
+      nodes: addresses.join(','),
+      ports: nodes.map((n) => n.port),
+      cli,
+      pause: (port) => void nodeAt(port).process.kill('SIGSTOP'),
+      resume: (port) => void nodeAt(port).process.kill('SIGCONT'),
+      kill: async (port) => {
+        const node = nodeAt(port);
+        if (node.process.exitCode !== null || node.process.signalCode !== null) return;
+        await new Promise<void>((resolve) => {
+          node.process.once('exit', () => resolve());
+          node.process.kill('SIGKILL');
+        });
+      },
+      stop: () => stopAll(nodes, dir),
+    };
+  } catch (err) {
+    await stopAll(nodes, dir);
+    throw err;
+  }
+}
+
+/** One master, one replica and three sentinels watching it (quorum 2), all on loopback. */
+export async function startLocalRedisSentinel(name = 'mailrail-test'): Promise<LocalRedisSentinel> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'mailrail-redis-sentinel-'));
+  const nodes: Node[] = [];
+  try {
+    const master = await startNode(dir, await freePort(), []);
+    nodes.push(master);
+    const replicaDir = path.join(dir, 'replica');
+    await run('mkdir', ['-p', replicaDir]);
+    const replica = await startNode(replicaDir, await freePort(), ['--replicaof', '127.0.0.1', String(master.port)]);
+    nodes.push(replica);
+    const sentinelPorts: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const port = await freePort();
+      // A sentinel rewrites its configuration file, so each gets its own.
+      const conf = path.join(dir, `sentinel-${port}.conf`);
+      await writeFile(
+        conf,
+        [
+          `port ${port}`,
+          'bind 127.0.0.1',
+          `dir ${dir}`,
+          `sentinel monitor ${name} 127.0.0.1 ${master.port} 2`,
+          `sentinel down-after-milliseconds ${name} 1000`,
+          `sentinel failover-timeout ${name} 5000`,
+          '',
+        ].join('\n'),
+      );
+      const child = spawn('redis-server', [conf, '--sentinel'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      nodes.push({ port, process: child });
+      await waitFor(
+        () =>
+          cli(port, 'ping').then(
+            (r) => r === 'PONG',
+            () => false,
+          ),
+        { timeoutMs: 10_000, intervalMs: 50 },
+      );
+      sentinelPorts.push(port);
+    }
+    await waitFor(async () => (await cli(master.port, 'info', 'replication')).includes('connected_slaves:1'), {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+    });
+    return {
+      sentinels: sentinelPorts.map((p) => `127.0.0.1:${p}`).join(','),
+      name,
+      masterPort: master.port,
+      replicaPort: replica.port,
+      cli,
+      stop: () => stopAll(nodes, dir),
+    };
+  } catch (err) {
+    await stopAll(nodes, dir);
+    throw err;
+  }
+}
