@@ -102,8 +102,11 @@ it('still sends every email when Redis loses its jobs (sweeper)', async () => {
   });
   await env.deps.db.email.update({ where: { id: queued[2] }, data: { sendLeaseUntil: new Date(Date.now() - 1000), sendAttempts: 1 } });
 
+  const flushedAt = Date.now();
   await deleteRedisPrefix(env.deps.redis, env.config.REDIS_PREFIX);
-  expect(await sendQueue().getJob(scheduled[0])).toBeUndefined();
+  // Gone, or already made again by the sweeper: on a loaded machine a sweep can run in between.
+  const job = await sendQueue().getJob(scheduled[0]);
+  expect(job === undefined || job.timestamp >= flushedAt).toBe(true);
 
   for (let i = 0; i < 5; i++) {
     const t = await sentAt(`flushed${i}@example.net`);
