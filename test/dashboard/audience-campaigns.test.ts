@@ -280,7 +280,7 @@ describeInBrowser('audience and campaigns in a browser', () => {
       await page.getByRole('button', { name: 'New segment' }).click();
       await page.getByLabel('Segment name').fill('Pro readers');
       // "plan" came from the file, not from the book's declared variables: named by hand.
-      await page.getByLabel('Condition 1: field', { exact: true }).selectOption({ label: 'Other property…' });
+      await page.getByLabel('Condition 1: field', { exact: true }).selectOption({ label: 'Property…' });
       await page.getByLabel('Condition 1: property name', { exact: true }).fill('plan');
       await page.getByLabel('Condition 1: operator', { exact: true }).selectOption('equals');
       await page.getByLabel('Condition 1: value', { exact: true }).fill('pro');
