@@ -205,7 +205,9 @@ describe('rejects report', () => {
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
     expect(csv.text).toBe('line,reason,row\n3,email is empty,",Ada"\n9,email: Invalid email address,"nope,""x, y"""\n');
     // A row that would start a spreadsheet formula is written with a leading quote (CSV injection).
-    await api.deps.db.contactImportReject.create({ data: { importId: id, line: 12, reason: 'email is empty', row: '=cmd|"/c calc"!A0,x' } });
+    await api.deps.db.contactImportReject.create({
+      data: { importId: id, line: 12, reason: 'email is empty', row: '=cmd|"/c calc"!A0,x' },
+    });
     const safe = await request(api.app)
       .get(`${imports(book)}/${id}/rejects`)
       .set(api.team.auth);

@@ -79,8 +79,8 @@ describe('re-importing an export', () => {
   it("reads cells the export wrote formula-safe back as they were; a leading ' before anything else is text; no createdAt property", async () => {
     const book = await newBook();
     const csv =
-      "email,firstName,lastName,subscribed,createdAt,plan,note\r\n" +
-      "'-dash@example.org,\"'=HYPERLINK(\"\"http://evil.test\"\",\"\"x\"\")\",'+1,true,2026-11-24T04:00:00.000Z,a,''=already\r\n" +
+      'email,firstName,lastName,subscribed,createdAt,plan,note\r\n' +
+      '\'-dash@example.org,"\'=HYPERLINK(""http://evil.test"",""x"")",\'+1,true,2026-11-24T04:00:00.000Z,a,\'\'=already\r\n' +
       "ollie@example.org,'Ollie,O'Brien,false,2026-11-24T04:00:00.000Z,,'@SUM(1)\r\n";
     const id = await stage(book, csv);
     await runContactImport(ports(), id);

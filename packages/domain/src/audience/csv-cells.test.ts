@@ -2,7 +2,8 @@ import { csvField, fromSpreadsheetSafe, safeCsvCell, spreadsheetSafe } from './c
 
 describe('spreadsheet-safe CSV cells', () => {
   it('puts a quote before a cell a spreadsheet would run as a formula, and only then', () => {
-    for (const formula of ['=SUM(A1)', '+1', '-5', '@cmd', '\t=x', '\r=x', "'=x", "''-1"]) expect(spreadsheetSafe(formula)).toBe(`'${formula}`);
+    for (const formula of ['=SUM(A1)', '+1', '-5', '@cmd', '\t=x', '\r=x', "'=x", "''-1"])
+      expect(spreadsheetSafe(formula)).toBe(`'${formula}`);
     for (const text of ['Ada', "O'Brien", "'quoted'", 'a=b', ' =x', '', '1-2']) expect(spreadsheetSafe(text)).toBe(text);
   });
 
