@@ -188,6 +188,7 @@ async function main() {
     );
     for (const [key, label, query] of [
       ['searchP50Ms', "contacts list search 'user12345' (limit 50)", '?search=user12345&limit=50'],
+      ['searchNameP50Ms', "contacts list search 'last12345' (a last name; limit 50)", '?search=last12345&limit=50'],
       ['afterDeepP50Ms', 'contacts list after=<id 1,000 from the end> (limit 100)', `?after=${lastIds.rows[0].id}&limit=100`],
     ] as const) {
       const url = `/api/v1/contactBooks/${book}/contacts${query}`;

@@ -53,6 +53,18 @@ describe('preview', () => {
     });
   });
 
+  it("reads an export's header back: a formula-safe header as it was, the date columns not imported", async () => {
+    const book = await newBook();
+    const res = await request(api.app)
+      .post(`${imports(book)}/preview`)
+      .set(api.team.auth)
+      .set('Content-Type', 'text/csv')
+      .send("email,firstName,lastName,subscribed,createdAt,'=score\r\na@x.org,Ada,,true,2026-11-24T04:00:00.000Z,'-1\r\n");
+    expect(res.status).toBe(200);
+    expect(res.body.headers).toEqual(['email', 'firstName', 'lastName', 'subscribed', 'createdAt', '=score']);
+    expect(res.body.mapping).toMatchObject({ createdAt: 'ignore', '=score': 'properties.=score' });
+  });
+
   it('reads quoted fields with commas and line breaks', async () => {
     const book = await newBook();
     const csv = 'email,note\n"a@x.org","one, two\nthree"\n';
@@ -192,6 +204,14 @@ describe('rejects report', () => {
     expect(csv.status).toBe(200);
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
     expect(csv.text).toBe('line,reason,row\n3,email is empty,",Ada"\n9,email: Invalid email address,"nope,""x, y"""\n');
+    // A row that would start a spreadsheet formula is written with a leading quote (CSV injection).
+    await api.deps.db.contactImportReject.create({
+      data: { importId: id, line: 12, reason: 'email is empty', row: '=cmd|"/c calc"!A0,x' },
+    });
+    const safe = await request(api.app)
+      .get(`${imports(book)}/${id}/rejects`)
+      .set(api.team.auth);
+    expect(safe.text.split('\n')[3]).toBe(`12,email is empty,"'=cmd|""/c calc""!A0,x"`);
     const foreign = await request(api.app)
       .get(`${imports(book)}/${id}/rejects`)
       .set(other.auth);

@@ -58,7 +58,9 @@ export function documentContactImportRoutes(r: DocRegistry) {
     path: `${base}/:importId/rejects`,
     tag,
     summary: 'The rows an import rejected, as CSV: line,reason,row',
-    description: '`line` is the line of the file the row starts on (the header is line 1); `row` is its text, cut at 1,000 characters.',
+    description:
+      '`line` is the line of the file the row starts on (the header is line 1); `row` is its text, cut at 1,000 characters. ' +
+      "A cell that would start a spreadsheet formula (`=`, `+`, `-`, `@`, tab, CR) is written with a leading `'`.",
     params: importPath,
     contentType: 'text/csv',
     response: z.string().describe('CSV with the header line,reason,row'),

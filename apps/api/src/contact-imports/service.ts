@@ -1,7 +1,8 @@
 import { TextDecoder } from 'node:util';
 import type { Request, Response } from 'express';
 import { parse } from 'csv-parse/sync';
-import { csvField, importCsvOptions } from '@mailrail/domain/audience/imports/csv-format';
+import { importCsvOptions } from '@mailrail/domain/audience/imports/csv-format';
+import { fromSpreadsheetSafe, safeCsvCell } from '@mailrail/domain/audience/csv-cells';
 import { guessMapping, MAX_COLUMNS, resolveColumns } from '@mailrail/domain/audience/imports/csv-mapping';
 import { createUploadingImport, storeImportChunk } from '@mailrail/domain/audience/imports/import-file-store';
 import { badRequest, ApiError } from '@mailrail/domain/errors/api-error';
@@ -45,8 +46,10 @@ function readCsvHead(bytes: Uint8Array, complete: boolean): CsvHead {
   const records = parse(text, importCsvOptions({ to: SAMPLE_ROWS + 2, skip_records_with_error: true })) as string[][];
   // Without the file's end, the last record read may be cut in the middle.
   if (!complete && !text.endsWith('\n') && records.length > 1) records.pop();
-  const [headers, ...rows] = records;
-  if (!headers) throw badRequest('The file has no header row');
+  const [head, ...rows] = records;
+  if (!head) throw badRequest('The file has no header row');
+  // A header written formula-safe (an exported property "=x" is "'=x") names the column as it was.
+  const headers = head.map(fromSpreadsheetSafe);
   if (headers.length > MAX_COLUMNS) throw badRequest(`The file has ${headers.length} columns; at most ${MAX_COLUMNS} are supported`);
   return { headers, sample: rows.slice(0, SAMPLE_ROWS) };
 }
@@ -130,7 +133,8 @@ export async function sendRejectsCsv(deps: ApiDeps, auth: AuthContext, contactBo
       [importId, after],
     );
     if (rows.length === 0) break;
-    const text = rows.map((r) => `${r.line},${csvField(r.reason)},${csvField(r.row)}\n`).join('');
+    // Formula-safe cells: the row is the file's own text, opened in a spreadsheet.
+    const text = rows.map((r) => `${r.line},${safeCsvCell(r.reason)},${safeCsvCell(r.row)}\n`).join('');
     if (!res.write(text)) await new Promise((resolve) => res.once('drain', resolve));
     after = rows[rows.length - 1].line;
     if (rows.length < REJECTS_PAGE) break;

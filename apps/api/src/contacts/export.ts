@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import { segmentFilterSql } from '@mailrail/domain/audience/segments/segment-sql';
 import { storedSegmentFilter, type SegmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
+import { safeCsvCell, safeCsvCellSql } from '@mailrail/domain/audience/csv-cells';
 import { isoUtcSql } from '@mailrail/platform/db/sql/time';
 import { prismaExecutor, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import type { ApiDeps } from '../deps';
@@ -17,13 +18,6 @@ export const EXPORT_BATCH = 1000;
 /** Property columns beyond this many are left out (a header of thousands of columns helps no one). */
 export const MAX_EXPORT_PROPERTIES = 500;
 const FIXED_COLUMNS = ['email', 'firstName', 'lastName', 'subscribed', 'createdAt'];
-
-/** RFC 4180: a field with a comma, quote, CR or LF is quoted, quotes doubled (the header; rows: csvSql). */
-export function csvField(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  const s = typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
 
 /** The rows to export: the book's, or only those its segment matches. */
 function selection(contactBookId: string, filter: SegmentFilter | null, params: unknown[]): string {
@@ -49,10 +43,6 @@ async function writeChunk(res: Response, chunk: string): Promise<boolean> {
   return !res.destroyed;
 }
 
-/** The SQL of one CSV field (the same quoting as csvField); NULL is the empty field. */
-const csvSql = (expr: string) =>
-  `(CASE WHEN ${expr} ~ ('[",' || chr(13) || chr(10) || ']') THEN '"' || replace(${expr}, '"', '""') || '"' ELSE coalesce(${expr}, '') END)`;
-
 /**
  * The next batch after `after`, as CSV text built by PostgreSQL: Node handles one string per batch
  * instead of thousands of row objects (whose garbage V8 collects lazily, so RSS would climb with
@@ -63,11 +53,11 @@ async function csvBatch(sql: SqlExecutor, contactBookId: string, filter: Segment
   const where = selection(contactBookId, filter, params);
   const afterParam = `$${params.push(after)}`;
   const props = properties.length
-    ? `, (SELECT string_agg(${csvSql('c.properties ->> u.k')}, ',' ORDER BY u.n) FROM unnest($${params.push(properties)}::text[]) WITH ORDINALITY AS u(k, n))`
+    ? `, (SELECT string_agg(${safeCsvCellSql('c.properties ->> u.k')}, ',' ORDER BY u.n) FROM unnest($${params.push(properties)}::text[]) WITH ORDINALITY AS u(k, n))`
     : '';
   const [batch] = await sql.query<{ chunk: string | null; rows: number; lastId: string | null }>(
     `SELECT string_agg(line, '' ORDER BY id) AS chunk, count(*)::int AS rows, max(id) AS "lastId" FROM (
-       SELECT c.id, concat_ws(',', ${csvSql('c.email')}, ${csvSql('c."firstName"')}, ${csvSql('c."lastName"')}, c.subscribed::text,
+       SELECT c.id, concat_ws(',', ${safeCsvCellSql('c.email')}, ${safeCsvCellSql('c."firstName"')}, ${safeCsvCellSql('c."lastName"')}, c.subscribed::text,
                   ${isoUtcSql('c."createdAt"')}${props}) || chr(13) || chr(10) AS line
          FROM "Contact" c WHERE ${where} AND c.id > ${afterParam} ORDER BY c.id LIMIT ${EXPORT_BATCH}
      ) b`,
@@ -102,7 +92,7 @@ export async function exportContactsCsv(
   res.setHeader('Content-Disposition', `attachment; filename="contacts-${book.id.replace(/[^\w-]/g, '')}.csv"`);
   res.setHeader('Cache-Control', 'no-store');
   try {
-    if (!(await writeChunk(res, [...FIXED_COLUMNS, ...properties].map(csvField).join(',') + '\r\n'))) return;
+    if (!(await writeChunk(res, [...FIXED_COLUMNS, ...properties].map(safeCsvCell).join(',') + '\r\n'))) return;
     let after = '';
     for (;;) {
       const batch = await csvBatch(sql, book.id, filter, properties, after);

@@ -129,6 +129,32 @@ describe('CSV export', () => {
     expect(rows.find((r) => r[0] === 'c2@example.org')!.slice(5)).toEqual(['Berlin', '']);
   });
 
+  it('writes a cell that would start a spreadsheet formula with a leading quote (CSV injection), header included', async () => {
+    const book = await newBook([
+      {
+        email: '-dash@example.org',
+        firstName: '=HYPERLINK("http://evil.test","click")',
+        lastName: '+1',
+        properties: { note: '@SUM(1)', tab: '\t=x', quoted: "'=already", plain: "it's fine", '=prop': 'a-b' },
+      },
+    ]);
+    const res = await request(api.app).get(`/api/v1/contactBooks/${book}/contacts/export`).set(api.team.auth).buffer(true);
+    expect(res.status).toBe(200);
+    const [header, row] = parseCsv(res.text);
+    expect(Object.fromEntries(header.map((h, k) => [h, row[k]]))).toEqual({
+      email: "'-dash@example.org",
+      firstName: `'=HYPERLINK("http://evil.test","click")`,
+      lastName: "'+1",
+      subscribed: 'true',
+      createdAt: expect.stringMatching(/^\d{4}-.*Z$/),
+      "'=prop": 'a-b',
+      note: "'@SUM(1)",
+      plain: "it's fine",
+      quoted: "''=already",
+      tab: "'\t=x",
+    });
+  });
+
   it('exports one segment of the book; unknown or foreign segments and books are 404', async () => {
     const book = await newBook([
       { email: 'a@x.test', properties: { plan: 'pro' } },

@@ -70,7 +70,8 @@ export function documentContactRoutes(r: DocRegistry) {
     summary: 'Export the book (or one of its segments) as CSV, streamed',
     description:
       'Columns: email, firstName, lastName, subscribed, createdAt, then one per property name found (sorted, at most 500). ' +
-      'Sent as `Content-Disposition: attachment`; read in batches by id, so any size streams in bounded memory.',
+      'Sent as `Content-Disposition: attachment`; read in batches by id, so any size streams in bounded memory. ' +
+      "A cell that would start a spreadsheet formula (`=`, `+`, `-`, `@`, tab, CR) is written with a leading `'` (CSV injection); imports read it back as it was.",
     params: anyBookPath,
     query: exportContactsQuery,
     response: z.string().describe('text/csv'),

@@ -186,8 +186,8 @@ export interface ContactBook {
   createdAt: string;
   updatedAt: string;
   _count: { contacts: number };
-  /** Added by the segments work where the book shape carries no subscribed count. */
-  subscribedCount?: number;
+  /** The subscribed contacts: the audience of a campaign to the whole book. */
+  subscribedCount: number;
 }
 
 export interface Contact {
@@ -271,7 +271,7 @@ export interface CampaignWindow {
   number: number;
   size: number;
   startedAt: string;
-  nextAt: string | null;
+  nextAt: string;
 }
 
 export interface CampaignListItem {
@@ -292,14 +292,14 @@ export interface CampaignListItem {
 export interface Campaign extends CampaignListItem {
   previewText: string | null;
   contactBookId: string | null;
-  /** null when the campaign targets the whole book; absent before the segments work is merged. */
-  segmentId?: string | null;
+  /** null when the campaign targets the whole book. */
+  segmentId: string | null;
   html: string | null;
   content: string | null;
   batchSize: number;
   batchWindowMinutes: number;
-  ramp?: CampaignRamp | null;
-  window?: CampaignWindow | null;
+  ramp: CampaignRamp | null;
+  window: CampaignWindow | null;
   opened: number;
   clicked: number;
   bounced: number;

@@ -37,17 +37,22 @@ export function CampaignEditor({ campaign: c, readOnly = false }: { campaign: Ca
   const [ramp, setRamp] = useState(!!c.ramp);
   const [rampStart, setRampStart] = useState(String(c.ramp?.start ?? 50));
   const [rampFactor, setRampFactor] = useState(String(c.ramp?.factor ?? 2));
-  const [contactId, setContactId] = useState('');
+  // The chosen contact stays an option while a new search lists others.
+  const [selected, setSelected] = useState<{ id: string; email: string } | null>(null);
+  const contactId = selected?.id ?? '';
 
   const books = useTeamQuery<ContactBook[]>(['contact-books'], '/v1/contactBooks');
   const segments = useTeamQuery<Segment[]>(['contact-books', bookId, 'segments'], `/v1/contactBooks/${bookId}/segments`, undefined, {
     enabled: !!bookId,
   });
+  // The contacts to preview for: the book's first 20, or 20 found by address or name (the list's search).
+  const [contactSearch, setContactSearch] = useState('');
+  const search = useDebounced(contactSearch.trim(), 300);
   const contacts = useTeamQuery<Contact[]>(
     ['contact-books', bookId, 'contacts'],
     `/v1/contactBooks/${bookId}/contacts`,
-    { limit: 20 },
-    { enabled: !!bookId },
+    { limit: 20, search: search || undefined },
+    { enabled: !!bookId, placeholderData: (prev) => prev },
   );
 
   const save = useMutation({
@@ -115,7 +120,7 @@ export function CampaignEditor({ campaign: c, readOnly = false }: { campaign: Ca
                 onChange={(e) => {
                   setBookId(e.target.value);
                   setSegmentId('');
-                  setContactId('');
+                  setSelected(null);
                 }}
               >
                 {books.data?.map((b) => (
@@ -176,9 +181,22 @@ export function CampaignEditor({ campaign: c, readOnly = false }: { campaign: Ca
       <section className="card stack form-card" aria-labelledby="preview-h">
         <h2 id="preview-h">Preview</h2>
         <div className="inline-form">
+          <Field label="Find a contact">
+            <input
+              type="search"
+              value={contactSearch}
+              onChange={(e) => setContactSearch(e.target.value)}
+              maxLength={200}
+              placeholder="address or name"
+            />
+          </Field>
           <Field label="Preview for">
-            <select value={contactId} onChange={(e) => setContactId(e.target.value)}>
+            <select
+              value={contactId}
+              onChange={(e) => setSelected(contacts.data?.find((k) => k.id === e.target.value) ?? (e.target.value ? selected : null))}
+            >
               <option value="">The book's first contact</option>
+              {selected && !contacts.data?.some((k) => k.id === selected.id) && <option value={selected.id}>{selected.email}</option>}
               {contacts.data?.map((k) => (
                 <option key={k.id} value={k.id}>
                   {k.email}

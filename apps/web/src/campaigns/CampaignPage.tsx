@@ -104,7 +104,9 @@ export default function CampaignPage() {
             }
           />
           {c.status !== 'DRAFT' && <Progress campaign={c} />}
-          <CampaignEditor key={c.id} campaign={c} readOnly={!EDITABLE.has(c.status)} />
+          {/* `total` is written when the recipients are fixed (the start); from then on PATCH answers 409,
+              also for a campaign paused and scheduled again, so the editor is read-only. */}
+          <CampaignEditor key={c.id} campaign={c} readOnly={!EDITABLE.has(c.status) || c.total > 0} />
         </>
       )}
     </>
@@ -118,7 +120,7 @@ function Progress({ campaign: c }: { campaign: Campaign }) {
         <h2 id="progress-h">Progress</h2>
         {c.status === 'RUNNING' && <span className="muted small">Updates every 2 seconds</span>}
       </div>
-      <CampaignProgress sent={c.sent} total={c.total} label="Sent of all recipients" />
+      <CampaignProgress sent={c.sent} total={c.total} label="Sent of all recipients" wide />
       <table className="figures campaign-figures">
         <caption className="visually-hidden">Campaign figures</caption>
         <thead>
@@ -143,8 +145,10 @@ function Progress({ campaign: c }: { campaign: Campaign }) {
       <p className="small">
         {c.window ? (
           <>
-            Window {c.window.number + 1}: up to {formatNumber(c.window.size)} emails, started {formatDateTime(c.window.startedAt, true)}
-            {c.window.nextAt && <>; the next one {formatRelative(c.window.nextAt)}</>}.
+            {c.status === 'SENT' ? 'Last window' : 'Window'} {c.window.number + 1}: up to {formatNumber(c.window.size)} emails, started{' '}
+            {formatDateTime(c.window.startedAt, true)}
+            {/* Only a running campaign opens another window; a paused one waits for Resume. */}
+            {c.status === 'RUNNING' && <>; the next one {formatRelative(c.window.nextAt)}</>}.
           </>
         ) : (
           <span className="muted">No window started yet.</span>

@@ -9,10 +9,10 @@ export function CampaignStatusBadge({ status }: { status: CampaignStatus }) {
 }
 
 /** sent / total as a native <progress> (announced as a percentage) with the figures beside it. */
-export function CampaignProgress({ sent, total, label }: { sent: number; total: number; label: string }) {
+export function CampaignProgress({ sent, total, label, wide = false }: { sent: number; total: number; label: string; wide?: boolean }) {
   const pct = total > 0 ? Math.min(100, Math.floor((sent / total) * 100)) : 0;
   return (
-    <span className="campaign-progress">
+    <span className={wide ? 'campaign-progress campaign-progress-wide' : 'campaign-progress'}>
       <progress max={Math.max(total, 1)} value={Math.min(sent, Math.max(total, 1))} aria-label={label} />
       <span className="small" data-testid="progress-text">
         {total > 0 ? `${formatNumber(sent)} / ${formatNumber(total)} (${pct} %)` : '—'}

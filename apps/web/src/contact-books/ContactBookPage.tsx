@@ -52,7 +52,7 @@ export default function ContactBookPage() {
             description={
               <>
                 {formatNumber(book.data._count.contacts)} {book.data._count.contacts === 1 ? 'contact' : 'contacts'}
-                {book.data.subscribedCount !== undefined && `, ${formatNumber(book.data.subscribedCount)} subscribed`}
+                {`, ${formatNumber(book.data.subscribedCount)} subscribed`}
               </>
             }
             actions={

@@ -58,7 +58,7 @@ export default function ContactBooksPage() {
                     </Link>
                   </td>
                   <td className="num">{formatNumber(b._count.contacts)}</td>
-                  <td className="num">{b.subscribedCount === undefined ? '—' : formatNumber(b.subscribedCount)}</td>
+                  <td className="num">{formatNumber(b.subscribedCount)}</td>
                   <td>{b.doubleOptInEnabled ? 'on' : 'off'}</td>
                   <td>{formatDateTime(b.createdAt)}</td>
                 </tr>

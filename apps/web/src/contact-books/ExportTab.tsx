@@ -17,7 +17,7 @@ export function ExportTab({ book }: { book: ContactBook }) {
       <h2>Export as CSV</h2>
       <p className="muted">Columns: email, firstName, lastName, subscribed, createdAt, then one column per property.</p>
       <ErrorNotice error={segments.error} prefix="The segments could not be loaded" />
-      <Field label="Contacts">
+      <Field label="Contacts to export">
         <select value={segmentId} onChange={(e) => setSegmentId(e.target.value)}>
           <option value="">The whole book</option>
           {segments.data?.map((s) => (

@@ -93,7 +93,7 @@ export function ImportTab({ book }: { book: ContactBook }) {
         {preview.data && file && (
           <>
             <div className="table-wrap">
-              <table>
+              <table className="import-mapping">
                 <caption className="visually-hidden">Columns of {file.name} and where they go</caption>
                 <thead>
                   <tr>

@@ -98,7 +98,7 @@ function ConditionRow({
             Property: {v}
           </option>
         ))}
-        <option value={OTHER_PROPERTY}>Other property…</option>
+        <option value={OTHER_PROPERTY}>Property…</option>
       </select>
       {!known && (
         <input

@@ -75,6 +75,28 @@ const rejects = (id: string) =>
 const contactsOf = (bookId: string) => env.deps.db.contact.findMany({ where: { contactBookId: bookId }, orderBy: { email: 'asc' } });
 const chunksOf = (id: string) => env.deps.db.contactImportChunk.count({ where: { importId: id } });
 
+describe('re-importing an export', () => {
+  it("reads cells the export wrote formula-safe back as they were; a leading ' before anything else is text; no createdAt property", async () => {
+    const book = await newBook();
+    const csv =
+      'email,firstName,lastName,subscribed,createdAt,plan,note\r\n' +
+      '\'-dash@example.org,"\'=HYPERLINK(""http://evil.test"",""x"")",\'+1,true,2026-11-24T04:00:00.000Z,a,\'\'=already\r\n' +
+      "ollie@example.org,'Ollie,O'Brien,false,2026-11-24T04:00:00.000Z,,'@SUM(1)\r\n";
+    const id = await stage(book, csv);
+    await runContactImport(ports(), id);
+    expect(await counters(id)).toMatchObject({ status: 'COMPLETED', created: 2, rejected: 0 });
+    const [dash, ollie] = await contactsOf(book);
+    expect(dash).toMatchObject({
+      email: '-dash@example.org',
+      firstName: '=HYPERLINK("http://evil.test","x")',
+      lastName: '+1',
+      subscribed: true,
+      properties: { plan: 'a', note: "'=already" },
+    });
+    expect(ollie).toMatchObject({ firstName: "'Ollie", lastName: "O'Brien", subscribed: false, properties: { note: '@SUM(1)' } });
+  });
+});
+
 describe('a 10,000-row file with 17 bad rows', () => {
   it('imports the good rows and reports the 17 others with their lines and reasons', async () => {
     const book = await newBook();

@@ -1,4 +1,5 @@
 import type { Options } from 'csv-parse';
+import { csvField } from '@mailrail/domain/audience/csv-cells';
 
 // The CSV dialect of contact imports, one definition for the API's preview and upload checks and
 // the worker's import: RFC 4180 quoting (fields with commas, quotes and line breaks), CRLF or LF,
@@ -41,10 +42,4 @@ export function lineBreaksInside(cells: readonly string[]): { breaks: number; cr
 export function rejectRowText(cells: readonly string[]): string {
   const text = cells.map(csvField).join(',');
   return text.length > MAX_REJECT_ROW_LENGTH ? `${text.slice(0, MAX_REJECT_ROW_LENGTH)}…` : text;
-}
-
-/** One CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
-export function csvField(value: string | number): string {
-  const s = String(value);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fromSpreadsheetSafe } from '@mailrail/domain/audience/csv-cells';
 import { contactInput, MAX_PROPERTY_NAME_LENGTH, type ContactInput } from '@mailrail/domain/audience/contact-input';
 
 // How the columns of a CSV file become contact fields, shared by the API (preview, upload checks)
@@ -31,6 +32,8 @@ const GUESSES: [ImportTarget, string[]][] = [
   ['firstName', ['firstname', 'first', 'givenname', 'fname', 'forename']],
   ['lastName', ['lastname', 'last', 'surname', 'familyname', 'lname']],
   ['subscribed', ['subscribed', 'issubscribed', 'subscription', 'optin', 'optedin']],
+  // The export's own date columns: the database sets them, so re-importing an export adds no property.
+  ['ignore', ['createdat', 'updatedat']],
 ];
 
 const squash = (header: string) => header.toLowerCase().replace(/[\s_.-]+/g, '');
@@ -98,7 +101,8 @@ export function rowToContact(columns: readonly ImportTarget[], cells: readonly s
   let properties: Record<string, string> | undefined;
   for (let i = 0; i < cells.length; i++) {
     const target = columns[i];
-    const value = cells[i].trim();
+    // A cell the export wrote formula-safe ("'=x") is read back as it was ("=x"): csv-cells.ts.
+    const value = fromSpreadsheetSafe(cells[i].trim());
     if (target === 'ignore' || value === '') continue;
     if (target === 'subscribed') {
       const v = value.toLowerCase();
