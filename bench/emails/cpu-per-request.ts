@@ -3,7 +3,9 @@
 // and each server's CPU time (user + system, from /proc) is divided by the requests it answered.
 // Also counts PostgreSQL transactions per request (pg_stat_database.xact_commit of the bench
 // database), which shows how well group commit combines requests.
-//   npx tsx bench/emails/cpu-per-request.ts [--requests 20000] [--rounds 3] [--connections 32] [--batch] [--env K=V]
+//   npx tsx bench/emails/cpu-per-request.ts [--requests 20000] [--rounds 3] [--connections 32] [--batch] [--env K=V] [--baseline old/dist/api/main.js]
+// --baseline also runs another build of the API (e.g. main's, copied aside) in the same rounds, to
+// measure one change's effect against the load of the moment.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -38,6 +40,9 @@ const REQUESTS = arg('requests', BATCH ? 300 : 20_000);
 const ROUNDS = arg('rounds', 3);
 const CONNECTIONS = arg('connections', BATCH ? 16 : 32);
 const API_PORT = 3910;
+const BASE_PORT = 3911;
+const baselineAt = process.argv.indexOf('--baseline');
+const BASELINE = baselineAt > 0 ? process.argv[baselineAt + 1] : undefined;
 const PLAIN_PORT = 3912;
 const root = path.resolve(__dirname, '../..');
 
@@ -88,6 +93,7 @@ async function main() {
     SECRET: 'bench-secret-bench-secret-bench-secret-0123',
   };
   const api = start([process.execPath, 'dist/api/main.js'], { ...env, ...apiEnv, PORT: String(API_PORT) });
+  const base = BASELINE ? start([process.execPath, BASELINE], { ...env, ...apiEnv, PORT: String(BASE_PORT) }) : undefined;
   const plain = start([process.execPath, '--import', 'tsx', 'bench/emails/plain-floor.ts'], {
     ...env,
     PORT: String(PLAIN_PORT),
@@ -111,20 +117,27 @@ async function main() {
   try {
     await waitForHttp(`http://127.0.0.1:${API_PORT}/health`);
     await waitForHttp(`http://127.0.0.1:${PLAIN_PORT}/nothing`);
+    if (base) await waitForHttp(`http://127.0.0.1:${BASE_PORT}/health`);
+    const baseUrl = `http://127.0.0.1:${BASE_PORT}/api/v1/emails${BATCH ? '/batch' : ''}`;
     const apiUrl = `http://127.0.0.1:${API_PORT}/api/v1/emails${BATCH ? '/batch' : ''}`;
     const plainUrl = `http://127.0.0.1:${PLAIN_PORT}/floor${BATCH ? '/batch' : ''}`;
     await measure(plain, plainUrl, Math.ceil(REQUESTS / 4));
     await measure(api, apiUrl, Math.ceil(REQUESTS / 4));
-    console.log(`| round | API CPU µs/email | plain floor CPU µs/email | API/floor CPU | API pg tx/request | API p99 ms | failed |\n|---|---|---|---|---|---|---|`);
+    if (base) await measure(base, baseUrl, Math.ceil(REQUESTS / 4));
+    console.log(
+      `| round | API CPU µs/email | plain floor CPU µs/email | API/floor CPU | API pg tx/request | API p99 ms | failed | baseline CPU µs/email | baseline/floor CPU |\n|---|---|---|---|---|---|---|---|---|`,
+    );
     for (let round = 1; round <= ROUNDS; round++) {
       const f = await measure(plain, plainUrl, REQUESTS);
       const a = await measure(api, apiUrl, REQUESTS);
+      const b = base ? await measure(base, baseUrl, REQUESTS) : undefined;
+      const baseCols = b ? ` ${b.cpuMicrosPerEmail.toFixed(0)} | ${(b.cpuMicrosPerEmail / f.cpuMicrosPerEmail).toFixed(2)} |` : ' | |';
       console.log(
-        `| ${round} | ${a.cpuMicrosPerEmail.toFixed(0)} | ${f.cpuMicrosPerEmail.toFixed(0)} | ${(a.cpuMicrosPerEmail / f.cpuMicrosPerEmail).toFixed(2)} | ${a.txPerRequest.toFixed(2)} | ${a.p99} | ${a.bad + f.bad} |`,
+        `| ${round} | ${a.cpuMicrosPerEmail.toFixed(0)} | ${f.cpuMicrosPerEmail.toFixed(0)} | ${(a.cpuMicrosPerEmail / f.cpuMicrosPerEmail).toFixed(2)} | ${a.txPerRequest.toFixed(2)} | ${a.p99} | ${a.bad + f.bad + (b?.bad ?? 0)} |${baseCols}`,
       );
     }
   } finally {
-    for (const child of [api, plain]) if (child.exitCode === null) process.kill(-child.pid!, 'SIGTERM');
+    for (const child of [api, plain, base]) if (child && child.exitCode === null) process.kill(-child.pid!, 'SIGTERM');
     await stats.end();
     const redis = createRedis('redis://127.0.0.1:6379');
     await deleteRedisPrefix(redis, prefix);
