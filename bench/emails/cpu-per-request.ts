@@ -53,7 +53,12 @@ function cpuSeconds(pid: number | undefined): number {
 }
 
 function start(cmd: string[], env: Record<string, string>): ChildProcess {
-  return spawn(cmd[0], cmd.slice(1), { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+  return spawn(cmd[0], cmd.slice(1), {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+    detached: true,
+  });
 }
 
 async function waitForHttp(url: string) {
@@ -102,8 +107,16 @@ async function main() {
   const stats = new Client({ connectionString: dbUrl });
   await stats.connect();
   const commits = async () =>
-    Number((await stats.query<{ n: string }>(`SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`)).rows[0].n);
-  const email = { to: 'someone@dest.example.org', from: 'Bench <hello@bench.example.com>', subject: 'Hello', html: '<p>Hello there</p>', text: 'Hello there' };
+    Number(
+      (await stats.query<{ n: string }>(`SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`)).rows[0].n,
+    );
+  const email = {
+    to: 'someone@dest.example.org',
+    from: 'Bench <hello@bench.example.com>',
+    subject: 'Hello',
+    html: '<p>Hello there</p>',
+    text: 'Hello there',
+  };
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` };
   const body = JSON.stringify(BATCH ? Array.from({ length: 100 }, () => email) : email);
   const measure = async (server: ChildProcess, url: string, amount: number) => {
@@ -112,7 +125,12 @@ async function main() {
     const r = await autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, amount });
     const cpu = cpuSeconds(server.pid) - cpu0;
     const tx = (await commits()) - tx0 - 1; // the stats query itself
-    return { cpuMicrosPerEmail: (cpu * 1e6) / (r.requests.total * PER_REQUEST), txPerRequest: tx / r.requests.total, p99: r.latency.p99, bad: r.non2xx + r.errors };
+    return {
+      cpuMicrosPerEmail: (cpu * 1e6) / (r.requests.total * PER_REQUEST),
+      txPerRequest: tx / r.requests.total,
+      p99: r.latency.p99,
+      bad: r.non2xx + r.errors,
+    };
   };
   try {
     await waitForHttp(`http://127.0.0.1:${API_PORT}/health`);
