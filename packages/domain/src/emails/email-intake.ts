@@ -102,7 +102,9 @@ export async function submitEmails(
   );
 }
 
+/** SQLSTATE 23503, as node-postgres reports it (the committer's pool) or through Prisma's adapter. */
 function foreignKeyViolation(err: unknown): boolean {
+  if ((err as { code?: unknown })?.code === '23503') return true;
   const cause = (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } })?.meta?.driverAdapterError?.cause;
   return cause?.originalCode === '23503';
 }
