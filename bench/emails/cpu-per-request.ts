@@ -3,9 +3,10 @@
 // and each server's CPU time (user + system, from /proc) is divided by the requests it answered.
 // Also counts PostgreSQL transactions per request (pg_stat_database.xact_commit of the bench
 // database), which shows how well group commit combines requests.
-//   npx tsx bench/emails/cpu-per-request.ts [--requests 20000] [--rounds 3] [--connections 32] [--batch] [--env K=V] [--baseline old/dist/api/main.js]
+//   npx tsx bench/emails/cpu-per-request.ts [--requests 20000] [--rounds 3] [--connections 32] [--batch] [--env K=V] [--baseline old/dist/api/main.js] [--baseline-env K=V]
 // --baseline also runs another build of the API (e.g. main's, copied aside) in the same rounds, to
-// measure one change's effect against the load of the moment.
+// measure one change's effect against the load of the moment; --baseline-env (repeatable) sets the
+// baseline's settings only (e.g. --baseline dist/api/main.js --baseline-env LOG_LEVEL=info).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -43,6 +44,9 @@ const API_PORT = 3910;
 const BASE_PORT = 3911;
 const baselineAt = process.argv.indexOf('--baseline');
 const BASELINE = baselineAt > 0 ? process.argv[baselineAt + 1] : undefined;
+const baselineEnv = Object.fromEntries(
+  process.argv.flatMap((a, i) => (a === '--baseline-env' ? [process.argv[i + 1].split(/=(.*)/s).slice(0, 2)] : [])),
+) as Record<string, string>;
 const PLAIN_PORT = 3912;
 const root = path.resolve(__dirname, '../..');
 
@@ -98,7 +102,7 @@ async function main() {
     SECRET: 'bench-secret-bench-secret-bench-secret-0123',
   };
   const api = start([process.execPath, 'dist/api/main.js'], { ...env, ...apiEnv, PORT: String(API_PORT) });
-  const base = BASELINE ? start([process.execPath, BASELINE], { ...env, ...apiEnv, PORT: String(BASE_PORT) }) : undefined;
+  const base = BASELINE ? start([process.execPath, BASELINE], { ...env, ...apiEnv, ...baselineEnv, PORT: String(BASE_PORT) }) : undefined;
   const plain = start([process.execPath, '--import', 'tsx', 'bench/emails/plain-floor.ts'], {
     ...env,
     PORT: String(PLAIN_PORT),
