@@ -1,6 +1,7 @@
-// Email API benchmark: single sends, batch sends, and the floor (one INSERT + one enqueue per
-// request), each against a freshly started server with the worker stopped.
-//   npx tsx bench/emails/run.ts [--duration 15] [--connections 32] [--rounds 3] [--rate 2500] [--batch-connections 16] [--env K=V] [--profile]
+// Email API benchmark: single and batch sends against two floors (bench/emails/plain-floor.ts:
+// node:http, one INSERT + one add, or one multi-row INSERT + one addBulk per request; and
+// bench/emails/floor.ts: the same single send on Express), measured alternately, with the worker stopped.
+//   npx tsx bench/emails/run.ts [--duration 15] [--connections 32] [--rounds 3] [--rate 2000] [--batch-connections 16] [--env K=V] [--profile] [--compiled]
 // Writes bench/out/emails.json and prints a markdown summary.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -44,11 +45,12 @@ const apiEnv = Object.fromEntries(
 ) as Record<string, string>;
 const DURATION = arg('duration', 15);
 const CONNECTIONS = arg('connections', 32);
-const TARGET_RATE = arg('rate', 2500);
+const TARGET_RATE = arg('rate', 2000);
 const ROUNDS = arg('rounds', 3);
 const BATCH_CONNECTIONS = arg('batch-connections', 16);
 const API_PORT = 3900;
 const FLOOR_PORT = 3901;
+const PLAIN_PORT = 3902;
 const root = path.resolve(__dirname, '../..');
 
 async function waitForHttp(url: string, child: ChildProcess) {
@@ -155,55 +157,74 @@ async function main() {
   const results: Record<string, Figures> = {};
   const loadBefore = os.loadavg()[0];
 
-  // Both servers run side by side (only one is loaded at a time) and the single-send runs
-  // alternate floor, API, floor, API... so load from elsewhere on the machine hits both alike.
-  // --profile writes a V8 CPU profile of the API to bench/out/profile.
+  // All three servers run side by side (only one is loaded at a time) and the runs alternate
+  // plain floor, Express floor, API... so load from elsewhere on the machine hits all alike.
+  // --profile writes a V8 CPU profile of the API to bench/out/profile (summarize it with
+  // bench/emails/profile-summary.ts); --compiled runs the API from `npm run build`'s dist/.
   const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, 'bench/out/profile')}`] : [];
-  const api = start([process.execPath, ...profile, '--import', 'tsx', 'apps/api/src/main.ts'], {
-    ...env,
-    ...apiEnv,
-    PORT: String(API_PORT),
-  });
-  const floor = start([process.execPath, '--import', 'tsx', 'bench/emails/floor.ts'], {
-    ...env,
-    PORT: String(FLOOR_PORT),
-    FLOOR_TEAM_ID: String(team.id),
-  });
+  const apiEntry = process.argv.includes('--compiled') ? ['dist/api/main.js'] : ['--import', 'tsx', 'apps/api/src/main.ts'];
+  const api = start([process.execPath, ...profile, ...apiEntry], { ...env, ...apiEnv, PORT: String(API_PORT) });
+  const floorEnv = { ...env, FLOOR_TEAM_ID: String(team.id) };
+  const floor = start([process.execPath, '--import', 'tsx', 'bench/emails/floor.ts'], { ...floorEnv, PORT: String(FLOOR_PORT) });
+  const plain = start([process.execPath, '--import', 'tsx', 'bench/emails/plain-floor.ts'], { ...floorEnv, PORT: String(PLAIN_PORT) });
+  const plainRuns: Figures[] = [];
   const floorRuns: Figures[] = [];
   const apiRuns: Figures[] = [];
+  const plainBatchRuns: Figures[] = [];
+  const apiBatchRuns: Figures[] = [];
   try {
     await waitForHttp(`http://127.0.0.1:${API_PORT}/health`, api);
     await waitForHttp(`http://127.0.0.1:${FLOOR_PORT}/nothing`, floor);
+    await waitForHttp(`http://127.0.0.1:${PLAIN_PORT}/nothing`, plain);
     const single = { url: `http://127.0.0.1:${API_PORT}/api/v1/emails`, method: 'POST' as const, headers, body: JSON.stringify(email) };
     const floorSingle = { ...single, url: `http://127.0.0.1:${FLOOR_PORT}/floor` };
-    // Warm-up (JIT, pools).
-    if (ROUNDS > 0) {
-      await cannon({ ...floorSingle, connections: CONNECTIONS, duration: 3 }, floor);
-      await cannon({ ...single, connections: CONNECTIONS, duration: 3 }, api);
-    }
-    for (let round = 0; round < ROUNDS; round++) {
-      floorRuns.push(await cannon({ ...floorSingle, connections: CONNECTIONS }, floor));
-      apiRuns.push(await cannon({ ...single, connections: CONNECTIONS }, api));
-    }
-    results.singleAtTargetRate = await cannon({ ...single, connections: CONNECTIONS, overallRate: TARGET_RATE }, api);
+    const plainSingle = { ...single, url: `http://127.0.0.1:${PLAIN_PORT}/floor` };
     const batch = {
       url: `http://127.0.0.1:${API_PORT}/api/v1/emails/batch`,
       method: 'POST' as const,
       headers,
       body: JSON.stringify(Array.from({ length: 100 }, () => email)),
     };
-    await cannon({ ...batch, connections: BATCH_CONNECTIONS, duration: 3 }, api, 100);
-    results.batch = await cannon({ ...batch, connections: BATCH_CONNECTIONS }, api, 100);
+    const plainBatch = { ...batch, url: `http://127.0.0.1:${PLAIN_PORT}/floor/batch` };
+    // Warm-up (JIT, pools).
+    if (ROUNDS > 0) {
+      await cannon({ ...plainSingle, connections: CONNECTIONS, duration: 3 }, plain);
+      await cannon({ ...floorSingle, connections: CONNECTIONS, duration: 3 }, floor);
+      await cannon({ ...single, connections: CONNECTIONS, duration: 3 }, api);
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      plainRuns.push(await cannon({ ...plainSingle, connections: CONNECTIONS }, plain));
+      floorRuns.push(await cannon({ ...floorSingle, connections: CONNECTIONS }, floor));
+      apiRuns.push(await cannon({ ...single, connections: CONNECTIONS }, api));
+    }
+    results.singleAtTargetRate = await cannon({ ...single, connections: CONNECTIONS, overallRate: TARGET_RATE }, api);
+    results.plainAtTargetRate = await cannon({ ...plainSingle, connections: CONNECTIONS, overallRate: TARGET_RATE }, plain);
+    if (ROUNDS > 0) {
+      await cannon({ ...plainBatch, connections: BATCH_CONNECTIONS, duration: 3 }, plain, 100);
+      await cannon({ ...batch, connections: BATCH_CONNECTIONS, duration: 3 }, api, 100);
+    }
+    for (let round = 0; round < Math.max(1, ROUNDS); round++) {
+      plainBatchRuns.push(await cannon({ ...plainBatch, connections: BATCH_CONNECTIONS }, plain, 100));
+      apiBatchRuns.push(await cannon({ ...batch, connections: BATCH_CONNECTIONS }, api, 100));
+    }
   } finally {
     await stop(api);
     await stop(floor);
+    await stop(plain);
   }
-  // The round with the median API rate stands for the run; the ratio is the median of the rounds.
+  // The round with the median API rate stands for the run; a ratio is the median of the rounds'.
   const median = <T>(xs: T[], key: (x: T) => number) => [...xs].sort((x, y) => key(x) - key(y))[Math.floor(xs.length / 2)];
-  const ratios = apiRuns.map((r, i) => r.requestsPerSec / floorRuns[i].requestsPerSec);
-  const ratio = ratios.length ? median(ratios, (x) => x) : NaN;
+  const ratiosOf = (a: Figures[], b: Figures[]) => a.map((r, i) => r.requestsPerSec / b[i].requestsPerSec);
+  const medianRatio = (xs: number[]) => (xs.length ? median(xs, (x) => x) : NaN);
+  const ratios = ratiosOf(apiRuns, plainRuns);
+  const expressRatios = ratiosOf(apiRuns, floorRuns);
+  const batchRatios = ratiosOf(apiBatchRuns, plainBatchRuns);
+  const ratio = medianRatio(ratios);
   results.single = median(apiRuns, (r) => r.requestsPerSec);
+  results.plain = median(plainRuns, (r) => r.requestsPerSec);
   results.floor = median(floorRuns, (r) => r.requestsPerSec);
+  results.batch = median(apiBatchRuns, (r) => r.requestsPerSec);
+  results.plainBatch = median(plainBatchRuns, (r) => r.requestsPerSec);
 
   const rows = await db.email.count();
   const redis = createRedis('redis://127.0.0.1:6379');
@@ -228,22 +249,40 @@ async function main() {
     connections: CONNECTIONS,
     targetRate: TARGET_RATE,
     results,
-    rounds: { api: apiRuns, floor: floorRuns, ratios: ratios.map((r) => Number(r.toFixed(2))) },
+    rounds: {
+      api: apiRuns,
+      plainFloor: plainRuns,
+      expressFloor: floorRuns,
+      apiBatch: apiBatchRuns,
+      plainFloorBatch: plainBatchRuns,
+      ratios: ratios.map((r) => Number(r.toFixed(2))),
+      expressRatios: expressRatios.map((r) => Number(r.toFixed(2))),
+      batchRatios: batchRatios.map((r) => Number(r.toFixed(2))),
+    },
     ratioToFloor: Number(ratio.toFixed(2)),
+    ratioToExpressFloor: Number(medianRatio(expressRatios).toFixed(2)),
+    batchRatioToFloor: Number(medianRatio(batchRatios).toFixed(2)),
     rowsWritten: rows,
   };
   writeResult(
     'emails',
     {
       singlePerSec: results.single?.requestsPerSec ?? NaN,
+      singleP99Ms: results.single?.p99 ?? NaN,
       singleServerCpuMs: (results.single?.serverCpuMicrosPerRequest ?? NaN) / 1000,
-      singleP99AtTargetRateMs: results.singleAtTargetRate.p99,
+      singleP99AtTargetRateMs: results.singleAtTargetRate?.p99 ?? NaN,
       singleVsFloor: out.ratioToFloor,
-      floorPerSec: results.floor?.requestsPerSec ?? NaN,
-      floorP99Ms: results.floor?.p99 ?? NaN,
-      floorServerCpuMs: (results.floor?.serverCpuMicrosPerRequest ?? NaN) / 1000,
-      batchEmailsPerSec: results.batch.emailsPerSec,
-      batchServerCpuMsPerEmail: results.batch.serverCpuMicrosPerRequest / 100 / 1000,
+      singleVsExpressFloor: out.ratioToExpressFloor,
+      floorPerSec: results.plain?.requestsPerSec ?? NaN,
+      floorP99Ms: results.plain?.p99 ?? NaN,
+      floorServerCpuMs: (results.plain?.serverCpuMicrosPerRequest ?? NaN) / 1000,
+      expressFloorPerSec: results.floor?.requestsPerSec ?? NaN,
+      expressFloorServerCpuMs: (results.floor?.serverCpuMicrosPerRequest ?? NaN) / 1000,
+      batchEmailsPerSec: results.batch?.emailsPerSec ?? NaN,
+      batchServerCpuMsPerEmail: (results.batch?.serverCpuMicrosPerRequest ?? NaN) / 100 / 1000,
+      batchVsFloor: out.batchRatioToFloor,
+      floorBatchEmailsPerSec: results.plainBatch?.emailsPerSec ?? NaN,
+      floorBatchServerCpuMsPerEmail: (results.plainBatch?.serverCpuMicrosPerRequest ?? NaN) / 100 / 1000,
     },
     out,
   );
@@ -251,18 +290,25 @@ async function main() {
     !f
       ? `| ${name} | not run |`
       : `| ${name} | ${f.requestsPerSec} | ${f.emailsPerSec} | ${f.p50} | ${f.p99} | ${f.serverCpuMicrosPerRequest} | ${f.non2xx} | ${f.errors} |`;
+  const list = (xs: number[]) => xs.map((r) => r.toFixed(2)).join(', ');
   console.log(
     [
       `machine: ${machine.nproc} cores (${machine.cpu}), ${machine.memoryGB} GB, node ${machine.node}; ${DURATION} s per run, ${CONNECTIONS} connections; load average ${loadAverage.before} -> ${loadAverage.after}; API env ${JSON.stringify(apiEnv)}`,
       '',
       '| run | requests/s | emails/s | p50 ms | p99 ms | server CPU µs/request | non-2xx | errors |',
       '|---|---|---|---|---|---|---|---|',
-      line(`single send, max (median of ${ROUNDS} rounds)`, results.single),
-      line(`single send at ${TARGET_RATE}/s offered`, results.singleAtTargetRate),
-      line(`batch of 100 (${BATCH_CONNECTIONS} connections)`, results.batch),
-      line('floor: 1 INSERT + 1 add per request (median round)', results.floor),
+      line(`POST /api/v1/emails, max (median of ${ROUNDS} rounds)`, results.single),
+      line('plain floor: node:http, 1 INSERT + 1 add (median round)', results.plain),
+      line('Express floor: 1 INSERT + 1 add (median round)', results.floor),
+      line(`POST /api/v1/emails at ${TARGET_RATE}/s offered`, results.singleAtTargetRate),
+      line(`plain floor at ${TARGET_RATE}/s offered`, results.plainAtTargetRate),
+      line(`POST /api/v1/emails/batch, 100 per request (${BATCH_CONNECTIONS} connections, median round)`, results.batch),
+      line('plain floor batch: 1 multi-row INSERT + 1 addBulk (median round)', results.plainBatch),
       '',
-      `single/floor per round: ${ratios.map((r) => r.toFixed(2)).join(', ')}; median ${ratio.toFixed(2)}; rows written: ${rows}`,
+      `single/plain floor per round: ${list(ratios)}; median ${ratio.toFixed(2)} (target >= 0.6)`,
+      `single/Express floor per round: ${list(expressRatios)}; median ${out.ratioToExpressFloor}`,
+      `batch/plain floor batch per round: ${list(batchRatios)}; median ${out.batchRatioToFloor} (target >= 0.8)`,
+      `p99 of POST /api/v1/emails at ${TARGET_RATE}/s offered: ${results.singleAtTargetRate?.p99} ms (target <= 20); rows written: ${rows}`,
     ].join('\n'),
   );
 }

@@ -1,6 +1,7 @@
 import { closeBaseDeps, createBaseDeps, type BaseDeps } from '@mailrail/platform/process/base-deps';
 import type { Config } from '@mailrail/platform/config/schema';
-import { createEmailIntake, type EmailIntake } from '@mailrail/domain/emails/email-intake';
+import { createEmailIntake, createIntakeSql, type EmailIntake } from '@mailrail/domain/emails/email-intake';
+import type { SqlPool } from '@mailrail/platform/db/sql/executor';
 import { createApiKeyVerifier, type ApiKeyVerifier } from '@mailrail/domain/teams/api-key-auth';
 import { createTeamRateLimit, type TeamRateLimit } from '@mailrail/domain/teams/team-rate-limit';
 import { createSmtpMetrics, type SmtpMetrics } from './smtp-metrics';
@@ -14,15 +15,19 @@ export interface SmtpDeps extends BaseDeps {
   /** The API's per-team rate, one request per message. */
   rate: TeamRateLimit;
   metrics: SmtpMetrics;
+  /** The committer's node-postgres pool. */
+  sql: SqlPool;
 }
 
 export function createSmtpDeps(config: Config, overrides: Partial<BaseDeps> & { metrics?: SmtpMetrics } = {}): SmtpDeps {
   const base = createBaseDeps(config, overrides, { service: 'mailrail-smtp' });
   const metrics = overrides.metrics ?? createSmtpMetrics();
+  const sql = createIntakeSql(config, base.log);
   return {
     ...base,
+    sql,
     verifier: createApiKeyVerifier(base, metrics),
-    intake: createEmailIntake(base),
+    intake: createEmailIntake({ ...base, sql }),
     rate: createTeamRateLimit(base.redis, { prefix: config.REDIS_PREFIX, log: base.log }),
     metrics,
   };
@@ -30,5 +35,6 @@ export function createSmtpDeps(config: Config, overrides: Partial<BaseDeps> & { 
 
 export async function closeSmtpDeps(deps: SmtpDeps): Promise<void> {
   deps.verifier.close();
+  await deps.sql.end();
   await closeBaseDeps(deps);
 }

@@ -1,5 +1,4 @@
-import type { Db } from '@mailrail/platform/db/client';
-import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
+import type { SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import type { Logger } from '@mailrail/platform/log/logger';
 import type { QueueFactory } from '@mailrail/platform/queue/queues';
 import { enqueueSendJobs, insertEmailRows, prepareEmails, type CreatedEmail, type EmailDraft } from './create-emails';
@@ -27,9 +26,14 @@ export interface CommitterOptions {
  * then answers every caller. A call's drafts are never split across flushes, so a batch stays
  * all-or-nothing; if a combined write fails, each call is retried alone so one bad call cannot
  * fail its neighbours. Under light load a flush starts on the next tick (no added latency);
- * under load, flushes grow to fill the time the previous ones take.
+ * under load, flushes grow to fill the time the previous ones take. It writes through `deps.sql`,
+ * a node-postgres pool of its own in the API and the relay (createIntakeSql): through Prisma the
+ * same two statements cost about 7 % of those processes' CPU per email.
  */
-export function createEmailCommitter(deps: { db: Db; queues: QueueFactory; log: Logger; now: () => Date }, opts: CommitterOptions) {
+export function createEmailCommitter(
+  deps: { sql: SqlExecutor; queues: QueueFactory; log: Logger; now: () => Date },
+  opts: CommitterOptions,
+) {
   const pending: Entry[] = [];
   let pendingDrafts = 0;
   let inFlight = 0;
@@ -40,7 +44,7 @@ export function createEmailCommitter(deps: { db: Db; queues: QueueFactory; log: 
   async function write(entries: Entry[]): Promise<CreatedEmail[][]> {
     const now = deps.now();
     const drafts = await applySuppressions(
-      deps.db,
+      deps.sql,
       entries.flatMap((e) => e.drafts),
     );
     const prepared = prepareEmails(drafts, now);
@@ -51,7 +55,7 @@ export function createEmailCommitter(deps: { db: Db; queues: QueueFactory; log: 
       k += e.drafts.length;
     }
     const claims = entries.flatMap((e, i) => (e.claim ? [{ ...e.claim, emailIds: out[i].map((c) => c.id) }] : []));
-    await insertEmailRows(prismaExecutor(deps.db), prepared, now, claims);
+    await insertEmailRows(deps.sql, prepared, now, claims);
     await enqueueSendJobs(deps, prepared, now);
     return out;
   }

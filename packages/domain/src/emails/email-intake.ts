@@ -1,6 +1,7 @@
 import type { Clock } from '@mailrail/platform/clock';
 import type { Config } from '@mailrail/platform/config/schema';
 import type { Db } from '@mailrail/platform/db/client';
+import { createSqlPool, type SqlExecutor, type SqlPool } from '@mailrail/platform/db/sql/executor';
 import { checkSenderDomain, type SenderDomainCheck } from '../domains/sender-domain';
 import { badRequest } from '../errors/api-error';
 import type { Logger } from '@mailrail/platform/log/logger';
@@ -24,6 +25,8 @@ export const MAX_RECIPIENTS = 50;
 export interface EmailIntakeDeps {
   config: Pick<Config, 'REDIS_PREFIX' | 'redisHashTags' | 'EMAIL_MAX_MESSAGE_MB' | 'EMAIL_COMMIT_MAX_BATCH' | 'EMAIL_COMMIT_CONCURRENCY'>;
   db: Db;
+  /** The group committer's connections (a node-postgres pool; see createIntakeSql). */
+  sql: SqlExecutor;
   redis: Redis;
   queues: QueueFactory;
   log: Logger;
@@ -36,13 +39,24 @@ export interface EmailIntake {
   committer: EmailCommitter;
 }
 
+/**
+ * The committer's own node-postgres pool, one connection per statement it may have in flight
+ * (EMAIL_COMMIT_CONCURRENCY), beside Prisma's pool: its two statements per flush skip Prisma's
+ * argument handling, about 7 % of the API's and the relay's CPU per email. Closed by its owner.
+ */
+export function createIntakeSql(config: Pick<Config, 'DATABASE_URL' | 'EMAIL_COMMIT_CONCURRENCY'>, log: Logger): SqlPool {
+  return createSqlPool(config.DATABASE_URL, Math.max(1, config.EMAIL_COMMIT_CONCURRENCY), (err) =>
+    log.warn({ err }, 'idle PostgreSQL connection of the email committer lost'),
+  );
+}
+
 /** One per process: the domain cache and the group committer are shared by all its requests. */
 export function createEmailIntake(deps: EmailIntakeDeps): EmailIntake {
   return {
     deps,
     domains: createTeamDomains(deps.db, deps.clock),
     committer: createEmailCommitter(
-      { db: deps.db, queues: deps.queues, log: deps.log, now: () => deps.clock.now() },
+      { sql: deps.sql, queues: deps.queues, log: deps.log, now: () => deps.clock.now() },
       { maxBatch: deps.config.EMAIL_COMMIT_MAX_BATCH, concurrency: deps.config.EMAIL_COMMIT_CONCURRENCY },
     ),
   };
@@ -89,7 +103,9 @@ export async function submitEmails(
   );
 }
 
+/** SQLSTATE 23503, as node-postgres reports it (the committer's pool) or through Prisma's adapter. */
 function foreignKeyViolation(err: unknown): boolean {
+  if ((err as { code?: unknown })?.code === '23503') return true;
   const cause = (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } })?.meta?.driverAdapterError?.cause;
   return cause?.originalCode === '23503';
 }

@@ -172,8 +172,13 @@ async function runClaimed(db: Db, claim: IdempotencyClaim, operation: (claim: Id
   }
 }
 
-/** A unique violation of IdempotencyRecord's primary key, as the Prisma driver adapter reports it. */
+/**
+ * A unique violation of IdempotencyRecord's primary key, as node-postgres reports it (the
+ * committer's own pool) or as the Prisma driver adapter does.
+ */
 function isIdempotencyRowConflict(err: unknown): boolean {
+  const pg = err as { code?: unknown; constraint?: unknown };
+  if (pg?.code === '23505' && pg.constraint === 'IdempotencyRecord_pkey') return true;
   const cause = (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: string; originalMessage?: string } } } })?.meta
     ?.driverAdapterError?.cause;
   return cause?.originalCode === '23505' && (cause.originalMessage ?? '').includes('IdempotencyRecord_pkey');

@@ -1,5 +1,4 @@
-import type { Db } from '@mailrail/platform/db/client';
-import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
+import type { SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { bareAddress } from './address';
 import type { EmailDraft } from './create-emails';
 
@@ -9,14 +8,14 @@ export const ALL_TO_SUPPRESSED = 'All TO recipients are suppressed. No emails to
 const normalise = (recipient: string) => bareAddress(recipient).toLowerCase();
 
 /** Suppressed addresses among the given (team, address) pairs, in one query whatever the count. */
-export async function findSuppressed(db: Db, pairs: { teamId: number; email: string }[]): Promise<Set<string>> {
+export async function findSuppressed(sql: SqlExecutor, pairs: { teamId: number; email: string }[]): Promise<Set<string>> {
   const unique = new Map<string, { teamId: number; email: string }>();
   for (const p of pairs) {
     const email = normalise(p.email);
     unique.set(`${p.teamId}:${email}`, { teamId: p.teamId, email });
   }
   if (unique.size === 0) return new Set();
-  const rows = await prismaExecutor(db).query<{ teamId: number; email: string }>(
+  const rows = await sql.query<{ teamId: number; email: string }>(
     `SELECT s."teamId", s.email FROM "Suppression" s
      JOIN json_to_recordset($1::json) AS x("teamId" int, email text) ON s."teamId" = x."teamId" AND s.email = x.email`,
     [JSON.stringify([...unique.values()])],
@@ -29,9 +28,9 @@ export async function findSuppressed(db: Db, pairs: { teamId: number; email: str
  * the email is kept as SUPPRESSED and never sent; otherwise suppressed to, cc and bcc addresses
  * are silently dropped.
  */
-export async function applySuppressions(db: Db, drafts: EmailDraft[]): Promise<EmailDraft[]> {
+export async function applySuppressions(sql: SqlExecutor, drafts: EmailDraft[]): Promise<EmailDraft[]> {
   const pairs = drafts.flatMap((d) => [...d.to, ...(d.cc ?? []), ...(d.bcc ?? [])].map((email) => ({ teamId: d.teamId, email })));
-  const suppressed = await findSuppressed(db, pairs);
+  const suppressed = await findSuppressed(sql, pairs);
   if (suppressed.size === 0) return drafts;
   return drafts.map((d) => {
     const keep = (list: string[] | undefined) => list?.filter((a) => !suppressed.has(`${d.teamId}:${normalise(a)}`));

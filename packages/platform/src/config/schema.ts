@@ -281,7 +281,7 @@ export const configSchema = z.object({
     .describe('Largest email (body and base64 attachments) accepted by the send API, in MB; SES v2 allows 40'),
   EMAIL_COMMIT_MAX_BATCH: int(500).describe('Group commit: most emails written by one multi-row INSERT when concurrent sends are combined'),
   EMAIL_COMMIT_CONCURRENCY: int(6).describe(
-    'Group commit: INSERT statements in flight at once; sends arriving meanwhile wait and share the next one',
+    'Group commit: INSERT statements in flight at once, each on a connection of the committer (beside DATABASE_POOL_SIZE); sends arriving meanwhile wait and share the next one',
   ),
   SMTP_HOST: z.string().default('0.0.0.0').describe('Address the SMTP relay listens on'),
   SMTP_PORT: z.coerce
