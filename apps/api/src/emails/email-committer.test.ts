@@ -65,7 +65,7 @@ describe('createEmailCommitter', () => {
     const won = calls.slice(0, 2).filter((c) => c.status === 'fulfilled');
     const lost = calls.slice(0, 2).filter((c) => c.status === 'rejected');
     expect(won).toHaveLength(1);
-    expect(lost[0]).toMatchObject({ reason: { meta: { driverAdapterError: { cause: { originalCode: '23505' } } } } });
+    expect(lost[0]).toMatchObject({ reason: { code: '23505', constraint: 'IdempotencyRecord_pkey' } });
     const winnerIds = (won[0] as PromiseFulfilledResult<{ id: string }[]>).value.map((c) => c.id);
     const row = await api.deps.db.idempotencyRecord.findUniqueOrThrow({
       where: { teamId_key: { teamId: api.team.teamId, key: 'k-one-flush' } },
