@@ -86,8 +86,15 @@ export async function createResources(stack: Stack, team: Team) {
     contactBookId: book.id,
     html: '<a href="{{usesend_unsubscribe_url}}">unsubscribe</a>',
   });
+  const segment = await must('post', `/contactBooks/${book.id}/segments`, {
+    name: 'Members',
+    filter: { match: 'all', conditions: [{ field: 'email', operator: 'endsWith', value: '@example.org' }] },
+  });
+  const importId = await importFinished(stack, team, book.id as string);
   return {
     emailId: email.emailId as string,
+    segmentId: segment.id as string,
+    importId,
     templateId: (template.id ?? template.templateId) as string,
     contactBookId: book.id as string,
     contactId: (contact.contactId ?? contact.id) as string,
@@ -96,6 +103,22 @@ export async function createResources(stack: Stack, team: Team) {
     domainId: String(team.domain.id),
     email: 'blocked@example.org',
   };
+}
+
+/** A one-row CSV import, waited for until the worker finished it, so no row count moves later. */
+async function importFinished(stack: Stack, team: Team, bookId: string): Promise<string> {
+  const form = new FormData();
+  form.append('file', new Blob(['email\nimported@example.org\n'], { type: 'text/csv' }), 'one.csv');
+  const res = await fetch(`${stack.apiUrl}/api/v1/contactBooks/${bookId}/imports`, { method: 'POST', headers: team.auth, body: form });
+  const started = (await res.json()) as { id?: string };
+  if (res.status !== 202 || !started.id) throw new Error(`POST imports → ${res.status}`);
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const r = await call(stack, team, 'get', `/contactBooks/${bookId}/imports/${started.id}`);
+    if (r.json?.status === 'completed') return started.id;
+    if (r.json?.status === 'failed' || Date.now() > until) throw new Error(`import ${started.id}: ${r.text.slice(0, 200)}`);
+    await new Promise((done) => setTimeout(done, 200));
+  }
 }
 
 export function fillPath(path: string, ids: Awaited<ReturnType<typeof createResources>>): string {
