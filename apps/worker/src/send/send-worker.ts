@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, Worker, type Job } from 'bullmq';
 import { queueNames, type SendEmailJob, type SendLane } from '@mailrail/platform/queue/queues';
 import type { WorkerDeps } from '../deps';
+import { createAcceptanceCommitter, type AcceptanceRecorder } from './acceptance-committer';
 import { createSendRateLimiter, recipientCount, type SendRateLimiter } from './rate-limits';
 import { sendOneEmail, type SendOutcome } from './send-email';
 import { SEND_RATE_LIMIT_WAIT } from './ses-errors';
@@ -23,8 +24,14 @@ export interface SendWorkers {
   close(): Promise<void>;
 }
 
+// Acceptances are written in groups (acceptance-committer.ts): a few milliseconds more per email
+// buy one statement for all the sends that finish meanwhile.
+const ACCEPTANCE_WINDOW_MS = 3;
+const ACCEPTANCE_MAX_BATCH = 100;
+
 export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, number>): SendWorkers {
   const workers: Worker<SendEmailJob, SendOutcome>[] = [];
+  const acceptances = createAcceptanceCommitter(deps.sql, { windowMs: ACCEPTANCE_WINDOW_MS, maxBatch: ACCEPTANCE_MAX_BATCH });
   const leaseMs = deps.config.SEND_LEASE_SECONDS * 1000;
   const stalledAfterMs = Math.min(30_000, Math.max(5_000, leaseMs / 2));
   // A job sleeps until its slot while holding the email's lease: keep the sleeps well inside it.
@@ -51,7 +58,7 @@ export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, nu
       };
       const worker: Worker<SendEmailJob, SendOutcome> = new Worker<SendEmailJob, SendOutcome>(
         queueNames.send(region, lane),
-        (job, token) => processSendJob(deps, job, token, pacing),
+        (job, token) => processSendJob(deps, job, token, pacing, acceptances),
         {
           connection: deps.redis,
           prefix: deps.config.REDIS_PREFIX,
@@ -74,6 +81,7 @@ export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, nu
     workers,
     close: async () => {
       await Promise.all(workers.map((w) => w.close()));
+      await acceptances.flush();
     },
   };
 }
@@ -101,6 +109,7 @@ async function processSendJob(
   job: Job<SendEmailJob, SendOutcome>,
   token: string | undefined,
   pacing: LanePacing,
+  acceptances: AcceptanceRecorder,
 ): Promise<SendOutcome> {
   const emailId = job.data.emailId;
   const { limiter, region, lane } = pacing;
@@ -117,7 +126,7 @@ async function processSendJob(
   const booking = { retryInMs: 0 };
   const ses = pacedSender(deps, pacing, booking);
   const timer = deps.metrics.jobDuration.startTimer({ queue: job.queueName });
-  const outcome = await sendOneEmail({ ...deps, ses }, emailId);
+  const outcome = await sendOneEmail({ ...deps, ses, acceptances }, emailId);
   timer({ outcome: outcome.result });
   const localWait = 'failure' in outcome && outcome.failure.name === SEND_RATE_LIMIT_WAIT;
   if ('failure' in outcome && !localWait) deps.metrics.sesErrors.inc({ name: outcome.failure.name });
