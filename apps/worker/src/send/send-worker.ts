@@ -5,8 +5,9 @@ import type { WorkerDeps } from '../deps';
 import { createAcceptanceCommitter, type AcceptanceRecorder } from './acceptance-committer';
 import { createSendRateLimiter, recipientCount, type SendRateLimiter } from './rate-limits';
 import { sendOneEmail, type SendOutcome } from './send-email';
+import { createSesCallSlots, type SesCallSlots } from './ses-call-slots';
 import { SEND_RATE_LIMIT_WAIT } from './ses-errors';
-import type { SesSender } from './ses-sender';
+import type { RawEmailToSend, SesSender } from './ses-sender';
 
 // BullMQ glue around sendOneEmail: one worker per SES region and lane, paced by the Redis
 // limiter that all replicas and both lanes of a region share (rate-limits.ts). The job only
@@ -26,8 +27,12 @@ export interface SendWorkers {
 
 // Acceptances are written in groups (acceptance-committer.ts): a few milliseconds more per email
 // buy one statement for all the sends that finish meanwhile.
-const ACCEPTANCE_WINDOW_MS = 3;
+const ACCEPTANCE_WINDOW_MS = 5;
 const ACCEPTANCE_MAX_BATCH = 100;
+// Jobs in flight per SES call in flight: while one job waits for SES, another claims its email and
+// builds its MIME, and a third waits for its acceptance's group write; SES calls stay at
+// SEND_CONCURRENCY per lane (ses-call-slots.ts).
+const JOBS_PER_SES_CALL = 2;
 
 export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, number>): SendWorkers {
   const workers: Worker<SendEmailJob, SendOutcome>[] = [];
@@ -55,6 +60,7 @@ export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, nu
         // The pause is stored in Redis: every replica's worker of this lane waits, not only ours.
         pauseLane: (ms) => worker.rateLimit(ms),
         freeUntil: 0,
+        sesCalls: createSesCallSlots(deps.config.SEND_CONCURRENCY),
       };
       const worker: Worker<SendEmailJob, SendOutcome> = new Worker<SendEmailJob, SendOutcome>(
         queueNames.send(region, lane),
@@ -62,7 +68,7 @@ export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, nu
         {
           connection: deps.redis,
           prefix: deps.config.REDIS_PREFIX,
-          concurrency: deps.config.SEND_CONCURRENCY,
+          concurrency: deps.config.SEND_CONCURRENCY * JOBS_PER_SES_CALL,
           limiter: MANUAL_PAUSES_ONLY,
           // A job whose worker died (SIGKILL) goes back to the queue once its lock expires and
           // the stalled check runs; keep both short so recovery takes about a lease, not minutes.
@@ -100,6 +106,8 @@ interface LanePacing {
    * rate pays one Redis round trip per email, not two.
    */
   freeUntil: number;
+  /** SEND_CONCURRENCY SES calls per lane, whatever the number of jobs running. */
+  sesCalls: SesCallSlots;
 }
 
 const FREE_LANE_MS = 250;
@@ -175,29 +183,39 @@ function pacedSender(deps: WorkerDeps, pacing: LanePacing, booking: { retryInMs:
   const lateAfterMs = Math.max(limiter.intervalMs(region) / 2, 5);
   return {
     async sendRawEmail(email) {
-      const permits = recipientCount(email.destination);
-      for (let tries = 1; ; tries++) {
-        const permit = await limiter.acquire(region, lane, permits, { maxWaitMs: pacing.maxBookingWaitMs });
-        if (!permit.granted) {
-          pacing.freeUntil = 0;
-          deps.metrics.sendPermits.inc({ lane, result: 'refused' }, permits);
-          booking.retryInMs = permit.retryInMs;
-          throw Object.assign(new Error(`no send slot for ${permits} recipients within ${pacing.maxBookingWaitMs} ms`), {
-            name: SEND_RATE_LIMIT_WAIT,
-          });
-        }
-        deps.metrics.sendPermits.inc({ lane, result: 'granted' }, permits);
-        pacing.freeUntil = permit.delayMs <= limiter.intervalMs(region) ? Date.now() + FREE_LANE_MS : 0;
-        if (permit.delayMs < 1) break;
-        const slotAt = Date.now() + permit.delayMs;
-        await sleep(permit.delayMs);
-        // Three tries at most: on a machine this busy, being late once more beats not sending.
-        if (Date.now() - slotAt < lateAfterMs || tries === 3) break;
-        deps.metrics.sendPermits.inc({ lane, result: 'late' }, permits);
+      // The slot first, then the permits: a permit booked before a wait for a slot would be used late.
+      const releaseSlot = await pacing.sesCalls.take();
+      try {
+        return await pacedCall(email);
+      } finally {
+        releaseSlot();
       }
-      return ses.sendRawEmail(email);
     },
     getMaxSendRate: (r) => ses.getMaxSendRate(r),
     close: () => ses.close(),
   };
+
+  async function pacedCall(email: RawEmailToSend): Promise<{ messageId: string }> {
+    const permits = recipientCount(email.destination);
+    for (let tries = 1; ; tries++) {
+      const permit = await limiter.acquire(region, lane, permits, { maxWaitMs: pacing.maxBookingWaitMs });
+      if (!permit.granted) {
+        pacing.freeUntil = 0;
+        deps.metrics.sendPermits.inc({ lane, result: 'refused' }, permits);
+        booking.retryInMs = permit.retryInMs;
+        throw Object.assign(new Error(`no send slot for ${permits} recipients within ${pacing.maxBookingWaitMs} ms`), {
+          name: SEND_RATE_LIMIT_WAIT,
+        });
+      }
+      deps.metrics.sendPermits.inc({ lane, result: 'granted' }, permits);
+      pacing.freeUntil = permit.delayMs <= limiter.intervalMs(region) ? Date.now() + FREE_LANE_MS : 0;
+      if (permit.delayMs < 1) break;
+      const slotAt = Date.now() + permit.delayMs;
+      await sleep(permit.delayMs);
+      // Three tries at most: on a machine this busy, being late once more beats not sending.
+      if (Date.now() - slotAt < lateAfterMs || tries === 3) break;
+      deps.metrics.sendPermits.inc({ lane, result: 'late' }, permits);
+    }
+    return ses.sendRawEmail(email);
+  }
 }
