@@ -29,9 +29,9 @@ export interface SendWorkers {
 // buy one statement for all the sends that finish meanwhile.
 const ACCEPTANCE_WINDOW_MS = 5;
 const ACCEPTANCE_MAX_BATCH = 100;
-// Jobs in flight per SES call in flight: while one job waits for SES, another claims its email and
-// builds its MIME, and a third waits for its acceptance's group write; SES calls stay at
-// SEND_CONCURRENCY per lane (ses-call-slots.ts).
+// Jobs in flight per SES call in flight: a job waiting for its acceptance's group write has given
+// its SES call slot to the next job already; SES calls stay at SEND_CONCURRENCY per lane
+// (ses-call-slots.ts).
 const JOBS_PER_SES_CALL = 2;
 
 export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, number>): SendWorkers {
@@ -132,9 +132,18 @@ async function processSendJob(
     }
   }
   const booking = { retryInMs: 0 };
-  const ses = pacedSender(deps, pacing, booking);
+  // The SES call slot is taken before the claim and given back as soon as SES answered: the span
+  // from claim to SES call is what it was with one job per call (no wait for a slot inside the
+  // lease), and the wait for the acceptance's group write holds no slot.
+  const releaseSlot = await pacing.sesCalls.take();
+  const ses = pacedSender(deps, pacing, booking, releaseSlot);
   const timer = deps.metrics.jobDuration.startTimer({ queue: job.queueName });
-  const outcome = await sendOneEmail({ ...deps, ses, acceptances }, emailId);
+  let outcome: SendOutcome;
+  try {
+    outcome = await sendOneEmail({ ...deps, ses, acceptances }, emailId);
+  } finally {
+    releaseSlot();
+  }
   timer({ outcome: outcome.result });
   const localWait = 'failure' in outcome && outcome.failure.name === SEND_RATE_LIMIT_WAIT;
   if ('failure' in outcome && !localWait) deps.metrics.sesErrors.inc({ name: outcome.failure.name });
@@ -176,15 +185,13 @@ async function processSendJob(
  * n permits, as SES counts recipients. A job that wakes up well after its slot (a busy event
  * loop) books again rather than leave almost together with the next slot's message.
  */
-function pacedSender(deps: WorkerDeps, pacing: LanePacing, booking: { retryInMs: number }): SesSender {
+function pacedSender(deps: WorkerDeps, pacing: LanePacing, booking: { retryInMs: number }, releaseSlot: () => void): SesSender {
   const ses = deps.ses;
   const { limiter, region, lane } = pacing;
   // Late by half an interval: together with the next slot's message it would bunch up at SES.
   const lateAfterMs = Math.max(limiter.intervalMs(region) / 2, 5);
   return {
     async sendRawEmail(email) {
-      // The slot first, then the permits: a permit booked before a wait for a slot would be used late.
-      const releaseSlot = await pacing.sesCalls.take();
       try {
         return await pacedCall(email);
       } finally {

@@ -1,9 +1,9 @@
 // Bounds the SES calls in flight of one lane (SEND_CONCURRENCY) while the lane's BullMQ worker
-// runs more jobs than that: the extra jobs claim, build their MIME and wait for their acceptance
-// to be written (acceptance-committer.ts) without holding an SES call slot.
+// runs more jobs than that: a job holds a slot from before its claim until SES answered, and waits
+// for its acceptance to be written (acceptance-committer.ts) without it.
 
 export interface SesCallSlots {
-  /** Waits for a free slot; call the answered function once the SES call is over. */
+  /** Waits for a free slot; call the answered function (once or more) once the SES call is over. */
   take(): Promise<() => void>;
 }
 
