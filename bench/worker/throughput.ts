@@ -4,6 +4,8 @@
 // Run: npx tsx bench/worker/throughput.ts [emails per round=5000] [concurrency=16] [rounds=3]
 // BENCH_WORKER_CONCURRENCY overrides the worker's SEND_CONCURRENCY (to explore; the comparison
 // at equal concurrency is the default). BENCH_PROFILE=<dir> writes CPU profiles of the worker.
+// The worker runs compiled, as in production (`npm run build`'s esbuild bundle, built into
+// dist/bench/ at start); BENCH_WORKER_SCRIPT=<file.js> runs another build (e.g. an older commit's).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -21,6 +23,7 @@ import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mail
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 import { buildRawMessage } from '../../apps/worker/src/send/build-mime';
 import { writeResult } from '../report-kit';
+import { buildAll } from '../../scripts/build';
 import { freePort } from '@mailrail/testing/free-port';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -139,6 +142,11 @@ async function main() {
       dkimSelector: 'usesend',
       verified: true,
     });
+    let workerScript = process.env.BENCH_WORKER_SCRIPT;
+    if (!workerScript) {
+      await buildAll(path.join(root, 'dist/bench'));
+      workerScript = path.join(root, 'dist/bench/worker/main.js');
+    }
     const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
     const workerConcurrency = Number(process.env.BENCH_WORKER_CONCURRENCY ?? C);
 
@@ -156,7 +164,7 @@ async function main() {
         text,
       }));
       for (let i = 0; i < N; i += 1000) await insertAndEnqueueEmails({ db, queues }, drafts.slice(i, i + 1000));
-      const worker = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(root, 'apps/worker/src/main.ts')], {
+      const worker = spawn(process.execPath, [...profile, path.resolve(workerScript)], {
         cwd: root,
         env: {
           ...process.env,
@@ -165,6 +173,10 @@ async function main() {
           SES_ENDPOINT: endpoint,
           LOG_LEVEL: 'warn',
           SES_RATE_LIMIT: '1000000',
+          // The send path only, as the loop: with a loopback endpoint the worker would otherwise
+          // also simulate and process SES's Send and Delivery events (docs/events.md), work the
+          // loop does not do, and Delivery moves emails past SENT.
+          SES_EVENT_SIMULATOR: 'off',
           SEND_CONCURRENCY: String(workerConcurrency),
           DATABASE_POOL_SIZE: String(workerConcurrency + 4),
         },
@@ -179,7 +191,7 @@ async function main() {
         await sleep(100);
         const rss = rssMb(worker.pid!);
         peakRss = Math.max(peakRss, rss);
-        const sent = await db.email.count({ where: { subject, latestStatus: 'SENT' } });
+        const sent = await db.email.count({ where: { subject, sentAt: { not: null } } });
         if (sent === 0) {
           idleRss = rss;
           cpu0 = cpuSeconds(worker.pid!);
@@ -218,17 +230,21 @@ async function main() {
       `Machine: ${os.cpus().length} cores (${os.cpus()[0].model}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
     );
     console.log(
-      `Command: npx tsx bench/worker/throughput.ts ${N} ${C} ${ROUNDS}${process.env.BENCH_WORKER_CONCURRENCY ? ` (BENCH_WORKER_CONCURRENCY=${workerConcurrency})` : ''}`,
+      `Command: npx tsx bench/worker/throughput.ts ${N} ${C} ${ROUNDS}${process.env.BENCH_WORKER_CONCURRENCY ? ` (BENCH_WORKER_CONCURRENCY=${workerConcurrency})` : ''}; worker: ${path.relative(root, workerScript)}`,
     );
     console.log(`Load average at start (1 min): ${load.toFixed(2)}`);
     console.log('');
-    console.log('| round | bare SDK loop before | worker | bare SDK loop after | worker / mean of loops |');
-    console.log('|---|---|---|---|---|');
-    workers.forEach((w, i) =>
-      console.log(
-        `| ${i + 1} | ${loops[i].rate.toFixed(0)}/s | ${w.rate.toFixed(0)}/s | ${loops[i + 1].rate.toFixed(0)}/s | ${ratios[i].toFixed(2)} |`,
-      ),
+    // CPU per email: the worker process against the loop process of the loops on either side.
+    console.log(
+      '| round | bare SDK loop before | worker | bare SDK loop after | worker / mean of loops | CPU per email: loops / worker | worker CPU / loop CPU |',
     );
+    console.log('|---|---|---|---|---|---|---|');
+    workers.forEach((w, i) => {
+      const loopCpu = (loops[i].cpuMsPerEmail + loops[i + 1].cpuMsPerEmail) / 2;
+      console.log(
+        `| ${i + 1} | ${loops[i].rate.toFixed(0)}/s | ${w.rate.toFixed(0)}/s | ${loops[i + 1].rate.toFixed(0)}/s | ${ratios[i].toFixed(2)} | ${loopCpu.toFixed(2)} ms / ${w.cpuMsPerEmail.toFixed(2)} ms | ${(w.cpuMsPerEmail / loopCpu).toFixed(2)} |`,
+      );
+    });
     console.log('');
     console.log('| measure | value |');
     console.log('|---|---|');

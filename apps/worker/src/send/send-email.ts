@@ -6,6 +6,7 @@ import { statusesBelow } from '@mailrail/domain/emails/status';
 import { type EmailStatus } from '@mailrail/platform/db/generated/enums';
 import { type Logger } from '@mailrail/platform/log/logger';
 import { type SqlExecutor } from '@mailrail/platform/db/sql/executor';
+import type { AcceptanceRecorder } from './acceptance-committer';
 import { buildRawMessage, type EmailToRender } from './build-mime';
 import { clientMessageForSes } from './client-message';
 import { classifySesError, type SesFailure } from './ses-errors';
@@ -41,6 +42,8 @@ export interface SendEmailDeps {
   ses: SesSender;
   log: Logger;
   send: SendSettings;
+  /** The send workers' group committer; without it each acceptance is its own statement. */
+  acceptances?: AcceptanceRecorder;
 }
 
 export type SendOutcome =
@@ -158,7 +161,10 @@ export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promis
 
   // SES has the message: from here on the only risk is losing this fact, so insist a little.
   // recordSesAcceptance writes nothing when SES's Send event came first and recorded it already.
-  await retryDatabaseWrite(deps.log, { emailId, messageId }, () => recordSesAcceptance(sql, emailId, messageId));
+  const acceptances = deps.acceptances;
+  await retryDatabaseWrite(deps.log, { emailId, messageId }, () =>
+    acceptances ? acceptances.record(emailId, messageId) : recordSesAcceptance(sql, emailId, messageId),
+  );
   return { result: 'sent', messageId };
 }
 

@@ -2,10 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, Worker, type Job } from 'bullmq';
 import { queueNames, queuePrefix, type SendEmailJob, type SendLane } from '@mailrail/platform/queue/queues';
 import type { WorkerDeps } from '../deps';
+import { createAcceptanceCommitter, type AcceptanceRecorder } from './acceptance-committer';
 import { createSendRateLimiter, recipientCount, type SendRateLimiter } from './rate-limits';
 import { sendOneEmail, type SendOutcome } from './send-email';
+import { createSesCallSlots, type SesCallSlots } from './ses-call-slots';
 import { SEND_RATE_LIMIT_WAIT } from './ses-errors';
-import type { SesSender } from './ses-sender';
+import type { RawEmailToSend, SesSender } from './ses-sender';
 
 // BullMQ glue around sendOneEmail: one worker per SES region and lane, paced by the Redis
 // limiter that all replicas and both lanes of a region share (rate-limits.ts). The job only
@@ -23,8 +25,18 @@ export interface SendWorkers {
   close(): Promise<void>;
 }
 
+// Acceptances are written in groups (acceptance-committer.ts): a few milliseconds more per email
+// buy one statement for all the sends that finish meanwhile.
+const ACCEPTANCE_WINDOW_MS = 5;
+const ACCEPTANCE_MAX_BATCH = 100;
+// Jobs in flight per SES call in flight: a job waiting for its acceptance's group write has given
+// its SES call slot to the next job already; SES calls stay at SEND_CONCURRENCY per lane
+// (ses-call-slots.ts).
+const JOBS_PER_SES_CALL = 2;
+
 export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, number>): SendWorkers {
   const workers: Worker<SendEmailJob, SendOutcome>[] = [];
+  const acceptances = createAcceptanceCommitter(deps.sql, { windowMs: ACCEPTANCE_WINDOW_MS, maxBatch: ACCEPTANCE_MAX_BATCH });
   const leaseMs = deps.config.SEND_LEASE_SECONDS * 1000;
   const stalledAfterMs = Math.min(30_000, Math.max(5_000, leaseMs / 2));
   // A job sleeps until its slot while holding the email's lease: keep the sleeps well inside it.
@@ -48,14 +60,15 @@ export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, nu
         // The pause is stored in Redis: every replica's worker of this lane waits, not only ours.
         pauseLane: (ms) => worker.rateLimit(ms),
         freeUntil: 0,
+        sesCalls: createSesCallSlots(deps.config.SEND_CONCURRENCY),
       };
       const worker: Worker<SendEmailJob, SendOutcome> = new Worker<SendEmailJob, SendOutcome>(
         queueNames.send(region, lane),
-        (job, token) => processSendJob(deps, job, token, pacing),
+        (job, token) => processSendJob(deps, job, token, pacing, acceptances),
         {
           connection: deps.redis,
           prefix: queuePrefix(deps.config, queueNames.send(region, lane)),
-          concurrency: deps.config.SEND_CONCURRENCY,
+          concurrency: deps.config.SEND_CONCURRENCY * JOBS_PER_SES_CALL,
           limiter: MANUAL_PAUSES_ONLY,
           // A job whose worker died (SIGKILL) goes back to the queue once its lock expires and
           // the stalled check runs; keep both short so recovery takes about a lease, not minutes.
@@ -74,6 +87,7 @@ export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, nu
     workers,
     close: async () => {
       await Promise.all(workers.map((w) => w.close()));
+      await acceptances.flush();
     },
   };
 }
@@ -92,6 +106,8 @@ interface LanePacing {
    * rate pays one Redis round trip per email, not two.
    */
   freeUntil: number;
+  /** SEND_CONCURRENCY SES calls per lane, whatever the number of jobs running. */
+  sesCalls: SesCallSlots;
 }
 
 const FREE_LANE_MS = 250;
@@ -101,6 +117,7 @@ async function processSendJob(
   job: Job<SendEmailJob, SendOutcome>,
   token: string | undefined,
   pacing: LanePacing,
+  acceptances: AcceptanceRecorder,
 ): Promise<SendOutcome> {
   const emailId = job.data.emailId;
   const { limiter, region, lane } = pacing;
@@ -115,9 +132,18 @@ async function processSendJob(
     }
   }
   const booking = { retryInMs: 0 };
-  const ses = pacedSender(deps, pacing, booking);
+  // The SES call slot is taken before the claim and given back as soon as SES answered: the span
+  // from claim to SES call is what it was with one job per call (no wait for a slot inside the
+  // lease), and the wait for the acceptance's group write holds no slot.
+  const releaseSlot = await pacing.sesCalls.take();
+  const ses = pacedSender(deps, pacing, booking, releaseSlot);
   const timer = deps.metrics.jobDuration.startTimer({ queue: job.queueName });
-  const outcome = await sendOneEmail({ ...deps, ses }, emailId);
+  let outcome: SendOutcome;
+  try {
+    outcome = await sendOneEmail({ ...deps, ses, acceptances }, emailId);
+  } finally {
+    releaseSlot();
+  }
   timer({ outcome: outcome.result });
   const localWait = 'failure' in outcome && outcome.failure.name === SEND_RATE_LIMIT_WAIT;
   if ('failure' in outcome && !localWait) deps.metrics.sesErrors.inc({ name: outcome.failure.name });
@@ -159,36 +185,44 @@ async function processSendJob(
  * n permits, as SES counts recipients. A job that wakes up well after its slot (a busy event
  * loop) books again rather than leave almost together with the next slot's message.
  */
-function pacedSender(deps: WorkerDeps, pacing: LanePacing, booking: { retryInMs: number }): SesSender {
+function pacedSender(deps: WorkerDeps, pacing: LanePacing, booking: { retryInMs: number }, releaseSlot: () => void): SesSender {
   const ses = deps.ses;
   const { limiter, region, lane } = pacing;
   // Late by half an interval: together with the next slot's message it would bunch up at SES.
   const lateAfterMs = Math.max(limiter.intervalMs(region) / 2, 5);
   return {
     async sendRawEmail(email) {
-      const permits = recipientCount(email.destination);
-      for (let tries = 1; ; tries++) {
-        const permit = await limiter.acquire(region, lane, permits, { maxWaitMs: pacing.maxBookingWaitMs });
-        if (!permit.granted) {
-          pacing.freeUntil = 0;
-          deps.metrics.sendPermits.inc({ lane, result: 'refused' }, permits);
-          booking.retryInMs = permit.retryInMs;
-          throw Object.assign(new Error(`no send slot for ${permits} recipients within ${pacing.maxBookingWaitMs} ms`), {
-            name: SEND_RATE_LIMIT_WAIT,
-          });
-        }
-        deps.metrics.sendPermits.inc({ lane, result: 'granted' }, permits);
-        pacing.freeUntil = permit.delayMs <= limiter.intervalMs(region) ? Date.now() + FREE_LANE_MS : 0;
-        if (permit.delayMs < 1) break;
-        const slotAt = Date.now() + permit.delayMs;
-        await sleep(permit.delayMs);
-        // Three tries at most: on a machine this busy, being late once more beats not sending.
-        if (Date.now() - slotAt < lateAfterMs || tries === 3) break;
-        deps.metrics.sendPermits.inc({ lane, result: 'late' }, permits);
+      try {
+        return await pacedCall(email);
+      } finally {
+        releaseSlot();
       }
-      return ses.sendRawEmail(email);
     },
     getMaxSendRate: (r) => ses.getMaxSendRate(r),
     close: () => ses.close(),
   };
+
+  async function pacedCall(email: RawEmailToSend): Promise<{ messageId: string }> {
+    const permits = recipientCount(email.destination);
+    for (let tries = 1; ; tries++) {
+      const permit = await limiter.acquire(region, lane, permits, { maxWaitMs: pacing.maxBookingWaitMs });
+      if (!permit.granted) {
+        pacing.freeUntil = 0;
+        deps.metrics.sendPermits.inc({ lane, result: 'refused' }, permits);
+        booking.retryInMs = permit.retryInMs;
+        throw Object.assign(new Error(`no send slot for ${permits} recipients within ${pacing.maxBookingWaitMs} ms`), {
+          name: SEND_RATE_LIMIT_WAIT,
+        });
+      }
+      deps.metrics.sendPermits.inc({ lane, result: 'granted' }, permits);
+      pacing.freeUntil = permit.delayMs <= limiter.intervalMs(region) ? Date.now() + FREE_LANE_MS : 0;
+      if (permit.delayMs < 1) break;
+      const slotAt = Date.now() + permit.delayMs;
+      await sleep(permit.delayMs);
+      // Three tries at most: on a machine this busy, being late once more beats not sending.
+      if (Date.now() - slotAt < lateAfterMs || tries === 3) break;
+      deps.metrics.sendPermits.inc({ lane, result: 'late' }, permits);
+    }
+    return ses.sendRawEmail(email);
+  }
 }

@@ -39,6 +39,46 @@ export async function recordSesAcceptance(sql: SqlExecutor, emailId: string, mes
 }
 
 /**
+ * recordSesAcceptance for many emails in one statement (the worker's group committer): the same
+ * guard per row (`"sesEmailId" IS NULL`, re-checked after a lock wait), the same columns, one SENT
+ * event per row it changed. Answers the ids it recorded. Ids must be distinct.
+ */
+export async function recordSesAcceptances(
+  sql: SqlExecutor,
+  accepted: readonly { emailId: string; messageId: string }[],
+): Promise<Set<string>> {
+  if (accepted.length === 0) return new Set();
+  // Sorted ids: two batches that overlap lock their rows in the same order (no deadlock between
+  // them); a single-row writer (the Send event) cannot form a cycle with a batch.
+  const sorted = [...accepted].sort((a, b) => (a.emailId < b.emailId ? -1 : a.emailId > b.emailId ? 1 : 0));
+  const rows = await sql.query<{ emailId: string }>(
+    `WITH accepted AS (
+       SELECT * FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS a(id, "messageId", ord)
+     ), sent AS (
+       UPDATE "Email" e
+          SET "sesEmailId" = a."messageId",
+              "sentAt" = now(),
+              "latestStatus" = CASE WHEN e."latestStatus" = ANY($3::"EmailStatus"[])
+                                    THEN 'SENT'::"EmailStatus" ELSE e."latestStatus" END,
+              "attachments" = NULL,
+              "headers" = NULL,
+              "rawMessage" = NULL,
+              "sendLeaseUntil" = NULL,
+              "sesCallStartedAt" = NULL,
+              "updatedAt" = now()
+         FROM (SELECT id, "messageId" FROM accepted ORDER BY ord) a
+        WHERE e.id = a.id AND e."sesEmailId" IS NULL
+       RETURNING e.id, a."messageId"
+     )
+     INSERT INTO "EmailEvent" ("emailId", status, data)
+     SELECT id, 'SENT', jsonb_build_object('messageId', "messageId") FROM sent
+     RETURNING "emailId"`,
+    [sorted.map((a) => a.emailId), sorted.map((a) => a.messageId), statusesBelow('SENT')],
+  );
+  return new Set(rows.map((r) => r.emailId));
+}
+
+/**
  * SES's Send event names the email (our header) and the SES message id. Recorded as soon as the
  * notification is received, not when the SES event queue reaches it: during a large campaign that
  * queue can lag minutes behind, longer than an email in doubt waits before it is sent again.
