@@ -134,7 +134,7 @@ async function main() {
   const relay = !!(config.SMTP_PORT || config.SMTPS_PORT);
   for (const app of ['api', 'worker', ...(relay ? ['smtp'] : [])]) {
     children.push(
-      spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, `../apps/${app}/src/main.ts`)], {
+      spawn(process.execPath, ['--max-semi-space-size=2', '--import', 'tsx', path.join(__dirname, `../apps/${app}/src/main.ts`)], {
         cwd: path.join(__dirname, '..'),
         env,
         stdio: ['ignore', 'inherit', 'inherit'],

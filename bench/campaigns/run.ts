@@ -57,7 +57,11 @@ async function main() {
 
   // BENCH_WORKER_NODE_ARGS: V8 flags for the worker process only (heap experiments), e.g. --max-old-space-size=128
   const workerNodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const worker = spawn(process.execPath, [...workerNodeArgs, '--import', 'tsx', path.join(root, 'apps/worker/src/main.ts')], {
+  // BENCH_WORKER_DIST=dist: the compiled worker of `npm run build` (as in production) instead of tsx.
+  const entry = process.env.BENCH_WORKER_DIST
+    ? [path.join(root, process.env.BENCH_WORKER_DIST, 'worker/main.js')]
+    : ['--import', 'tsx', path.join(root, 'apps/worker/src/main.ts')];
+  const worker = spawn(process.execPath, [...workerNodeArgs, ...entry], {
     cwd: root,
     env: {
       ...process.env,

@@ -38,7 +38,10 @@ const variants: { app: App; mode: Mode }[] = [
 ];
 
 function nodeArgs(app: App, mode: Mode): string[] {
-  return mode === 'tsx' ? ['--import', 'tsx', `apps/${app}/src/main.ts`] : [`dist/${app}/main.js`];
+  // The process flag `npm run start:*` and `dev:*` pass (docs/worker.md, "Memory").
+  return mode === 'tsx'
+    ? ['--max-semi-space-size=2', '--import', 'tsx', `apps/${app}/src/main.ts`]
+    : ['--max-semi-space-size=2', `dist/${app}/main.js`];
 }
 
 async function measure(app: App, mode: Mode, databaseUrl: string, prefix: string) {

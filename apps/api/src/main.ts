@@ -1,7 +1,9 @@
+import { useLowMemoryV8Flags } from '@mailrail/platform/process/memory-flags';
 import { loadConfigOrExit } from '@mailrail/platform/config/load';
 import { createApp } from './app';
 import { closeApiDeps, createApiDeps } from './deps';
 
+useLowMemoryV8Flags();
 const config = loadConfigOrExit();
 const deps = createApiDeps(config);
 const { app, close } = createApp(deps);

@@ -1,3 +1,4 @@
+import { useLowMemoryV8Flags } from '@mailrail/platform/process/memory-flags';
 import { createLogger } from '@mailrail/platform/log/logger';
 import { loadConfigOrExit } from '@mailrail/platform/config/load';
 import { closeWorkerDeps, createWorkerDeps } from './deps';
@@ -8,6 +9,7 @@ import { startWorker } from './worker';
 // SIGTERM/SIGINT: stop taking jobs, let the sends in flight finish, close connections, exit 0.
 // A SIGKILL loses nothing: leases expire and the sweeper re-enqueues from PostgreSQL.
 async function main(): Promise<void> {
+  useLowMemoryV8Flags();
   const config = loadConfigOrExit();
   const log = createLogger(config.LOG_LEVEL, 'mailrail-worker');
   let deps;
