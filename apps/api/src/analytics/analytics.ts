@@ -6,6 +6,7 @@ import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { intString } from '../http/query';
 import { MAX_ID_LENGTH } from '../http/limits';
+import { utcDateSql } from '@mailrail/platform/db/sql/time';
 
 const domainIdParam = intString(1, 2 ** 31 - 1);
 
@@ -53,7 +54,7 @@ async function campaignDays(deps: ApiDeps, auth: AuthContext, campaignId: string
   const params: unknown[] = [auth.teamId, campaign.id, start, today];
   const sums = COUNTS.map((c) => `COUNT(*) FILTER (WHERE status = '${c.toUpperCase()}')::bigint AS ${c}`).join(', ');
   return prismaExecutor(deps.db).query<DayRow>(
-    `SELECT to_char(first_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, ${sums}
+    `SELECT ${utcDateSql('first_at')} AS date, ${sums}
        FROM (SELECT ev."emailId", ev.status, MIN(ev."createdAt") AS first_at
                FROM "Email" e JOIN "EmailEvent" ev ON ev."emailId" = e.id
               WHERE e."teamId" = $1 AND e."campaignId" = $2
