@@ -219,6 +219,9 @@ describe('settings', () => {
     });
     const res = await admin.patch(`${base}/settings`, { name: '  Acme mail  ', apiRateLimit: 5 }).expect(200);
     expect(res.body).toMatchObject({ name: 'Acme mail', apiRateLimit: 5, effectiveRateLimit: 5 });
+    // The new limit of 5 applies at once, and this second's window already holds the file's earlier
+    // requests: the next ones go in a fresh window.
+    await new Promise((r) => setTimeout(r, 1100));
     await admin.patch(`${base}/settings`, { apiRateLimit: -1 }).expect(400);
     await admin.patch(`${base}/settings`, { name: '' }).expect(400);
     const back = await admin.patch(`${base}/settings`, { apiRateLimit: null }).expect(200);
