@@ -12,6 +12,7 @@ import type { EmailDraft } from './create-emails';
 import { createEmailCommitter, type EmailCommitter } from './email-committer';
 import { withIdempotency } from './idempotency';
 import { createTeamDomains, type TeamDomain, type TeamDomains } from './team-domains';
+import { hasSqlState } from '@mailrail/platform/db/sql/postgres-error';
 
 // The one way an email is accepted, whichever door it comes in by (POST /api/v1/emails and
 // /emails/batch, the SMTP relay): the sender-domain rule on the team's cached domains, the size
@@ -103,9 +104,5 @@ export async function submitEmails(
   );
 }
 
-/** SQLSTATE 23503, as node-postgres reports it (the committer's pool) or through Prisma's adapter. */
-function foreignKeyViolation(err: unknown): boolean {
-  if ((err as { code?: unknown })?.code === '23503') return true;
-  const cause = (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } })?.meta?.driverAdapterError?.cause;
-  return cause?.originalCode === '23503';
-}
+/** A foreign-key violation (SQLSTATE 23503), from the committer's pool or through Prisma. */
+const foreignKeyViolation = (err: unknown) => hasSqlState(err, '23503');

@@ -3,6 +3,7 @@ import type { Db } from '@mailrail/platform/db/client';
 import { ApiError } from '../errors/api-error';
 import type { Redis } from '@mailrail/platform/redis/client';
 import { redisScript, runScript } from '@mailrail/platform/redis/script';
+import { violatesConstraint } from '@mailrail/platform/db/sql/postgres-error';
 
 // Idempotency-Key as useSend has it (docs/emails.md, "Idempotency"): per team, 24 h, keyed to a
 // SHA-256 of the canonical body (same key + same body replays, another body is a 409).
@@ -172,17 +173,8 @@ async function runClaimed(db: Db, claim: IdempotencyClaim, operation: (claim: Id
   }
 }
 
-/**
- * A unique violation of IdempotencyRecord's primary key, as node-postgres reports it (the
- * committer's own pool) or as the Prisma driver adapter does.
- */
-function isIdempotencyRowConflict(err: unknown): boolean {
-  const pg = err as { code?: unknown; constraint?: unknown };
-  if (pg?.code === '23505' && pg.constraint === 'IdempotencyRecord_pkey') return true;
-  const cause = (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: string; originalMessage?: string } } } })?.meta
-    ?.driverAdapterError?.cause;
-  return cause?.originalCode === '23505' && (cause.originalMessage ?? '').includes('IdempotencyRecord_pkey');
-}
+/** A unique violation (23505) of IdempotencyRecord's primary key. */
+const isIdempotencyRowConflict = (err: unknown) => violatesConstraint(err, '23505', 'IdempotencyRecord_pkey');
 
 /** Deletes IdempotencyRecord rows past their 24 h (a periodic job of the worker); answers how many. */
 export async function purgeExpiredIdempotencyRecords(db: Db, now: Date): Promise<number> {

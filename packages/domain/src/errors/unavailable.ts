@@ -1,3 +1,5 @@
+import { errorCodes } from '@mailrail/platform/db/sql/postgres-error';
+
 const UNAVAILABLE_CODES = [
   'ECONNREFUSED',
   'ECONNRESET',
@@ -24,12 +26,10 @@ const REDIS_UNAVAILABLE =
  * code is generic (P2010...): look at the cause too.
  */
 export function isUnavailable(err: unknown): boolean {
-  const e = err as { code?: string; meta?: { driverAdapterError?: { cause?: { originalCode?: string; code?: string } } } } | undefined;
-  const cause = e?.meta?.driverAdapterError?.cause;
-  const codes = [e?.code, cause?.originalCode, cause?.code];
+  const codes = errorCodes(err);
   const msg = err instanceof Error ? err.message : '';
   return (
-    codes.some((c) => !!c && UNAVAILABLE_CODES.includes(c)) ||
+    codes.some((c) => UNAVAILABLE_CODES.includes(c)) ||
     /Connection terminated|terminating connection|connect ECONNREFUSED|Connection is closed|ECONNRESET|Can't reach database/i.test(msg) ||
     REDIS_UNAVAILABLE.test(msg)
   );
