@@ -8,18 +8,14 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, createReadStream } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
-import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/testing/databases';
-import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
-import { testConfig } from '@mailrail/testing/config';
-import { createApp } from '../../apps/api/src/app';
-import { closeApiDeps, createApiDeps } from '../../apps/api/src/deps';
+import { createApiDeps } from '../../apps/api/src/deps';
 import { buildAll } from '../../scripts/build';
 import { outDir, writeResult } from '../report-kit';
+import { startBenchApi } from '../bench-api';
 
 const root = path.resolve(__dirname, '../..');
 const arg = (name: string, def: number) => {
@@ -105,15 +101,8 @@ function uploadFile(url: string, auth: string, file: string, fields: Record<stri
 }
 
 async function main() {
-  await prepareTemplateDatabase();
-  const databaseUrl = await createTestDatabase();
-  const prefix = testRedisPrefix();
-  const config = testConfig(databaseUrl, prefix, { CONTACT_IMPORT_MAX_MB: '512' });
-  const deps = createApiDeps(config);
-  const { app, close } = createApp(deps);
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const api = await startBenchApi({ CONTACT_IMPORT_MAX_MB: '512' });
+  const { databaseUrl, prefix, config, deps, base } = api;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mailrail-import-bench-'));
   const file = path.join(dir, 'contacts.csv');
   const dist = path.join(outDir, 'import-dist');
@@ -217,12 +206,7 @@ async function main() {
     await new Promise((r) => worker.once('exit', r));
     rmSync(dir, { recursive: true, force: true });
     rmSync(dist, { recursive: true, force: true });
-    server.closeAllConnections();
-    server.close();
-    close();
-    await deleteRedisPrefix(deps.redis, prefix).catch(() => undefined);
-    await closeApiDeps(deps);
-    await dropDatabase(databaseUrl);
+    await api.stop();
   }
 }
 

@@ -6,16 +6,11 @@
 //   npx tsx bench/audience/run.ts [--runs 10] [--list-requests 100] [--contacts 1000000] [--only bulk|list]
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { Client } from 'pg';
 import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
-import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/testing/databases';
-import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
-import { testConfig } from '@mailrail/testing/config';
-import { createApp } from '../../apps/api/src/app';
-import { closeApiDeps, createApiDeps } from '../../apps/api/src/deps';
 import { writeResult } from '../report-kit';
+import { startBenchApi } from '../bench-api';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -52,15 +47,8 @@ function procCpuMs(pid: number): number {
 }
 
 async function main() {
-  await prepareTemplateDatabase();
-  const databaseUrl = await createTestDatabase();
-  const prefix = testRedisPrefix();
-  const config = testConfig(databaseUrl, prefix, { DATABASE_POOL_SIZE: '10' });
-  const deps = createApiDeps(config);
-  const { app, close } = createApp(deps);
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const api = await startBenchApi({ DATABASE_POOL_SIZE: '10' });
+  const { databaseUrl, deps, base } = api;
   const monitor = new Client({ connectionString: databaseUrl });
   await monitor.connect();
   const figures: Record<string, number> = {};
@@ -182,12 +170,7 @@ async function main() {
     writeResult('audience', figures, { runs: RUNS, listRequests: LIST_REQUESTS, contacts: BIG_BOOK, only: ONLY });
   } finally {
     await monitor.end();
-    server.closeAllConnections();
-    server.close();
-    close();
-    await deleteRedisPrefix(deps.redis, prefix).catch(() => undefined);
-    await closeApiDeps(deps);
-    await dropDatabase(databaseUrl);
+    await api.stop();
   }
 }
 

@@ -7,18 +7,13 @@
 //   npx tsx bench/audience/segments.ts [--contacts 1000000] [--runs 10] [--no-export]
 //   (node --expose-gc --import tsx bench/audience/segments.ts ... also reports the heap retained after the export)
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { Client } from 'pg';
 import { segmentFilterSql } from '@mailrail/domain/audience/segments/segment-sql';
 import { segmentFilter, type SegmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
 import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
-import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/testing/databases';
-import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
-import { testConfig } from '@mailrail/testing/config';
-import { createApp } from '../../apps/api/src/app';
-import { closeApiDeps, createApiDeps } from '../../apps/api/src/deps';
 import { writeResult } from '../report-kit';
+import { startBenchApi } from '../bench-api';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -72,15 +67,8 @@ function cases(now: Date): [string | null, string, SegmentFilter][] {
 }
 
 async function main() {
-  await prepareTemplateDatabase();
-  const databaseUrl = await createTestDatabase();
-  const prefix = testRedisPrefix();
-  const config = testConfig(databaseUrl, prefix, { DATABASE_POOL_SIZE: '10' });
-  const deps = createApiDeps(config);
-  const { app, close } = createApp(deps);
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const api = await startBenchApi({ DATABASE_POOL_SIZE: '10' });
+  const { databaseUrl, deps, base } = api;
   const pg = new Client({ connectionString: databaseUrl });
   await pg.connect();
   const figures: Record<string, number> = {};
@@ -229,12 +217,7 @@ async function main() {
     writeResult('segments', figures, { contacts: CONTACTS, runs: RUNS });
   } finally {
     await pg.end();
-    server.closeAllConnections();
-    server.close();
-    close();
-    await deleteRedisPrefix(deps.redis, prefix).catch(() => undefined);
-    await closeApiDeps(deps);
-    await dropDatabase(databaseUrl);
+    await api.stop();
   }
 }
 

@@ -8,18 +8,14 @@
 // dashboard request pays, plus one query) and the same page's SQL through Prisma without HTTP.
 //   npx tsx bench/dashboard/email-log.ts [--emails 1000000] [--requests 200] [--keep] [--seed-only]
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { createTeam } from '@mailrail/domain/teams/api-keys';
 import { emailSearchTextSql } from '@mailrail/domain/sql/email-search';
 import { hashPassword } from '@mailrail/domain/users/passwords';
-import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/testing/databases';
-import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
-import { testConfig } from '@mailrail/testing/config';
-import { createApp } from '../../apps/api/src/app';
-import { closeApiDeps, createApiDeps, type ApiDeps } from '../../apps/api/src/deps';
+import { type ApiDeps } from '../../apps/api/src/deps';
 import { emailLogPage, emailLogQuery } from '../../apps/api/src/dashboard/email-log/email-log';
 import { writeResult } from '../report-kit';
+import { startBenchApi } from '../bench-api';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -73,15 +69,8 @@ async function seed(deps: ApiDeps, teamId: number, domainIds: number[], count: n
 }
 
 async function main() {
-  await prepareTemplateDatabase();
-  const databaseUrl = await createTestDatabase();
-  const prefix = testRedisPrefix();
-  const config = testConfig(databaseUrl, prefix, { DATABASE_POOL_SIZE: '10' });
-  const deps = createApiDeps(config);
-  const { app, close } = createApp(deps);
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const api = await startBenchApi({ DATABASE_POOL_SIZE: '10' });
+  const { databaseUrl, config, deps, server, base } = api;
 
   // Server time of each request, by URL.
   const serverMs = new Map<string, number>();
@@ -219,13 +208,8 @@ async function main() {
     console.log(`worst scenario: p50 ${fmt(worst.p50)} ms, p99 ${fmt(worst.p99)} ms; load average at end: ${load()}`);
     writeResult('dashboard', figures, { emails: EMAILS, otherTeamEmails: OTHER_TEAM_EMAILS, requests: REQUESTS, days: DAYS });
   } finally {
-    server.closeAllConnections();
-    server.close();
-    close();
-    await deleteRedisPrefix(deps.redis, prefix).catch(() => undefined);
-    await closeApiDeps(deps);
     if (KEEP) console.log(`kept the database: ${databaseUrl}`);
-    else await dropDatabase(databaseUrl);
+    await api.stop({ keepDatabase: KEEP });
   }
 }
 
