@@ -1,7 +1,5 @@
-import type { ChildProcess } from 'node:child_process';
 import { insertScheduledCampaign, seedContactBook } from '@mailrail/testing/campaign-fixtures';
-import { spawnWorkerProcess, startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { exitSignal, freezeSesAndKill, spawnWorkerProcess, startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 
 // The worker as a real process (`node --import tsx apps/worker/src/main.ts`), killed with SIGKILL
 // three times during a 5,000-contact campaign, then left to finish.
@@ -28,20 +26,7 @@ const startWorkerProcess = () =>
     stdio: ['ignore', 'ignore', 'ignore'],
   });
 
-const exited = (child: ChildProcess) =>
-  new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
 const atSes = () => env.ses.messages.filter((m) => m.destination.to[0].endsWith(`@${DOMAIN}`)).length;
-
-/** SES stops accepting; once every accepted message is recorded in the database, SIGKILL. */
-async function freezeSesAndKill(child: ChildProcess, campaignId: string): Promise<void> {
-  env.ses.setRule(() => ({ kind: 'timeout', delayMs: 60_000 }));
-  await sleep(300);
-  await env.waitFor(async () => (await env.deps.db.email.count({ where: { campaignId, sesEmailId: { not: null } } })) === atSes(), 20_000);
-  const exit = exited(child);
-  child.kill('SIGKILL');
-  expect(await exit).toBe('SIGKILL');
-  env.ses.setRule(null);
-}
 
 it('a campaign whose worker is SIGKILLed three times still reaches every subscribed contact exactly once and ends SENT', async () => {
   const book = await seedContactBook(
@@ -64,7 +49,7 @@ it('a campaign whose worker is SIGKILLed three times still reaches every subscri
   env.ses.setRule(() => ({ kind: 'timeout', delayMs: 60_000 }));
   let child = startWorkerProcess();
   await env.waitFor(async () => (await emailsCreated()) >= 400, 60_000);
-  await freezeSesAndKill(child, id);
+  expect(await freezeSesAndKill(env, child, id, DOMAIN)).toBe('SIGKILL');
   const afterFirstKill = await emailsCreated();
   expect(afterFirstKill).toBeLessThan(CONTACTS);
 
@@ -72,12 +57,12 @@ it('a campaign whose worker is SIGKILLed three times still reaches every subscri
   for (const threshold of [1500, 3200]) {
     child = startWorkerProcess();
     await env.waitFor(async () => atSes() >= threshold, 90_000);
-    await freezeSesAndKill(child, id);
+    expect(await freezeSesAndKill(env, child, id, DOMAIN)).toBe('SIGKILL');
   }
   expect(atSes()).toBeLessThan(CONTACTS);
 
   child = startWorkerProcess();
-  const last = exited(child);
+  const last = exitSignal(child);
   await env.waitFor(async () => (await env.deps.db.campaign.findUniqueOrThrow({ where: { id } })).status === 'SENT', 120_000);
   child.kill('SIGTERM');
   await last;

@@ -1,7 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { insertScheduledCampaign, seedContactBook } from '@mailrail/testing/campaign-fixtures';
-import { spawnWorkerProcess, startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
+import { exitSignal, freezeSesAndKill, spawnWorkerProcess, startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 
 // A ramped campaign (2 ×2, batchSize 10, 1-minute windows, 30 contacts: windows of 2, 4, 8, 10, 6)
 // run by the worker as a real process, SIGKILLed between windows and inside one. A worker process
@@ -20,19 +19,6 @@ const DOMAIN = 'ramp-kill.test';
 
 const startWorkerProcess = () =>
   spawnWorkerProcess(env, { extraEnv: { SEND_CONCURRENCY: '4', CAMPAIGN_SCAN_INTERVAL_MS: '300' }, stdio: ['ignore', 'ignore', 'ignore'] });
-const exited = (child: ChildProcess) =>
-  new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-const atSes = () => env.ses.messages.filter((m) => m.destination.to[0].endsWith(`@${DOMAIN}`)).length;
-
-async function kill(child: ChildProcess, campaignId: string): Promise<void> {
-  env.ses.setRule(() => ({ kind: 'timeout', delayMs: 60_000 }));
-  await sleep(300);
-  await env.waitFor(async () => (await env.deps.db.email.count({ where: { campaignId, sesEmailId: { not: null } } })) === atSes(), 20_000);
-  const exit = exited(child);
-  child.kill('SIGKILL');
-  expect(await exit).toBe('SIGKILL');
-  env.ses.setRule(null);
-}
 
 it('a ramped campaign whose worker is SIGKILLed between and inside windows sends 2, 4, 8, 10, 6, each contact once', async () => {
   const book = await seedContactBook(env.deps.db, env.teamId, { subscribed: 30 }, { domain: DOMAIN });
@@ -67,19 +53,19 @@ it('a ramped campaign whose worker is SIGKILLed between and inside windows sends
   // Window 0, then killed between windows.
   let child = startWorkerProcess();
   await windowDone(2);
-  await kill(child, id);
+  expect(await freezeSesAndKill(env, child, id, DOMAIN)).toBe('SIGKILL');
 
   // Window 1 with a fresh process; killed inside it (its 4 are written), and the next process,
   // still inside window 1, adds nothing: the stored window is read back, not opened again.
   await minutePasses();
   child = startWorkerProcess();
   await windowDone(4);
-  await kill(child, id);
+  expect(await freezeSesAndKill(env, child, id, DOMAIN)).toBe('SIGKILL');
   child = startWorkerProcess();
   await sleep(4000);
   expect(await emails()).toBe(total);
   expect(await window()).toBe(1);
-  await kill(child, id);
+  expect(await freezeSesAndKill(env, child, id, DOMAIN)).toBe('SIGKILL');
 
   // Down "for three minutes": the next window is window 2 (8), never window 4.
   await minutePasses();
@@ -87,18 +73,18 @@ it('a ramped campaign whose worker is SIGKILLed between and inside windows sends
   await minutePasses();
   child = startWorkerProcess();
   await windowDone(8);
-  await kill(child, id);
+  expect(await freezeSesAndKill(env, child, id, DOMAIN)).toBe('SIGKILL');
   await minutePasses();
   child = startWorkerProcess();
   await windowDone(10);
-  await kill(child, id);
+  expect(await freezeSesAndKill(env, child, id, DOMAIN)).toBe('SIGKILL');
   await minutePasses();
   child = startWorkerProcess();
   await windowDone(6);
   expect(perWindow).toEqual([2, 4, 8, 10, 6]);
   expect(await window()).toBe(4);
 
-  const last = exited(child);
+  const last = exitSignal(child);
   await env.waitFor(async () => (await env.deps.db.campaign.findUniqueOrThrow({ where: { id } })).status === 'SENT', 120_000);
   child.kill('SIGTERM');
   await last;

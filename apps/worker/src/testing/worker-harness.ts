@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createTeam } from '@mailrail/domain/teams/api-keys';
 import { insertAndEnqueueEmails, type EmailDraft } from '@mailrail/domain/emails/create-emails';
 import { insertDomain } from '@mailrail/domain/domains/add-domain';
@@ -177,4 +178,24 @@ function redisEnvOf(c: Config): Record<string, string> {
   if (c.redis.mode === 'cluster') return { REDIS_CLUSTER_NODES: list(c.redis.nodes) };
   if (c.redis.mode === 'sentinel') return { REDIS_SENTINELS: list(c.redis.sentinels), REDIS_SENTINEL_NAME: c.redis.name };
   return { REDIS_URL: c.redis.url };
+}
+
+/** Resolves with the signal that ended the child process (null when it exited by itself). */
+export const exitSignal = (child: ChildProcess) =>
+  new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+
+/**
+ * SES stops accepting; once every message SES accepted for the campaign (addresses at `domain`) is
+ * recorded in the database, the worker is SIGKILLed and SES accepts again. Answers the exit signal.
+ */
+export async function freezeSesAndKill(env: TestWorkerEnv, child: ChildProcess, campaignId: string, domain: string) {
+  const atSes = () => env.ses.messages.filter((m) => m.destination.to[0].endsWith(`@${domain}`)).length;
+  env.ses.setRule(() => ({ kind: 'timeout', delayMs: 60_000 }));
+  await sleep(300);
+  await env.waitFor(async () => (await env.deps.db.email.count({ where: { campaignId, sesEmailId: { not: null } } })) === atSes(), 20_000);
+  const exit = exitSignal(child);
+  child.kill('SIGKILL');
+  const signal = await exit;
+  env.ses.setRule(null);
+  return signal;
 }
