@@ -15,33 +15,14 @@ import type { SesEvent } from '../ses-events/ses-event';
  * with the SENT event, unless the email already has an SES message id. True when this call recorded it.
  */
 export async function recordSesAcceptance(sql: SqlExecutor, emailId: string, messageId: string): Promise<boolean> {
-  const inserted = await sql.execute(
-    `WITH sent AS (
-       UPDATE "Email"
-          SET "sesEmailId" = $2,
-              "sentAt" = now(),
-              "latestStatus" = CASE WHEN "latestStatus" = ANY($3::"EmailStatus"[])
-                                    THEN 'SENT'::"EmailStatus" ELSE "latestStatus" END,
-              "attachments" = NULL,
-              "headers" = NULL,
-              "rawMessage" = NULL,
-              "sendLeaseUntil" = NULL,
-              "sesCallStartedAt" = NULL,
-              "updatedAt" = now()
-        WHERE id = $1 AND "sesEmailId" IS NULL
-       RETURNING id
-     )
-     INSERT INTO "EmailEvent" ("emailId", status, data)
-     SELECT id, 'SENT', $4::jsonb FROM sent`,
-    [emailId, messageId, statusesBelow('SENT'), JSON.stringify({ messageId })],
-  );
-  return inserted > 0;
+  // The group statement with one row: which columns an acceptance sets and clears is written once.
+  return (await recordSesAcceptances(sql, [{ emailId, messageId }])).size > 0;
 }
 
 /**
- * recordSesAcceptance for many emails in one statement (the worker's group committer): the same
- * guard per row (`"sesEmailId" IS NULL`, re-checked after a lock wait), the same columns, one SENT
- * event per row it changed. Answers the ids it recorded. Ids must be distinct.
+ * recordSesAcceptance for many emails in one statement (the worker's group committer, and the
+ * single-email writers with one row): the guard per row (`"sesEmailId" IS NULL`, re-checked after
+ * a lock wait), one SENT event per row it changed. Answers the ids it recorded. Ids must be distinct.
  */
 export async function recordSesAcceptances(
   sql: SqlExecutor,
