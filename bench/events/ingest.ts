@@ -11,6 +11,8 @@ import { newId } from '@mailrail/platform/ids';
 import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/testing/databases';
 import { deleteRedisPrefix } from '@mailrail/testing/redis';
 import { registerSesEventProcessing } from '../../apps/worker/src/ses-events/register';
+import { foldCounterDeltas } from '@mailrail/domain/ses-events/counter-deltas';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { createTestSnsSigner, sesEventMessage, TEST_TOPIC_ARN } from '../../apps/api/src/ses-notifications/testing/sns-signer';
 import { writeResult } from '../report-kit';
 import { autocannon, machine, spawnTs, stop, waitForUrl } from './bench-kit';
@@ -121,6 +123,8 @@ async function main() {
     await worker.close();
     workerRedis.disconnect();
     const delivered = await db.email.count({ where: { teamId: team.id, latestStatus: 'DELIVERED' } });
+    // The counters are written in batches: the worker's periodic fold (not running here) adds them.
+    await foldCounterDeltas(prismaExecutor(db), 20_000);
     const [{ counted }] = await db.$queryRawUnsafe<{ counted: bigint }[]>(
       `SELECT COALESCE(sum(delivered), 0) AS counted FROM "DailyEmailUsage" WHERE "teamId" = $1`,
       team.id,

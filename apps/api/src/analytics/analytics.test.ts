@@ -1,4 +1,7 @@
 import request from 'supertest';
+import { foldCounterDeltas, foldCounterDeltasOnce } from '@mailrail/domain/ses-events/counter-deltas';
+import { processSesEventJob } from '@mailrail/domain/ses-events/process-ses-event';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { startTestApi, type TestApi, type TestTeam } from '../testing/api-harness';
 
 let api: TestApi;
@@ -183,5 +186,89 @@ describe('GET /api/v1/analytics/reputation-metrics', () => {
     expect(one.body).toEqual({ delivered: 50, hardBounced: 1, complained: 0, bounceRate: 2, complaintRate: 0 });
     const bound = await api.newKey(team.teamId, { domainId: d1 });
     expect((await get({ Authorization: `Bearer ${bound}` }, 'reputation-metrics')).body.delivered).toBe(150);
+  });
+});
+
+describe('counters written in batches (counter deltas not folded yet)', () => {
+  /** One email of the team per status list, each status given to SES event processing. */
+  async function sesEvents(teamId: number, domainId: number, campaignId: string | null, types: string[][]) {
+    for (const [i, list] of types.entries()) {
+      const id = `cnt-${Date.now()}-${i}-${Math.random().toString(36).slice(2, 6)}`;
+      await api.deps.db.email.create({
+        data: {
+          id,
+          teamId,
+          domainId,
+          from: 'a@b.c',
+          to: ['x@y.z'],
+          subject: 's',
+          sesEmailId: `ses-${id}`,
+          latestStatus: 'SENT',
+          campaignId,
+        },
+      });
+      for (const [k, eventType] of list.entries()) {
+        const bounce = eventType === 'Bounce' ? { bounce: { bounceType: 'Permanent', bouncedRecipients: [] } } : {};
+        const message = JSON.stringify({
+          eventType,
+          mail: { messageId: `ses-${id}`, timestamp: `${TODAY}T10:00:00.000Z`, headers: [] },
+          ...bounce,
+        });
+        expect(await processSesEventJob({ db: api.deps.db }, { snsMessageId: `${id}-${k}`, topicArn: 'arn', message })).toBe('processed');
+      }
+    }
+  }
+
+  it('analytics, reputation and campaign counters add the pending deltas: the totals are exact before, during and after the fold', async () => {
+    const { team, d1 } = await setup();
+    const other = await setup();
+    await usage(team.teamId, d1, TODAY, 'TRANSACTIONAL', { sent: 10, delivered: 10 }); // folded long ago
+    const campaign = await api.deps.db.campaign.create({
+      data: { id: `camp-cnt-${Date.now()}`, teamId: team.teamId, domainId: d1, name: 'c', from: 'a@b.c', subject: 's' },
+    });
+    await sesEvents(team.teamId, d1, null, [
+      ['Send', 'Delivery', 'Open', 'Open'],
+      ['Send', 'Delivery'],
+      ['Send', 'Bounce'],
+    ]);
+    await sesEvents(team.teamId, d1, campaign.id, [['Delivery', 'Click'], ['Complaint']]);
+    await sesEvents(other.team.teamId, other.d1, null, [['Delivery']]); // another team's: never in these figures
+
+    const expected = { sent: 13, delivered: 13, opened: 1, clicked: 1, bounced: 1, complained: 1 };
+    const figures = async () => ({
+      series: (await get(team, 'email-time-series?days=7')).body.totalCounts,
+      reputation: (await get(team, 'reputation-metrics')).body,
+      campaign: (await request(api.app).get(`/api/v1/campaigns/${campaign.id}`).set(team.auth)).body,
+    });
+    const check = async () => {
+      const f = await figures();
+      expect(f.series).toEqual(expected);
+      // CumulatedMetrics had nothing before: only the events' delivered, hard bounce and complaint.
+      expect(f.reputation).toMatchObject({ delivered: 3, hardBounced: 1, complained: 1 });
+      expect(f.campaign).toMatchObject({ delivered: 1, clicked: 1, complained: 1, opened: 0 });
+    };
+
+    // Nothing folded yet: every figure comes from the deltas.
+    expect(await api.deps.db.emailCounterDelta.count({ where: { teamId: team.teamId } })).toBeGreaterThan(0);
+    await check();
+    // Part folded (the oldest 4 deltas of the database), then all: the same totals.
+    await foldCounterDeltasOnce(prismaExecutor(api.deps.db), 4);
+    await check();
+    await foldCounterDeltas(prismaExecutor(api.deps.db), 1000);
+    expect(await api.deps.db.emailCounterDelta.count({ where: { teamId: team.teamId } })).toBe(0);
+    await check();
+    const list = await request(api.app).get('/api/v1/campaigns').set(team.auth);
+    expect(list.body.campaigns.find((c: { id: string }) => c.id === campaign.id)).toMatchObject({ delivered: 1 });
+    expect((await get(other.team, 'email-time-series?days=7')).body.totalCounts.delivered).toBe(1);
+  });
+
+  it('the campaign list adds pending deltas too', async () => {
+    const { team, d1 } = await setup();
+    const campaign = await api.deps.db.campaign.create({
+      data: { id: `camp-cnt-l-${Date.now()}`, teamId: team.teamId, domainId: d1, name: 'c', from: 'a@b.c', subject: 's' },
+    });
+    await sesEvents(team.teamId, d1, campaign.id, [['Delivery'], ['Delivery']]);
+    const list = await request(api.app).get('/api/v1/campaigns').set(team.auth);
+    expect(list.body.campaigns.find((c: { id: string }) => c.id === campaign.id)).toMatchObject({ delivered: 2 });
   });
 });

@@ -5,6 +5,8 @@ import { newId } from '@mailrail/platform/ids';
 import { parseAddress } from '@mailrail/domain/emails/address';
 import { parseScheduledAt } from '@mailrail/domain/campaigns/schedule-time';
 import { pauseCampaignAndHoldEmails, PAUSABLE_STATUSES, resumePausedCampaign } from '@mailrail/domain/campaigns/campaign-state';
+import { pendingCampaignCounters, withPendingCounters } from '@mailrail/domain/ses-events/counter-deltas';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { rampOf, type Ramp } from '@mailrail/domain/campaigns/ramp';
 import { type Campaign, type Prisma } from '@mailrail/platform/db/generated/client';
 import { type CampaignStatus } from '@mailrail/platform/db/generated/enums';
@@ -137,7 +139,7 @@ export async function createCampaign(deps: ApiDeps, auth: AuthContext, body: Cre
   if (body.sendNow) scheduledAt = now;
   else if (body.scheduledAt) scheduledAt = parseScheduledAt(body.scheduledAt, now, deps.config.CAMPAIGN_TIMEZONE);
   const segment = body.segmentId ? await campaignSegment(deps.db, auth.teamId, book.id, body.segmentId) : null;
-  if (scheduledAt) await (segment ? requireSubscribedInSegment(deps.db, segment) : requireSubscribedContacts(deps, book.id));
+  if (scheduledAt) await (segment ? requireSubscribedInSegment(deps, segment) : requireSubscribedContacts(deps, book.id));
 
   const created = await deps.db.campaign.create({
     data: {
@@ -175,27 +177,35 @@ export async function listCampaigns(deps: ApiDeps, auth: AuthContext, q: ListCam
     deps.db.campaign.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (q.page - 1) * PAGE_SIZE, take: PAGE_SIZE }),
     deps.db.campaign.count({ where }),
   ]);
+  // Counters with the deltas not folded yet (counter-deltas.ts).
+  const pending = await pendingCampaignCounters(
+    prismaExecutor(deps.db),
+    rows.map((c) => c.id),
+  );
   return {
-    campaigns: rows.map((c) => ({
-      id: c.id,
-      name: c.name,
-      from: c.from,
-      subject: c.subject,
-      createdAt: c.createdAt.toISOString(),
-      updatedAt: c.updatedAt.toISOString(),
-      status: c.status,
-      scheduledAt: iso(c.scheduledAt),
-      total: c.total,
-      sent: c.sent,
-      delivered: c.delivered,
-      unsubscribed: c.unsubscribed,
-    })),
+    campaigns: rows
+      .map((row) => withPendingCounters(row, pending))
+      .map((c) => ({
+        id: c.id,
+        name: c.name,
+        from: c.from,
+        subject: c.subject,
+        createdAt: c.createdAt.toISOString(),
+        updatedAt: c.updatedAt.toISOString(),
+        status: c.status,
+        scheduledAt: iso(c.scheduledAt),
+        total: c.total,
+        sent: c.sent,
+        delivered: c.delivered,
+        unsubscribed: c.unsubscribed,
+      })),
     totalPage: Math.ceil(count / PAGE_SIZE),
   };
 }
 
 export async function getCampaign(deps: ApiDeps, auth: AuthContext, id: string) {
-  return campaignView(await findCampaign(deps, auth, id));
+  const c = await findCampaign(deps, auth, id);
+  return campaignView(withPendingCounters(c, await pendingCampaignCounters(prismaExecutor(deps.db), [c.id])));
 }
 
 /** A refused transition: 404 when the campaign is not visible to the key, else 400 naming its status. */
@@ -220,8 +230,7 @@ export async function scheduleCampaign(deps: ApiDeps, auth: AuthContext, id: str
   const segmentId = body.segmentId !== undefined ? body.segmentId : c.segmentId;
   const segment = segmentId ? await campaignSegment(deps.db, auth.teamId, c.contactBookId, segmentId) : null;
   requireRampWindow(body.ramp !== undefined ? body.ramp : rampOf(c), body.batchWindowMinutes ?? c.batchWindowMinutes);
-  if (!c.recipientsReadyAt)
-    await (segment ? requireSubscribedInSegment(deps.db, segment) : requireSubscribedContacts(deps, c.contactBookId));
+  if (!c.recipientsReadyAt) await (segment ? requireSubscribedInSegment(deps, segment) : requireSubscribedContacts(deps, c.contactBookId));
   // Every check above ran: a dry run answers what a real one would do, and changes nothing.
   if (body.dryRun) return { scheduledAt: scheduledAt.toISOString(), timeZone: deps.config.CAMPAIGN_TIMEZONE };
   const { count } = await deps.db.campaign.updateMany({
@@ -275,7 +284,7 @@ export async function updateCampaign(deps: ApiDeps, auth: AuthContext, id: strin
   const bookId = body.contactBookId ?? c.contactBookId;
   if (segmentId && bookId && (body.segmentId !== undefined || body.contactBookId !== undefined)) {
     const segment = await campaignSegment(deps.db, auth.teamId, bookId, segmentId);
-    if (c.status === 'SCHEDULED') await requireSubscribedInSegment(deps.db, segment);
+    if (c.status === 'SCHEDULED') await requireSubscribedInSegment(deps, segment);
   }
   if (body.segmentId !== undefined) data.segmentId = body.segmentId;
   if (body.content !== undefined || body.html !== undefined) {

@@ -6,6 +6,8 @@ import { createMetrics } from '@mailrail/platform/metrics/metrics';
 import { newId } from '@mailrail/platform/ids';
 import { processSesEventJob, SesEventEmailNotFound, type SesEventJob } from '@mailrail/domain/ses-events/process-ses-event';
 import { queueNames } from '@mailrail/platform/queue/queues';
+import { foldCounterDeltas } from '@mailrail/domain/ses-events/counter-deltas';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { rememberSnsTopic } from '@mailrail/domain/ses-events/sns-topics';
 import { startTestApi, type TestApi, type TestTeam } from '../testing/api-harness';
 import { errorHandler } from '../http/errors';
@@ -56,14 +58,16 @@ const post = (envelope: SnsEnvelope | string) =>
     .set('Content-Type', 'text/plain; charset=UTF-8')
     .send(typeof envelope === 'string' ? envelope : JSON.stringify(envelope));
 
-/** Posts like SNS, then runs the queued job like the worker. */
+/** Posts like SNS, then runs the queued job like the worker, and the counter fold (its periodic job). */
 async function deliver(envelope: SnsEnvelope) {
   const res = await post(envelope);
   expect(res.status).toBe(200);
   expect(res.body).toEqual({ data: 'Notification queued' });
   const job = await queue().getJob(envelope.MessageId);
   expect(job).toBeDefined();
-  return processSesEventJob({ db: api.deps.db }, job!.data as SesEventJob);
+  const outcome = await processSesEventJob({ db: api.deps.db }, job!.data as SesEventJob);
+  await foldCounterDeltas(prismaExecutor(api.deps.db), 1000);
+  return outcome;
 }
 
 const event = (
@@ -111,6 +115,7 @@ async function newEmail(
 const statusOf = async (id: string) => (await api.deps.db.email.findUniqueOrThrow({ where: { id } })).latestStatus;
 const eventsOf = (id: string) => api.deps.db.emailEvent.findMany({ where: { emailId: id }, orderBy: { id: 'asc' } });
 async function usage(teamId: number) {
+  await foldCounterDeltas(prismaExecutor(api.deps.db), 1000); // the worker's periodic fold
   const rows = await api.deps.db.dailyEmailUsage.findMany({ where: { teamId } });
   const sum = { sent: 0, delivered: 0, opened: 0, clicked: 0, bounced: 0, hardBounced: 0, complained: 0 };
   for (const r of rows) for (const k of Object.keys(sum) as (keyof typeof sum)[]) sum[k] += r[k];

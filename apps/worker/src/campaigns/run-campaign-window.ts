@@ -8,6 +8,7 @@ import {
   type EmailDraft,
   type PreparedEmail,
 } from '@mailrail/domain/emails/create-emails';
+import { emailIdCreatedWithinSql } from '@mailrail/domain/sql/email-id-range';
 import { withTransaction, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import type { WorkerDeps } from '../deps';
 
@@ -194,11 +195,14 @@ async function windowBudget(
   return { limit: Math.min(chunkSize, size), opens: { number, size } };
 }
 
-async function countEmailsSince(tx: SqlExecutor, campaignId: string, since: Date): Promise<number> {
-  const rows = await tx.query<{ n: string }>(`SELECT count(*) AS n FROM "Email" WHERE "campaignId" = $1 AND "createdAt" >= $2`, [
-    campaignId,
-    since,
-  ]);
+export async function countEmailsSince(tx: SqlExecutor, campaignId: string, since: Date): Promise<number> {
+  const params: unknown[] = [campaignId, since];
+  // The id range reads only the partitions of the days since `since`.
+  const ids = emailIdCreatedWithinSql('id', { from: since }, (v) => `$${params.push(v)}`);
+  const rows = await tx.query<{ n: string }>(
+    `SELECT count(*) AS n FROM "Email" WHERE "campaignId" = $1 AND "createdAt" >= $2 AND ${ids}`,
+    params,
+  );
   return Number(rows[0].n);
 }
 

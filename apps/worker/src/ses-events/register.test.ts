@@ -4,6 +4,8 @@ import { createQueueFactory, queueNames, type QueueFactory } from '@mailrail/pla
 import { createRedis, duplicateRedis, type Redis } from '@mailrail/platform/redis/client';
 import { newId } from '@mailrail/platform/ids';
 import { sesEventJobOptions, type SesEventJob } from '@mailrail/domain/ses-events/process-ses-event';
+import { foldCounterDeltas } from '@mailrail/domain/ses-events/counter-deltas';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 import type { Worker } from 'bullmq';
@@ -63,6 +65,8 @@ it('processes queued SES events into statuses and counters', async () => {
     expect(await added.waitUntilFinished(events, 15_000)).toBe('processed');
   }
   expect((await db.email.findUniqueOrThrow({ where: { id } })).latestStatus).toBe('OPENED');
+  // The periodic fold (not started here) adds the events' counter deltas to the daily row.
+  await foldCounterDeltas(prismaExecutor(db), 1000);
   const usage = await db.dailyEmailUsage.findMany({ where: { teamId: team.id } });
   expect(usage).toHaveLength(1);
   expect(usage[0]).toMatchObject({ delivered: 1, opened: 1, domainId: 0, type: 'TRANSACTIONAL' });

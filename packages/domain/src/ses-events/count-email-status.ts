@@ -43,9 +43,11 @@ export function utcDay(at: Date): string {
 }
 
 /**
- * Adds one email's status to the daily counters (and the all-time reputation totals and the
- * campaign's counters) unless it was counted before. Call it inside the transaction that records
- * the status: the flag bit and the counters commit or roll back together.
+ * Counts one email's status (daily counters, all-time reputation totals, the campaign's counters)
+ * unless it was counted before. Call it inside the transaction that records the status: the flag
+ * bits and the counter delta commit or roll back together, so a crash neither loses nor doubles a
+ * count. The counters themselves move later, when foldCounterDeltas adds the deltas up
+ * (counter-deltas.ts); reads add the deltas not folded yet.
  * Returns the counters that moved (empty when everything was already counted).
  */
 export async function countEmailStatus(
@@ -60,56 +62,22 @@ export async function countEmailStatus(
   const day = utcDay(opts.at ?? new Date());
   const domainId = email.domainId ?? 0;
   const type = email.campaignId ? 'MARKETING' : 'TRANSACTIONAL';
-  // Our own constants, inlined as SQL literals.
-  const b = COUNTED_BITS;
-  const hasTotals = COUNTED_BITS.delivered | COUNTED_BITS.hardBounced | COUNTED_BITS.complained;
-  // One statement: set the bits under the email's row lock, and add the bits that were not set
-  // yet to the daily row, the all-time totals and the campaign. The shared counter rows are then
-  // locked only from this statement to the commit. Data-modifying CTEs all run; each does nothing
-  // when `fresh` is empty (everything was counted before).
+  // One statement: set the bits under the email's row lock and append the bits that were not set
+  // yet as one delta row. No row shared by the team is locked: every event of a team used to
+  // update the same daily row and queue on its lock until commit. FOR NO KEY UPDATE, the lock the
+  // UPDATE takes anyway: FOR UPDATE also waits for the KEY SHARE lock another event of the same
+  // email holds from inserting its EmailEvent row, and two such events deadlocked.
   const rows = await tx.query<{ newBits: number }>(
-    `WITH before AS (SELECT "countedFlags" AS flags FROM "Email" WHERE id = $1 FOR UPDATE),
+    `WITH before AS (SELECT "countedFlags" AS flags FROM "Email" WHERE id = $1 FOR NO KEY UPDATE),
     fresh AS (
       UPDATE "Email" e SET "countedFlags" = e."countedFlags" | $2::int
       FROM before
       WHERE e.id = $1 AND (before.flags & $2::int) <> $2::int
       RETURNING ($2::int & ~before.flags) AS nb
     ),
-    daily AS (
-      INSERT INTO "DailyEmailUsage" ("teamId", "domainId", "date", "type", sent, delivered, opened, clicked, bounced, "hardBounced", complained, "updatedAt")
-      SELECT $3::int, $4::int, $5::text, $6::"EmailUsageType",
-             (nb & ${b.sent} > 0)::int, (nb & ${b.delivered} > 0)::int, (nb & ${b.opened} > 0)::int, (nb & ${b.clicked} > 0)::int,
-             (nb & ${b.bounced} > 0)::int, (nb & ${b.hardBounced} > 0)::int, (nb & ${b.complained} > 0)::int, now()
-      FROM fresh
-      ON CONFLICT ("teamId", "domainId", "date", "type") DO UPDATE SET
-        sent = "DailyEmailUsage".sent + EXCLUDED.sent,
-        delivered = "DailyEmailUsage".delivered + EXCLUDED.delivered,
-        opened = "DailyEmailUsage".opened + EXCLUDED.opened,
-        clicked = "DailyEmailUsage".clicked + EXCLUDED.clicked,
-        bounced = "DailyEmailUsage".bounced + EXCLUDED.bounced,
-        "hardBounced" = "DailyEmailUsage"."hardBounced" + EXCLUDED."hardBounced",
-        complained = "DailyEmailUsage".complained + EXCLUDED.complained,
-        "updatedAt" = now()
-    ),
-    cumulated AS (
-      INSERT INTO "CumulatedMetrics" ("teamId", "domainId", delivered, "hardBounced", complained, "updatedAt")
-      SELECT $3::int, $4::int, (nb & ${b.delivered} > 0)::int, (nb & ${b.hardBounced} > 0)::int, (nb & ${b.complained} > 0)::int, now()
-      FROM fresh WHERE nb & ${hasTotals} <> 0
-      ON CONFLICT ("teamId", "domainId") DO UPDATE SET
-        delivered = "CumulatedMetrics".delivered + EXCLUDED.delivered,
-        "hardBounced" = "CumulatedMetrics"."hardBounced" + EXCLUDED."hardBounced",
-        complained = "CumulatedMetrics".complained + EXCLUDED.complained,
-        "updatedAt" = now()
-    ),
-    campaign AS (
-      -- Campaign.sent is not here: the campaign engine counts it when a recipient settles
-      -- (recordOutcomes), and adding the SES Send event too counted every recipient twice.
-      UPDATE "Campaign" c SET
-        delivered = c.delivered + (nb & ${b.delivered} > 0)::int,
-        opened = c.opened + (nb & ${b.opened} > 0)::int, clicked = c.clicked + (nb & ${b.clicked} > 0)::int,
-        bounced = c.bounced + (nb & ${b.bounced} > 0)::int, "hardBounced" = c."hardBounced" + (nb & ${b.hardBounced} > 0)::int,
-        complained = c.complained + (nb & ${b.complained} > 0)::int, "updatedAt" = now()
-      FROM fresh WHERE c.id = $7::text
+    delta AS (
+      INSERT INTO "EmailCounterDelta" ("teamId", "domainId", date, type, "campaignId", bits)
+      SELECT $3::int, $4::int, $5::text, $6::"EmailUsageType", $7::text, nb FROM fresh
     )
     SELECT nb AS "newBits" FROM fresh`,
     [email.id, bits, email.teamId, domainId, day, type, email.campaignId],

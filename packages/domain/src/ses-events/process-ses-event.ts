@@ -75,16 +75,27 @@ async function claimNotificationAndFindEmail(
      SELECT (SELECT count(*) FROM claimed)::int AS fresh, e.*
      FROM (SELECT 1) AS one
      LEFT JOIN LATERAL (
-       SELECT ${EMAIL_COLUMNS} FROM "Email" WHERE "sesEmailId" = $2 ORDER BY "createdAt" DESC LIMIT 1
+       SELECT ${EMAIL_COLUMNS} FROM "Email" WHERE "sesEmailId" = $2 AND ($3::text IS NULL OR id = $3) ORDER BY "createdAt" DESC LIMIT 1
      ) AS e ON true`,
-    [snsMessageId, event.sesMessageId],
+    // With our header's email id the lookup reads one partition of the email log, not every one.
+    [snsMessageId, event.sesMessageId, event.headerEmailId],
   );
   if (!row.fresh) return { fresh: false, email: null };
   if (row.id) {
     const { fresh: _fresh, ...email } = row;
     return { fresh: true, email: email as MatchedEmail };
   }
-  return { fresh: true, email: await findEmailByHeader(tx, event) };
+  const byHeader = await findEmailByHeader(tx, event);
+  // A header naming another email than SES's id: the SES id alone decides, as before partitioning.
+  return { fresh: true, email: byHeader ?? (event.headerEmailId ? await findEmailBySesId(tx, event.sesMessageId) : null) };
+}
+
+async function findEmailBySesId(tx: SqlExecutor, sesMessageId: string): Promise<MatchedEmail | null> {
+  const [email] = await tx.query<MatchedEmail>(
+    `SELECT ${EMAIL_COLUMNS} FROM "Email" WHERE "sesEmailId" = $1 ORDER BY "createdAt" DESC LIMIT 1`,
+    [sesMessageId],
+  );
+  return email ?? null;
 }
 
 async function findEmailByHeader(tx: SqlExecutor, event: SesEvent): Promise<MatchedEmail | null> {
@@ -126,7 +137,7 @@ async function recordEvent(tx: SqlExecutor, email: MatchedEmail, event: SesEvent
       `WITH advanced AS (${advance}),
        merged AS (
          UPDATE "EmailEvent" SET data = COALESCE(data, '{}'::jsonb) || $3::jsonb
-         WHERE id = (SELECT id FROM "EmailEvent" WHERE "emailId" = $1 AND status = 'SENT' ORDER BY id LIMIT 1)
+         WHERE "emailId" = $1 AND id = (SELECT id FROM "EmailEvent" WHERE "emailId" = $1 AND status = 'SENT' ORDER BY id LIMIT 1)
          RETURNING 1
        )
        INSERT INTO "EmailEvent" ("emailId", status, data, "createdAt")
