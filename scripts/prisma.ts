@@ -15,6 +15,7 @@ async function main() {
   } else if (command === 'migrate') {
     await ensureDatabase(url);
     migrateDeploy(url);
+    await createEmailLogDays(url);
   } else if (command === 'diff') {
     // A new migration from the schema as committed at `rev` to the schema in the work tree.
     // The migration test then proves the migrations and schema.prisma agree.
@@ -29,6 +30,26 @@ async function main() {
     console.log(`wrote ${path.relative(repoRoot, dir)}/migration.sql`);
   } else {
     throw new Error('usage: tsx scripts/prisma.ts generate|migrate|diff <name> [git-rev]');
+  }
+}
+
+/**
+ * The email log's day partitions from today on, as the worker's email-partitions job keeps them:
+ * an API that takes traffic before any worker ran would otherwise store its emails in the DEFAULT
+ * partition, whose days then stay there (docs/email-log.md). Creates only; retention is the job's.
+ */
+async function createEmailLogDays(url: string) {
+  // Loaded here, not at the top: they need the generated Prisma client, which `generate` makes.
+  const { configSchema } = await import('@mailrail/platform/config/schema');
+  const { createSqlPool } = await import('@mailrail/platform/db/sql/executor');
+  const { maintainEmailPartitions } = await import('@mailrail/domain/email-log/email-partitions');
+  const daysAhead = configSchema.shape.EMAIL_PARTITION_DAYS_AHEAD.parse(process.env.EMAIL_PARTITION_DAYS_AHEAD);
+  const sql = createSqlPool(url, 1, () => undefined);
+  try {
+    const report = await maintainEmailPartitions(sql, { daysAhead, bodyRetentionDays: 0, retentionDays: 0 }, new Date());
+    console.log(`email log: ${report.created.length} day partitions created (${daysAhead} days ahead)`);
+  } finally {
+    await sql.end();
   }
 }
 

@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
+import type { EmailStatus } from '@mailrail/platform/db/generated/enums';
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
+import { emailIdCreatedWithinSql } from '@mailrail/domain/sql/email-id-range';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { MAX_QUERY_VALUE_LENGTH } from '../http/limits';
@@ -37,20 +39,21 @@ export interface ListStreamLimits {
 export const DEFAULT_LIST_STREAM_LIMITS: ListStreamLimits = { pieceChars: 1 << 20, batchBytes: 1 << 20 };
 
 // The list item of useSend's wire format, in the order the fields are written.
-const metaSelect = {
-  id: true,
-  to: true,
-  from: true,
-  subject: true,
-  createdAt: true,
-  updatedAt: true,
-  latestStatus: true,
-  scheduledAt: true,
-  domainId: true,
-  replyTo: true,
-  cc: true,
-  bcc: true,
-} as const;
+const META_COLUMNS = `id, "to", "from", subject, "createdAt", "updatedAt", "latestStatus", "scheduledAt", "domainId", "replyTo", cc, bcc`;
+interface ListRow {
+  id: string;
+  to: string[];
+  from: string;
+  subject: string;
+  createdAt: Date;
+  updatedAt: Date;
+  latestStatus: EmailStatus;
+  scheduledAt: Date | null;
+  domainId: number | null;
+  replyTo: string[];
+  cc: string[];
+  bcc: string[];
+}
 type BodyColumn = 'html' | 'text';
 interface BodySize {
   id: string;
@@ -62,7 +65,8 @@ interface BodySize {
 class ClientGone extends Error {}
 
 /**
- * GET /emails: newest first; `count` is the total matching, for pagination. The JSON is the one
+ * GET /emails: newest first; `count` is the total matching, for pagination, up to
+ * EMAIL_LIST_COUNT_CAP (past it: the cap and `countCapped: true`). The JSON is the one
  * `res.json({ data, count })` gave, but written as it is read, with backpressure: the page's
  * metadata first, then each body from PostgreSQL in bounded pieces. Errors before the first byte
  * are thrown (the usual error answer); after it the status is sent, so the socket is destroyed
@@ -75,24 +79,8 @@ export async function streamEmailList(
   res: ServerResponse,
   limits: ListStreamLimits = DEFAULT_LIST_STREAM_LIMITS,
 ): Promise<void> {
-  const domainFilter = auth.domainId !== null ? [auth.domainId] : q.domainId;
-  const where = {
-    teamId: auth.teamId,
-    ...(domainFilter ? { domainId: { in: domainFilter } } : {}),
-    ...(q.startDate || q.endDate
-      ? { createdAt: { ...(q.startDate ? { gte: q.startDate } : {}), ...(q.endDate ? { lte: q.endDate } : {}) } }
-      : {}),
-  };
-  const [rows, count] = await Promise.all([
-    deps.db.email.findMany({
-      where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      skip: (q.page - 1) * q.limit,
-      take: q.limit,
-      select: metaSelect,
-    }),
-    deps.db.email.count({ where }),
-  ]);
+  const filter = listFilter(auth, q);
+  const [rows, count] = await Promise.all([listPage(deps, filter, q), countUpTo(deps, filter, deps.config.EMAIL_LIST_COUNT_CAP)]);
   const sizes = await bodySizes(
     deps,
     rows.map((r) => r.id),
@@ -127,7 +115,9 @@ export async function streamEmailList(
       );
       bodies.delete(row.id);
     }
-    await write(`],"count":${json(count)}}`);
+    // Past the cap: the cap, flagged (docs/emails.md "List"); the field is absent otherwise, so the
+    // answer stays useSend's {data, count} whenever the count is exact.
+    await write(count.capped ? `],"count":${json(count.count)},"countCapped":true}` : `],"count":${json(count.count)}}`);
     res.end();
   } catch (err) {
     if (err instanceof ClientGone) {
@@ -138,6 +128,53 @@ export async function streamEmailList(
     deps.log.error({ err, teamId: auth.teamId }, 'email list failed mid-answer; connection closed');
     res.destroy();
   }
+}
+
+/** A SQL predicate on "Email" and its parameters ($1..$n); a statement adds its own after them. */
+interface SqlFilter {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * The emails GET /emails answers, as one predicate: the page and its count are both built on it,
+ * so they cannot disagree. A key bound to a domain sees that domain only, whatever the query asks.
+ */
+function listFilter(auth: AuthContext, q: Pick<ListEmailsQuery, 'domainId' | 'startDate' | 'endDate'>): SqlFilter {
+  const params: unknown[] = [];
+  const p = (v: unknown) => `$${params.push(v)}`;
+  const domainIds = auth.domainId !== null ? [auth.domainId] : q.domainId;
+  const where = [`"teamId" = ${p(auth.teamId)}::int`];
+  if (domainIds) where.push(`"domainId" = ANY(${p(domainIds)}::int[])`);
+  if (q.startDate) where.push(`"createdAt" >= ${p(q.startDate)}::timestamptz`);
+  if (q.endDate) where.push(`"createdAt" <= ${p(q.endDate)}::timestamptz`);
+  // The same range on the id (the partition key), so only the partitions of those days are read.
+  where.push(emailIdCreatedWithinSql('id', { from: q.startDate, before: q.endDate && new Date(q.endDate.getTime() + 1) }, p));
+  return { sql: where.join(' AND '), params };
+}
+
+/** The page's metadata, newest first (bodies are read later, piece by piece). */
+function listPage(deps: ApiDeps, filter: SqlFilter, q: Pick<ListEmailsQuery, 'page' | 'limit'>): Promise<ListRow[]> {
+  const params = [...filter.params];
+  const p = (v: unknown) => `$${params.push(v)}`;
+  return prismaExecutor(deps.db).query<ListRow>(
+    `SELECT ${META_COLUMNS} FROM "Email" WHERE ${filter.sql} ORDER BY "createdAt" DESC, id DESC LIMIT ${p(q.limit)}::int OFFSET ${p((q.page - 1) * q.limit)}::bigint`,
+    params,
+  );
+}
+
+/**
+ * The number of emails the filter matches, counted up to `cap`: a count(*) over a LIMIT subquery,
+ * so a team with hundreds of millions of emails costs at most cap + 1 index entries. No ORDER BY
+ * (which Prisma's count adds to a `take`), so the scan stops at cap + 1 whichever index it uses.
+ */
+async function countUpTo(deps: ApiDeps, filter: SqlFilter, cap: number): Promise<{ count: number; capped: boolean }> {
+  const params = [...filter.params];
+  const [row] = await prismaExecutor(deps.db).query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM "Email" WHERE ${filter.sql} LIMIT $${params.push(cap + 1)}::int) capped`,
+    params,
+  );
+  return row.n > cap ? { count: cap, capped: true } : { count: row.n, capped: false };
 }
 
 const json = (v: unknown) => JSON.stringify(v);

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import type { Queue } from 'bullmq';
+import { newEmailId, newId } from '@mailrail/platform/ids';
 import { startTestApi, type TestApi, type TestTeam } from '../testing/api-harness';
 import { sendQueueOf } from './testing';
 
@@ -51,9 +52,11 @@ describe('GET /api/v1/emails', () => {
     d1 = (await api.addDomain(team.teamId, 'l1.org')).id;
     d2 = (await api.addDomain(team.teamId, 'l2.org')).id;
     for (let i = 0; i < 5; i++) ids.push(await send({ from: `me@${i % 2 ? 'l2' : 'l1'}.org`, subject: `n${i}` }, team));
-    // Spread creation times over five days so the date filters have something to cut.
+    // Spread creation times over five days so the date filters have something to cut. An email's
+    // id is minted from its creation time (the email log is partitioned by it): both move.
     for (const [i, id] of ids.entries()) {
-      await api.deps.db.email.update({ where: { id }, data: { createdAt: new Date(Date.UTC(2026, 0, 1 + i, 12)) } });
+      const createdAt = new Date(Date.UTC(2026, 0, 1 + i, 12));
+      ids[i] = (await api.deps.db.email.update({ where: { id }, data: { id: newEmailId(createdAt), createdAt } })).id;
     }
   });
   const list = (qs: string, auth = team.auth) => request(api.app).get(`/api/v1/emails${qs}`).set(auth);
@@ -89,6 +92,10 @@ describe('GET /api/v1/emails', () => {
     expect(res.body.count).toBe(5);
     expect((await list('?limit=101')).status).toBe(400);
     expect((await list('?page=0')).status).toBe(400);
+    // The largest page the query accepts: its offset (about 2e11) is past PostgreSQL's int4.
+    const far = await list('?page=2147483647&limit=100');
+    expect(far.status).toBe(200);
+    expect(far.body).toEqual({ data: [], count: 5 });
   });
 
   it('applies startDate and endDate together', async () => {
@@ -104,12 +111,90 @@ describe('GET /api/v1/emails', () => {
     expect((await list(`?domainId=${d1}&domainId=${d2}`)).body.count).toBe(5);
   });
 
+  it('counts up to EMAIL_LIST_COUNT_CAP: past it, count is the cap and countCapped is true; the filters apply to the count', async () => {
+    const cap = api.deps.config.EMAIL_LIST_COUNT_CAP;
+    try {
+      api.deps.config.EMAIL_LIST_COUNT_CAP = 3;
+      const res = await list('?limit=2');
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ count: 3, countCapped: true });
+      expect(res.body.data).toHaveLength(2);
+      // Later pages are still served: the cap bounds the count, not the list.
+      expect((await list('?page=3&limit=2')).body.data.map((e: { subject: string }) => e.subject)).toEqual(['n0']);
+      // Exactly the cap, or fewer: the exact count, and useSend's shape ({data, count} only).
+      const d1Only = await list(`?domainId=${d1}`);
+      expect(d1Only.body.count).toBe(3);
+      expect(Object.keys(d1Only.body).sort()).toEqual(['count', 'data']);
+      expect((await list('?startDate=2026-01-02T00:00:00Z&endDate=2026-01-04T00:00:00Z')).body).toEqual(
+        expect.not.objectContaining({ countCapped: expect.anything() }),
+      );
+      api.deps.config.EMAIL_LIST_COUNT_CAP = 4;
+      expect((await list(`?domainId=${d1}&domainId=${d2}`)).body).toMatchObject({ count: 4, countCapped: true });
+      // A key bound to a domain: the count is of its domain only.
+      const key = await api.newKey(team.teamId, { domainId: d2 });
+      expect(Object.keys((await list('', { Authorization: `Bearer ${key}` })).body).sort()).toEqual(['count', 'data']);
+    } finally {
+      api.deps.config.EMAIL_LIST_COUNT_CAP = cap;
+    }
+  });
+
   it('forces the key domain and never shows another team', async () => {
     const key = await api.newKey(team.teamId, { domainId: d2 });
     const res = await list(`?domainId=${d1}`, { Authorization: `Bearer ${key}` });
     expect(res.body.count).toBe(2);
     const foreign = await list('', other.auth);
     expect(foreign.body.data.every((e: { id: string }) => !ids.includes(e.id))).toBe(true);
+  });
+});
+
+describe('GET /api/v1/emails: the count and the list agree', () => {
+  it('for every combination of domainId, startDate, endDate and a domain-bound key, count is the number of emails the pages list, and they are the matching ones', async () => {
+    const team = await api.newTeam('Agree');
+    const d1 = (await api.addDomain(team.teamId, 'g1.org')).id;
+    const d2 = (await api.addDomain(team.teamId, 'g2.org')).id;
+    const day = (d: number, minutes = 0) => new Date(Date.UTC(2026, 2, 10 + d, 12, minutes));
+    const rows: { id: string; domainId: number | null; createdAt: Date }[] = [];
+    const insert = async (teamId: number, id: string, domainId: number | null, createdAt: Date) => {
+      await api.deps.db.email.create({
+        data: { id, teamId, domainId, from: 'me@g1.org', to: ['x@dest.org'], replyTo: [], cc: [], bcc: [], subject: 'S', createdAt },
+      });
+      if (teamId === team.teamId) rows.push({ id, domainId, createdAt });
+    };
+    for (let d = 0; d < 4; d++)
+      for (const [m, domainId] of [d1, d2, null].entries()) await insert(team.teamId, newEmailId(day(d, m)), domainId, day(d, m));
+    // An id from before time-ordered ids (the legacy partition), and another team's emails on the same days.
+    await insert(team.teamId, newId(), d1, day(1, 30));
+    for (let d = 0; d < 4; d++) await insert(other.teamId, newEmailId(day(d, 5)), null, day(d, 5));
+
+    const bound = { Authorization: `Bearer ${await api.newKey(team.teamId, { domainId: d2 })}` };
+    const start = day(1, 0).toISOString();
+    const end = day(2, 1).toISOString(); // exactly the createdAt of an email: inclusive
+    for (const [auth, boundTo] of [
+      [team.auth, null],
+      [bound, d2],
+    ] as const)
+      for (const domains of [[], [d1], [d2], [d1, d2]])
+        for (const startDate of [undefined, start])
+          for (const endDate of [undefined, end]) {
+            const qs = [...domains.map((d) => `domainId=${d}`), startDate && `startDate=${startDate}`, endDate && `endDate=${endDate}`]
+              .filter(Boolean)
+              .join('&');
+            const allowed = boundTo !== null ? [boundTo] : domains.length ? domains : null;
+            const expected = rows
+              .filter((r) => !allowed || (r.domainId !== null && allowed.includes(r.domainId)))
+              .filter((r) => (!startDate || r.createdAt >= new Date(startDate)) && (!endDate || r.createdAt <= new Date(endDate)))
+              .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+              .map((r) => r.id);
+            const listed: string[] = [];
+            for (let page = 1; page <= 10; page++) {
+              const res = await request(api.app).get(`/api/v1/emails?${qs}&limit=2&page=${page}`).set(auth);
+              expect(res.status).toBe(200);
+              expect({ qs, boundTo, count: res.body.count }).toEqual({ qs, boundTo, count: expected.length });
+              if (res.body.data.length === 0) break;
+              listed.push(...res.body.data.map((e: { id: string }) => e.id));
+            }
+            expect({ qs, boundTo, listed }).toEqual({ qs, boundTo, listed: expected });
+          }
   });
 });
 

@@ -84,9 +84,14 @@ export function documentEmailRoutes(r: DocRegistry) {
     tag,
     summary: 'List emails, newest first',
     description:
-      'Streamed (chunked, no Content-Length or ETag): bodies are read and written piece by piece. An error after the answer started closes the connection.',
+      'Streamed (chunked, no Content-Length or ETag): bodies are read and written piece by piece. An error after the answer started closes the connection. ' +
+      '`count` is exact up to EMAIL_LIST_COUNT_CAP (default 10,000) matching emails; when more match it is the cap and `countCapped` is true (absent otherwise). Pages past the cap are still served.',
     query: listEmailsQuery,
-    response: z.object({ data: z.array(emailListItem), count: z.number().int() }),
+    response: z.object({
+      data: z.array(emailListItem),
+      count: z.number().int().describe('Emails matching the filter, counted up to EMAIL_LIST_COUNT_CAP'),
+      countCapped: z.literal(true).optional().describe('Present (true) only when more emails match than the cap: `count` is then the cap'),
+    }),
   });
   documentRoute(r, {
     method: 'get',

@@ -1,4 +1,5 @@
 import { queueNames } from '@mailrail/platform/queue/queues';
+import { deleteRedisPrefix } from '@mailrail/testing/redis';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 import { periodicJobs, startPeriodicJobs, validatePeriodicJobs, type PeriodicJob } from './periodic-jobs';
 
@@ -153,6 +154,8 @@ describe('the registry', () => {
         'campaign-scan',
         'contact-import-sweep',
         'domain-verification-sweep',
+        'email-partitions',
+        'fold-counter-deltas',
         'prune-ses-notifications',
         'purge-idempotency-records',
         'sweep-unsent-emails',
@@ -175,6 +178,18 @@ describe('the registry', () => {
       async () => JSON.stringify(await schedulersByQueue()) === JSON.stringify({ [queueNames.maintenance]: registry }),
       10_000,
     );
+  });
+
+  it('declares the others when Redis lost the schedulers but kept their next jobs, which refuses some of them', async () => {
+    // Only the schedulers' own keys go (`…:repeat` and `…:repeat:<name>`); the next job of each
+    // (`…:repeat:<name>:<time>`) stays, so an hourly one cannot be declared again before its time.
+    const schedulerKey = (key: string) => key.endsWith(':repeat') || /:repeat:[a-z-]+$/.test(key);
+    expect(await deleteRedisPrefix(env.deps.redis, env.config.REDIS_PREFIX, schedulerKey)).toBeGreaterThan(0);
+    // The campaign scan (after the hourly prune-ses-notifications in the registry) and the last entry.
+    await env.waitFor(async () => {
+      const keys = (await env.deps.queues.get(queueNames.maintenance).getJobSchedulers()).map((s) => s.key);
+      return keys.includes('campaign-scan') && keys.includes('webhook-prune-events');
+    }, 10_000);
   });
 
   it('takes the webhook timings from the config', () => {

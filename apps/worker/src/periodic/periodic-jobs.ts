@@ -4,11 +4,13 @@ import { queueNames, queuePrefix, type QueueFactory } from '@mailrail/platform/q
 import { type Config } from '@mailrail/platform/config/schema';
 import { type Logger } from '@mailrail/platform/log/logger';
 import { type Redis } from '@mailrail/platform/redis/client';
+import { foldCounterDeltas } from '@mailrail/domain/ses-events/counter-deltas';
 import { purgeExpiredIdempotencyRecords } from '@mailrail/domain/emails/idempotency';
 import { scanCampaigns } from '../campaigns/scan-campaigns';
 import { sweepContactImports } from '../contact-imports/sweep-imports';
 import type { WorkerDeps } from '../deps';
 import { enqueueDueDomainChecks } from '../domains/domain-verification';
+import { emailPartitionSettings, maintainEmailPartitions } from '@mailrail/domain/email-log/email-partitions';
 import { sweepUnsentEmails } from '../send/sweep-unsent-emails';
 import { pruneSesNotifications } from '../ses-events/prune-notifications';
 import { pruneWebhookEvents } from '../webhooks/prune-events';
@@ -39,15 +41,28 @@ export function periodicJobs(config: Config): PeriodicJob[] {
     {
       name: 'purge-idempotency-records',
       cron: '41 * * * *',
-      run: async (deps) => ({ purged: await purgeExpiredIdempotencyRecords(deps.db, deps.clock.now()) }),
+      run: async (deps) => ({ purged: await purgeExpiredIdempotencyRecords(deps.sql, deps.clock.now()) }),
+    },
+    // The SES events' counter deltas, added to the counters in batches (counter-deltas.ts).
+    {
+      name: 'fold-counter-deltas',
+      everyMs: config.COUNTER_FOLD_EVERY_MS,
+      run: (deps) => foldCounterDeltas(deps.sql, deps.config.COUNTER_FOLD_BATCH_SIZE),
     },
     { name: 'campaign-scan', everyMs: config.CAMPAIGN_SCAN_INTERVAL_MS, run: (deps) => scanCampaigns(deps) },
     {
       name: 'domain-verification-sweep',
       cron: config.DOMAIN_CHECK_CRON,
-      run: async (deps) => ({ queued: await enqueueDueDomainChecks({ db: deps.db, queues: deps.queues, now: () => deps.clock.now() }) }),
+      run: async (deps) => ({ queued: await enqueueDueDomainChecks({ sql: deps.sql, queues: deps.queues, now: () => deps.clock.now() }) }),
     },
     { name: 'contact-import-sweep', cron: '*/5 * * * *', run: (deps) => sweepContactImports(deps) },
+    // An interval, not a cron: the first run comes as the scheduler is declared (partitions ahead
+    // right after the migration), then hourly: creates days ahead, clears bodies, drops old days.
+    {
+      name: 'email-partitions',
+      everyMs: 3_600_000,
+      run: (deps) => maintainEmailPartitions(deps.sql, emailPartitionSettings(deps.config), deps.clock.now()),
+    },
     ...webhookPeriodicJobs(config),
   ];
 }
@@ -65,7 +80,7 @@ export function webhookPeriodicJobs(config: Config): PeriodicJob<WebhookWorkerDe
       everyMs: config.WEBHOOK_REQUEUE_EVERY_MS,
       run: async (deps) => ({
         requeued: await requeueStalledDeliveries(
-          deps.db,
+          deps.sql,
           deps.queues.get(queueNames.webhooks),
           webhookMaxAttempts(deps.config),
           deps.clock.now(),
@@ -76,7 +91,7 @@ export function webhookPeriodicJobs(config: Config): PeriodicJob<WebhookWorkerDe
     {
       name: 'webhook-prune-events',
       everyMs: config.WEBHOOK_PRUNE_EVERY_MS,
-      run: async (deps) => ({ deleted: await pruneWebhookEvents(deps.db, deps.config.WEBHOOK_RETENTION_DAYS, deps.clock.now()) }),
+      run: async (deps) => ({ deleted: await pruneWebhookEvents(deps.sql, deps.config.WEBHOOK_RETENTION_DAYS, deps.clock.now()) }),
     },
   ];
 }
@@ -138,14 +153,25 @@ export async function startPeriodicJobs<D extends PeriodicRunnerDeps>(
   validatePeriodicJobs(jobs);
   const queue = deps.queues.get(queueNames.maintenance);
   const byName = new Map(jobs.map((j) => [j.name, j]));
+  // Each job on its own: a Redis that lost a scheduler's key but kept its next job refuses that
+  // scheduler ("job ID already exists") until the job's time, and must not hold back the others
+  // (the campaign scan among them). That job still runs at its time; the scheduler comes back after.
   const declare = async () => {
+    const refused: { job: string; err: unknown }[] = [];
     for (const job of jobs) {
-      await queue.upsertJobScheduler(job.name, job.everyMs !== undefined ? { every: job.everyMs } : { pattern: job.cron, tz: 'UTC' }, {
-        name: job.name,
-        data: {},
-        opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
-      });
+      try {
+        await queue.upsertJobScheduler(job.name, job.everyMs !== undefined ? { every: job.everyMs } : { pattern: job.cron, tz: 'UTC' }, {
+          name: job.name,
+          data: {},
+          opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+        });
+      } catch (err) {
+        refused.push({ job: job.name, err });
+      }
     }
+    // None declared: Redis itself is the problem, as the caller should know.
+    if (refused.length === jobs.length && refused.length > 0) throw refused[0].err;
+    for (const { job, err } of refused) deps.log.warn({ err, job }, 'could not declare this periodic job again; declared the others');
   };
   // Declared now and every REDECLARE_EVERY_MS, so a Redis that lost its data gets them back.
   const stopDeclaring = await keepDeclared('periodic jobs', declare, opts.redeclareEveryMs ?? REDECLARE_EVERY_MS, deps.log);

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '@mailrail/platform/db/client';
-import { newId } from '@mailrail/platform/ids';
+import { newEmailId } from '@mailrail/platform/ids';
 import { queueNames, type QueueFactory, type SendEmailJob, type SendLane } from '@mailrail/platform/queue/queues';
 import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '../sql/email-outbox';
 import { prismaExecutor, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
@@ -52,7 +52,8 @@ export function prepareEmails(drafts: EmailDraft[], now: Date): PreparedEmail[] 
   return drafts.map((draft) => ({
     draft,
     created: {
-      id: newId(),
+      // Time-ordered: the email log is partitioned by id (docs/email-log.md), and createdAt is this same `now`.
+      id: newEmailId(now),
       status: draft.suppressed ? 'SUPPRESSED' : draft.scheduledAt && draft.scheduledAt > now ? 'SCHEDULED' : 'QUEUED',
     },
   }));

@@ -48,7 +48,7 @@ export async function recordSesAcceptances(
               "sesCallStartedAt" = NULL,
               "updatedAt" = now()
          FROM (SELECT id, "messageId" FROM accepted ORDER BY ord) a
-        WHERE e.id = a.id AND e."sesEmailId" IS NULL
+        WHERE e.id = a.id AND e.id = ANY($1::text[]) AND e."sesEmailId" IS NULL -- ANY: the plan reads the partitions of these ids only
        RETURNING e.id, a."messageId"
      )
      INSERT INTO "EmailEvent" ("emailId", status, data)

@@ -3,6 +3,7 @@ import { badRequest } from '@mailrail/domain/errors/api-error';
 import { EmailStatus } from '@mailrail/platform/db/generated/enums';
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { isEmailAddress } from '@mailrail/domain/emails/address';
+import { emailIdCreatedWithinSql } from '@mailrail/domain/sql/email-id-range';
 import type { ApiDeps } from '../../deps';
 import type { AuthContext } from '../../http/auth';
 import { MAX_QUERY_VALUE_LENGTH } from '../../http/limits';
@@ -99,10 +100,14 @@ export async function emailLogPage(deps: Pick<ApiDeps, 'db'>, auth: AuthContext,
     if (isEmailAddress(q.search)) common.push(`"toAddresses" @> ARRAY[${p(q.search)}]::text[]`);
     else common.push(`"searchText" LIKE ${p(`%${likeEscape(q.search)}%`)}`);
   }
-  if (q.cursor) {
-    const c = decodeCursor(q.cursor);
-    common.push(`("createdAt", id) < (${p(c.createdAt)}, ${p(c.id)})`);
-  }
+  const cursor = q.cursor ? decodeCursor(q.cursor) : null;
+  if (cursor) common.push(`("createdAt", id) < (${p(cursor.createdAt)}, ${p(cursor.id)})`);
+  // The same range on the id, so only the partitions of those days are read (a page after the
+  // cursor holds emails created at or before the cursor's).
+  const before = [q.endDate, cursor && new Date(cursor.createdAt.getTime() + 1)].filter((d): d is Date => !!d);
+  common.push(
+    emailIdCreatedWithinSql('id', { from: q.startDate, before: before.length ? new Date(Math.min(...before.map(Number))) : null }, p),
+  );
   const take = q.limit + 1;
   const limit = p(take);
 
