@@ -16,7 +16,9 @@ const config: Config = {
   moduleNameMapper: {
     '^@mailrail/(platform|domain|testing|tools)/(.*)$': '<rootDir>/packages/$1/src/$2',
   },
+  // MAILRAIL_TEST_REDIS=cluster: the setup starts a local Redis Cluster for the run (docs/redis.md).
   globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
+  globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',
   testTimeout: 60_000,
   maxWorkers: 2,
   forceExit: false,

@@ -17,9 +17,9 @@ import { testConfig } from '@mailrail/testing/config';
 import { waitFor } from '@mailrail/testing/wait-for';
 import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
-import { localRedisUnavailable, startLocalRedisCluster, type LocalRedisCluster } from '@mailrail/testing/redis-cluster';
+import { startLocalRedisCluster, type ClusterNode, type LocalRedisCluster } from '@mailrail/testing/redis-cluster';
 import { startTestApi, type TestApi } from '../../apps/api/src/testing/api-harness';
-import { spawnWorkerProcess, startTestWorkerEnv, type TestWorkerEnv } from '../../apps/worker/src/testing/worker-harness';
+import { spawnWorkerProcess, startTestWorkerEnv, workerStarted, type TestWorkerEnv } from '../../apps/worker/src/testing/worker-harness';
 
 let cluster: LocalRedisCluster;
 let databaseUrl: string;
@@ -28,8 +28,6 @@ let config: Config;
 let redis: Redis;
 
 beforeAll(async () => {
-  const missing = await localRedisUnavailable();
-  if (missing) throw new Error(missing);
   cluster = await startLocalRedisCluster();
   databaseUrl = await createTestDatabase();
   db = createDb(databaseUrl, 2);
@@ -78,6 +76,7 @@ describe('queues on a cluster', () => {
       queueNames.webhooks,
       queueNames.domains,
       queueNames.maintenance,
+      queueNames.contactImports,
     ];
     for (const name of names) {
       const q = queues.get(name);
@@ -206,15 +205,20 @@ describe('worker processes with REDIS_CLUSTER_NODES', () => {
     const ids = await env.createEmails(Array.from({ length: 40 }, (_, i) => ({ to: [`r${i}@example.net`] })));
     // A generous SES timeout: a send that times out after the fake SES accepted it is retried and
     // reaches SES twice (SES has no idempotency), which a cold process on a loaded machine can hit.
-    const opts = { logLevel: 'warn', extraEnv: { SES_TIMEOUT_MS: '15000', SEND_LEASE_SECONDS: '60' } };
+    // Level info: workerStarted reads the start line.
+    const opts = { logLevel: 'info', extraEnv: { SES_TIMEOUT_MS: '15000', SEND_LEASE_SECONDS: '60' } };
     const children: ChildProcess[] = [spawnWorkerProcess(env, opts), spawnWorkerProcess(env, opts)];
     let output = '';
     for (const c of children) c.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exits = children.map((c) => new Promise<number | null>((resolve) => c.once('exit', (code) => resolve(code))));
+    const started = children.map(workerStarted);
     await env.waitFor(
       async () => (await env.deps.db.email.count({ where: { id: { in: ids }, latestStatus: 'SENT' } })) === ids.length,
       60_000,
     );
+    // On a loaded machine one process can send all 40 while the other still boots; a SIGTERM
+    // before its handlers exist would end it by the signal (exit code null), not by its shutdown.
+    await Promise.all(started);
     for (const c of children) c.kill('SIGTERM');
     expect(await Promise.all(exits)).toEqual([0, 0]);
     const perEmail = new Map<string, number>();
@@ -252,36 +256,8 @@ describe('failover of the master that owns the send queue', () => {
     if (env) await dropDatabase(env.config.DATABASE_URL).catch(() => undefined);
   });
 
-  interface ClusterNode {
-    port: number;
-    master: boolean;
-    masterId: string;
-    id: string;
-    slots: [number, number][];
-  }
-  /** CLUSTER NODES as a surviving node sees it, failed nodes left out. */
-  async function topology(): Promise<ClusterNode[]> {
-    for (const port of cluster.ports) {
-      const text = await cluster.cli(port, 'cluster', 'nodes').catch(() => '');
-      if (!text.includes('myself')) continue;
-      return text
-        .split('\n')
-        .map((line) => line.split(' '))
-        .filter((f) => !f[2].includes('fail'))
-        .map((f) => ({
-          id: f[0],
-          port: Number(f[1].split('@')[0].split(':')[1]),
-          master: f[2].includes('master'),
-          masterId: f[3],
-          slots: f
-            .slice(8)
-            .map((r) => r.split('-').map(Number) as [number, number])
-            .map(([a, b]) => [a, b ?? a] as [number, number]),
-        }));
-    }
-    throw new Error('no cluster node answers');
-  }
-  const ownerOf = async (slot: number) => (await topology()).find((n) => n.master && n.slots.some(([a, b]) => slot >= a && slot <= b));
+  const topology = () => cluster.topology();
+  const ownerOf = (slot: number) => cluster.ownerOf(slot);
 
   const send = (subject: string) =>
     request(api.app)

@@ -4,7 +4,7 @@
 import request from 'supertest';
 import { createRedis, type Redis } from '@mailrail/platform/redis/client';
 import { testConfig } from '@mailrail/testing/config';
-import { localRedisUnavailable, startLocalRedisSentinel, type LocalRedisSentinel } from '@mailrail/testing/redis-cluster';
+import { startLocalRedisSentinel, type LocalRedisSentinel } from '@mailrail/testing/redis-cluster';
 import { testRedisPrefix } from '@mailrail/testing/redis';
 import { waitFor } from '@mailrail/testing/wait-for';
 import { startTestApi, type TestApi } from '../../apps/api/src/testing/api-harness';
@@ -16,8 +16,6 @@ let api: TestApi;
 let probe: Redis;
 
 beforeAll(async () => {
-  const missing = await localRedisUnavailable();
-  if (missing) throw new Error(missing);
   sentinel = await startLocalRedisSentinel();
   const redisEnv = { REDIS_SENTINELS: sentinel.sentinels, REDIS_SENTINEL_NAME: sentinel.name };
   env = await startTestWorkerEnv(redisEnv);

@@ -1,5 +1,6 @@
 import { loadConfig } from '@mailrail/platform/config/load';
 import type { Config } from '@mailrail/platform/config/schema';
+import { testRedisEnv } from './redis';
 
 /** Configuration for a test: the test's own database and Redis prefix, quiet logs. */
 export function testConfig(databaseUrl: string, redisPrefix: string, env: Record<string, string> = {}): Config {
@@ -7,7 +8,7 @@ export function testConfig(databaseUrl: string, redisPrefix: string, env: Record
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,
     // A test that points at a cluster or sentinels names no URL: one Redis mode at a time.
-    ...(env.REDIS_CLUSTER_NODES || env.REDIS_SENTINELS ? {} : { REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }),
+    ...(env.REDIS_CLUSTER_NODES || env.REDIS_SENTINELS || env.REDIS_URL ? {} : testRedisEnv()),
     REDIS_PREFIX: redisPrefix,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     API_RATE_LIMIT: '0',

@@ -1,11 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 
 // A fake SES v2 endpoint for tests: a real HTTP server on 127.0.0.1 that speaks enough of the
 // SES v2 REST-JSON API for the real SDK (SendEmail with Raw content, GetAccount), records every
 // accepted message, and injects the failures SES produces in real life. Tests point SES_ENDPOINT
 // at `fake.url` and use the real @aws-sdk/client-sesv2 over HTTP.
+
+const EMAIL_ID_HEADER = /^X-Usesend-Email-ID: (\S+)/im;
+
+/** Our email id in a message the fake SES accepted (the X-Usesend-Email-ID header the worker adds). */
+export function emailIdOf(raw: string): string | undefined {
+  return EMAIL_ID_HEADER.exec(raw)?.[1];
+}
 
 export interface FakeSesMessage {
   messageId: string;
@@ -18,6 +26,21 @@ export interface FakeSesMessage {
   region?: string;
   /** Date.now() when the message was accepted. */
   at: number;
+  /**
+   * Date.now() when the request reached the fake: what SES counts against the sending rate. Read
+   * off the test's thread with `stampArrivalsOffThread`, else on it.
+   */
+  arrivedAt: number;
+}
+
+export interface FakeSesOptions {
+  /**
+   * Stamp each request's arrival in a thread of its own that forwards it to the fake. The test's
+   * thread can stall for tens of milliseconds (jest's garbage collection, the test's own work), and
+   * every request that arrives meanwhile would be stamped when it ends, bunched: rate tests measure
+   * the sender, not the runner (test/scale/shared-rate.test.ts).
+   */
+  stampArrivalsOffThread?: boolean;
 }
 
 export type FakeSesFault =
@@ -75,7 +98,27 @@ export interface FakeSes {
 const SEND_PATH = '/v2/email/outbound-emails';
 const ACCOUNT_PATH = '/v2/email/account';
 
-export async function startFakeSes(): Promise<FakeSes> {
+const ARRIVED_AT_HEADER = 'x-fake-ses-arrived-at';
+// The arrival stamp's thread: a plain HTTP pass-through (CommonJS source, as the thread runs it
+// without the test's TypeScript loader) that adds the time the request's headers arrived.
+const ARRIVAL_STAMPER = `
+const http = require('node:http');
+const { parentPort, workerData } = require('node:worker_threads');
+const agent = new http.Agent({ keepAlive: true });
+const server = http.createServer((req, res) => {
+  const headers = { ...req.headers, '${ARRIVED_AT_HEADER}': String(Date.now()) };
+  const upstream = http.request({ host: '127.0.0.1', port: workerData.port, method: req.method, path: req.url, headers, agent }, (answer) => {
+    res.writeHead(answer.statusCode, answer.headers);
+    answer.pipe(res);
+  });
+  upstream.on('error', () => res.destroy());
+  res.on('close', () => res.writableFinished || upstream.destroy());
+  req.pipe(upstream);
+});
+server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));
+`;
+
+export async function startFakeSes(opts: FakeSesOptions = {}): Promise<FakeSes> {
   let queued: { n: number; fault: FakeSesFault }[] = [];
   let rule: FakeSesRule | null = null;
   let random: { p: number; fault: FakeSesFault } | null = null;
@@ -106,6 +149,7 @@ export async function startFakeSes(): Promise<FakeSes> {
       fake.maxSendRate = 14;
     },
     close: async () => {
+      await stamper?.terminate();
       for (const t of pending) clearTimeout(t);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -135,6 +179,7 @@ export async function startFakeSes(): Promise<FakeSes> {
   };
 
   const server = http.createServer((req, res) => {
+    const arrivedAt = Number(req.headers[ARRIVED_AT_HEADER]) || Date.now();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -189,6 +234,7 @@ export async function startFakeSes(): Promise<FakeSes> {
           fromEmailAddress: input.FromEmailAddress,
           region,
           at: Date.now(),
+          arrivedAt,
         };
         fake.messages.push(message);
         fake.onAccept?.(message);
@@ -219,6 +265,18 @@ export async function startFakeSes(): Promise<FakeSes> {
   });
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  let stamper: Worker | null = null;
+  if (opts.stampArrivalsOffThread) {
+    stamper = new Worker(ARRIVAL_STAMPER, { eval: true, workerData: { port } });
+    stamper.unref();
+    const stamperPort = await new Promise<number>((resolve, reject) => {
+      stamper!.once('message', resolve);
+      stamper!.once('error', reject);
+    });
+    fake.url = `http://127.0.0.1:${stamperPort}`;
+  } else {
+    fake.url = `http://127.0.0.1:${port}`;
+  }
   return fake;
 }

@@ -16,12 +16,26 @@ interface Node {
   process: ChildProcess;
 }
 
+/** One node of CLUSTER NODES. */
+export interface ClusterNode {
+  id: string;
+  port: number;
+  master: boolean;
+  /** The master's id for a replica ('-' for a master). */
+  masterId: string;
+  slots: [number, number][];
+}
+
 export interface LocalRedisCluster {
   /** host:port of every node, the value of REDIS_CLUSTER_NODES. */
   nodes: string;
   ports: number[];
   /** Runs redis-cli against one node and answers its output. */
   cli(port: number, ...args: string[]): Promise<string>;
+  /** CLUSTER NODES as a surviving node sees it, failed nodes left out. */
+  topology(): Promise<ClusterNode[]>;
+  /** The master serving `slot` now, if any. */
+  ownerOf(slot: number): Promise<ClusterNode | undefined>;
   /** SIGKILLs one node (a crash: what it had not replicated is lost). */
   kill(port: number): Promise<void>;
   /** SIGSTOPs / SIGCONTs one node: a stopped replica falls behind its master. */
@@ -42,7 +56,7 @@ export interface LocalRedisSentinel {
 }
 
 /** Why these tests cannot run here (no redis-server or redis-cli, or one without cluster support), or null. */
-export async function localRedisUnavailable(): Promise<string | null> {
+async function localRedisUnavailable(): Promise<string | null> {
   try {
     const { stdout } = await run('redis-server', ['--version']);
     const major = Number(/v=(\d+)\./.exec(stdout)?.[1] ?? 0);
@@ -91,11 +105,18 @@ async function stopAll(nodes: Node[], dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
 }
 
+/** The scale proof must fail, not skip, on a machine that cannot run it: CI would pass without it. */
+async function failWhereLocalRedisIsUnavailable(): Promise<void> {
+  const missing = await localRedisUnavailable();
+  if (missing) throw new Error(missing);
+}
+
 /**
  * Six redis-server processes in cluster mode, 3 masters and 3 replicas (redis-cli --cluster
  * create --cluster-replicas 1), ready when every node reports cluster_state:ok.
  */
 export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
+  await failWhereLocalRedisIsUnavailable();
   const dir = await mkdtemp(path.join(tmpdir(), 'mailrail-redis-cluster-'));
   const nodes: Node[] = [];
   try {
@@ -140,10 +161,14 @@ export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
       },
       { timeoutMs: 30_000, intervalMs: 200 },
     );
+    const ports = nodes.map((n) => n.port);
+    const topology = () => clusterTopology(ports);
     return {
       nodes: addresses.join(','),
-      ports: nodes.map((n) => n.port),
+      ports,
       cli,
+      topology,
+      ownerOf: async (slot) => (await topology()).find((n) => n.master && n.slots.some(([a, b]) => slot >= a && slot <= b)),
       pause: (port) => void nodeAt(port).process.kill('SIGSTOP'),
       resume: (port) => void nodeAt(port).process.kill('SIGCONT'),
       kill: async (port) => {
@@ -162,8 +187,31 @@ export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
   }
 }
 
+async function clusterTopology(ports: number[]): Promise<ClusterNode[]> {
+  for (const port of ports) {
+    const text = await cli(port, 'cluster', 'nodes').catch(() => '');
+    if (!text.includes('myself')) continue;
+    return text
+      .split('\n')
+      .map((line) => line.split(' '))
+      .filter((f) => !f[2].includes('fail'))
+      .map((f) => ({
+        id: f[0],
+        port: Number(f[1].split('@')[0].split(':')[1]),
+        master: f[2].includes('master'),
+        masterId: f[3],
+        slots: f
+          .slice(8)
+          .map((r) => r.split('-').map(Number) as [number, number])
+          .map(([a, b]) => [a, b ?? a] as [number, number]),
+      }));
+  }
+  throw new Error('no cluster node answers');
+}
+
 /** One master, one replica and three sentinels watching it (quorum 2), all on loopback. */
 export async function startLocalRedisSentinel(name = 'mailrail-test'): Promise<LocalRedisSentinel> {
+  await failWhereLocalRedisIsUnavailable();
   const dir = await mkdtemp(path.join(tmpdir(), 'mailrail-redis-sentinel-'));
   const nodes: Node[] = [];
   try {

@@ -32,6 +32,9 @@ const optionalUrl = z
   .optional()
   .or(z.literal('').transform(() => undefined));
 
+/** BODY_LIMIT's form: whole kilobytes or megabytes, in the units body-parser reads (powers of 1024). */
+export const BODY_LIMIT_PATTERN = /^\d+(kb|mb)$/i;
+
 /** host:port, comma-separated (IPv6 in brackets: [::1]:7000); empty or unset = not this mode. */
 const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
 const hostPortList = z
@@ -253,6 +256,21 @@ export const configSchema = z.object({
     .min(1)
     .default(7)
     .describe('Days an SNS message id is kept to drop redeliveries (SNS retries within hours); older ones are pruned hourly'),
+  COUNTER_FOLD_EVERY_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(1000)
+    .describe(
+      'How often the counter deltas of SES events are added to the daily, all-time and campaign counters (once per tick across all workers); reads add the deltas not folded yet',
+    ),
+  COUNTER_FOLD_BATCH_SIZE: z.coerce.number().int().min(1).default(20000).describe('Counter deltas added up per fold statement'),
+  EMAIL_LIST_COUNT_CAP: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10000)
+    .describe('GET /api/v1/emails counts matching emails up to this many; past it `count` is this cap and `countCapped` is true'),
   API_RATE_LIMIT: int(10).describe('Default requests per second per team (0 = off); a team can have its own'),
   API_KEY_CACHE_SECONDS: int(10).describe('How long a verified API key is trusted without reading the database'),
   API_KEY_NEGATIVE_CACHE_SECONDS: int(30).describe(
@@ -271,7 +289,7 @@ export const configSchema = z.object({
     ),
   BODY_LIMIT: z
     .string()
-    .regex(/^\d+(kb|mb)$/i)
+    .regex(BODY_LIMIT_PATTERN)
     .default('55mb')
     .describe('Largest accepted request body (attachments travel base64 in JSON)'),
   EMAIL_MAX_MESSAGE_MB: z.coerce
@@ -377,6 +395,15 @@ export const configSchema = z.object({
     .max(20)
     .default(5)
     .describe('Tries of a contact import job (a retry resumes after the last committed batch) before the import is marked failed'),
+  SEGMENT_QUERY_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(600_000)
+    .default(10_000)
+    .describe(
+      'Longest one statement that evaluates a segment filter may run in the API (preview, counts, pages, export, the check when a campaign is scheduled); past it the request answers 503 SERVICE_UNAVAILABLE',
+    ),
   DKIM_SELECTOR: z
     .string()
     .regex(/^[a-z0-9-]+$/)
@@ -447,6 +474,27 @@ export const configSchema = z.object({
     .min(1)
     .default(30)
     .describe('Days dispatched webhook events and their delivery log are kept'),
+  EMAIL_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe(
+      'Days emails and their events are kept: older days of the email log are dropped whole, one partition a day (0 = kept forever; docs/email-log.md)',
+    ),
+  EMAIL_BODY_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe('Days after which html, text, attachments, raw message and headers of sent emails are cleared (0 = kept)'),
+  EMAIL_PARTITION_DAYS_AHEAD: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(90)
+    .default(7)
+    .describe('Days of email log partitions the worker keeps created ahead of today (UTC)'),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464).describe("Port of the worker's GET /metrics (0 = off)"),
   METRICS_TOKEN: z.string().optional().describe('Bearer token required by GET /metrics when set'),
   ADMIN_TOKEN: z.string().optional().describe('Bearer token of the queue dashboard at /admin/queues (disabled when unset)'),

@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool } from 'pg';
 import { PrismaClient } from './generated/client';
 
 export type Db = PrismaClient;
@@ -11,10 +12,54 @@ export type Db = PrismaClient;
  */
 export const UTC_SESSION_OPTIONS = '-c TimeZone=UTC';
 
+/**
+ * True when the URL carries `pgbouncer=true` (Prisma's own convention): DATABASE_URL points at
+ * PgBouncer in transaction mode (docs/pgbouncer.md).
+ */
+export function behindPgBouncer(databaseUrl: string): boolean {
+  return new URL(databaseUrl).searchParams.get('pgbouncer') === 'true';
+}
+
+/**
+ * A node-postgres pool whose every session runs in UTC (UTC_SESSION_OPTIONS). PgBouncer refuses
+ * the `options` startup parameter, so behind it each new client connection runs
+ * `SET TimeZone = 'UTC'` instead: TimeZone is one of the parameters PgBouncer tracks per client
+ * and sets again on whichever server connection it lends that client, in transaction mode too.
+ * Node-postgres queues the SET before any query of whoever asked for the connection.
+ */
+export function createUtcPool(databaseUrl: string, max: number): Pool {
+  if (!behindPgBouncer(databaseUrl)) return new Pool({ connectionString: databaseUrl, max, options: UTC_SESSION_OPTIONS });
+  const url = new URL(databaseUrl);
+  url.searchParams.delete('pgbouncer');
+  const pool = new Pool({ connectionString: url.toString(), max });
+  // A failed SET fails the connection's next query too (same socket): the error surfaces there.
+  pool.on('connect', (client) => void client.query(`SET TimeZone = 'UTC'`).catch(() => undefined));
+  return pool;
+}
+
 // Rust-free Prisma client over node-postgres: no native engine is needed at run time.
+// The client is built by the first use of one of its models or methods, not here: building it
+// decodes Prisma's parameterisation graph (about 8 MB of heap) and its first query loads the
+// WebAssembly query compiler (about 10 MB more), which a process whose work goes through the SQL
+// executor may never need (docs/worker.md, "Memory").
 export function createDb(databaseUrl: string, poolSize = 10): Db {
-  const adapter = new PrismaPg({ connectionString: databaseUrl, max: poolSize, options: UTC_SESSION_OPTIONS });
-  return new PrismaClient({ adapter });
+  let client: PrismaClient | undefined;
+  const built = () => {
+    client ??= new PrismaClient({
+      adapter: behindPgBouncer(databaseUrl)
+        ? new PrismaPg(createUtcPool(databaseUrl, poolSize), { disposeExternalPool: true })
+        : new PrismaPg({ connectionString: databaseUrl, max: poolSize, options: UTC_SESSION_OPTIONS }),
+    });
+    return client;
+  };
+  return new Proxy({} as PrismaClient, {
+    get(_target, prop) {
+      // Nothing to close on a client that was never built.
+      if (prop === '$disconnect' && !client) return () => Promise.resolve();
+      const value: unknown = Reflect.get(built(), prop);
+      return typeof value === 'function' ? value.bind(client) : value;
+    },
+  });
 }
 
 export * from './generated/client';

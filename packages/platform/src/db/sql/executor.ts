@@ -1,5 +1,5 @@
-import { Pool, type PoolClient } from 'pg';
-import { UTC_SESSION_OPTIONS, type Db } from '../client';
+import type { Pool, PoolClient } from 'pg';
+import { createUtcPool, type Db } from '../client';
 
 // The one way raw SQL reaches PostgreSQL. Statements are text with $1…$n placeholders and a
 // parameter list: values are never spliced into the text. Every DateTime column is timestamptz,
@@ -60,7 +60,7 @@ export function poolExecutor(pool: Pool): SqlPool {
  * reported and the pool opens a new connection on the next query.
  */
 export function createSqlPool(databaseUrl: string, max: number, onIdleError: (err: Error) => void): SqlPool {
-  const pool = new Pool({ connectionString: databaseUrl, max, options: UTC_SESSION_OPTIONS });
+  const pool = createUtcPool(databaseUrl, max);
   pool.on('error', onIdleError);
   return poolExecutor(pool);
 }
@@ -79,6 +79,15 @@ export function prismaExecutor(db: PrismaRaw): SqlExecutor {
     query: <T>(text: string, params: readonly unknown[] = []) => db.$queryRawUnsafe<T[]>(text, ...params),
     execute: (text: string, params: readonly unknown[] = []) => db.$executeRawUnsafe(text, ...params),
   };
+}
+
+/**
+ * Every later statement of the transaction `tx` is stopped after `ms` (SQLSTATE 57014,
+ * isQueryCanceled): SET LOCAL statement_timeout, with the value as a parameter. Ends with the
+ * transaction, so a pooled connection never keeps it.
+ */
+export async function setLocalStatementTimeout(tx: SqlExecutor, ms: number): Promise<void> {
+  await tx.query(`SELECT set_config('statement_timeout', $1, true)`, [`${Math.round(ms)}ms`]);
 }
 
 /** Runs `work` as one transaction of `executor`: all its statements commit or none do. */

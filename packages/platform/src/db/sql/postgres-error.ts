@@ -32,3 +32,6 @@ export function violatesConstraint(err: unknown, sqlState: string, name: string)
   const cause = adapterCause(err);
   return cause?.originalCode === sqlState && (cause.originalMessage ?? '').includes(name);
 }
+
+/** A statement stopped by statement_timeout (or cancelled): SQLSTATE 57014 query_canceled. */
+export const isQueryCanceled = (err: unknown) => hasSqlState(err, '57014');
