@@ -164,7 +164,7 @@ function acceptedBy(stack: Stack, emailIds: string[], until: number): number {
 }
 
 /** A contact book of `n` subscribed contacts, filled through the bulk contacts API. */
-async function createBook(stack: Stack, n: number): Promise<string> {
+export async function createBook(stack: Stack, n: number): Promise<string> {
   const book = await api<{ id: string }>(stack, 'POST', '/api/v1/contactBooks', { name: 'Faults audience' });
   for (let i = 0; i < n; i += BULK_LIMIT) {
     const contacts = Array.from({ length: Math.min(BULK_LIMIT, n - i) }, (_, j) => ({
@@ -176,7 +176,7 @@ async function createBook(stack: Stack, n: number): Promise<string> {
   return book.id;
 }
 
-async function api<T = unknown>(stack: Stack, method: string, path: string, body?: unknown): Promise<T> {
+export async function api<T = unknown>(stack: Stack, method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${stack.apiUrl}${path}`, {
     method,
     headers: { ...stack.team.auth, 'Content-Type': 'application/json' },

@@ -13,21 +13,9 @@ export async function rateSharedByThreeWorkers(): Promise<ScenarioResult> {
   const stack = await startStack('s9', { SES_RATE_LIMIT: String(rate), SES_MARKETING_SHARE: String(share), SEND_CONCURRENCY: '8' });
   try {
     stack.ses.maxSendRate = rate; // the account's quota, as GetAccount tells it
-    for (let i = 0; i < WORKERS; i++) await stack.startWorker();
-    const region = stack.team.domain.region;
-    await waitFor(
-      async () => {
-        for (const lane of ['transactional', 'marketing'] as const) {
-          if ((await stack.queues.get(queueNames.send(region, lane)).getWorkersCount()) < WORKERS) return false;
-        }
-        return true;
-      },
-      180_000,
-      'three workers on both lanes',
-    );
-    // One email per lane per worker first: each process's first sends open its sockets.
-    const warm = [...(await stack.createEmails(WORKERS * 2)), ...(await stack.createEmails(WORKERS * 2, { lane: 'marketing' }))];
-    if (!(await stack.waitUntilDelivered(warm, 60_000))) return { pass: false, figures: 'warm-up emails never reached SES' };
+    await addWorkers(stack, WORKERS, WORKERS);
+    const warm = await warmUp(stack, WORKERS);
+    if (!warm) return { pass: false, figures: 'warm-up emails never reached SES' };
     // The cap on campaign mail outlives the last waiting transactional request by a second or two.
     const settle = () => sleep(3000);
     await settle();
@@ -68,6 +56,31 @@ export async function rateSharedByThreeWorkers(): Promise<ScenarioResult> {
   } finally {
     await stack.close();
   }
+}
+
+/** Starts `n` worker processes and waits until `total` of them serve both send lanes. */
+export async function addWorkers(stack: Stack, n: number, total: number): Promise<void> {
+  for (let i = 0; i < n; i++) await stack.startWorker();
+  const region = stack.team.domain.region;
+  await waitFor(
+    async () => {
+      for (const lane of ['transactional', 'marketing'] as const) {
+        if ((await stack.queues.get(queueNames.send(region, lane)).getWorkersCount()) < total) return false;
+      }
+      return true;
+    },
+    180_000,
+    `${total} workers on both lanes`,
+  );
+}
+
+/**
+ * Two emails per lane per worker, delivered before a measurement: each process's first sends open
+ * its sockets. Answers their ids (to leave them out of the figures), or null if they never arrived.
+ */
+export async function warmUp(stack: Stack, workers: number): Promise<string[] | null> {
+  const warm = [...(await stack.createEmails(workers * 2)), ...(await stack.createEmails(workers * 2, { lane: 'marketing' }))];
+  return (await stack.waitUntilDelivered(warm, 60_000)) ? warm : null;
 }
 
 /** Queues `tx` transactional and `mk` campaign emails at once; their arrival times at SES. */

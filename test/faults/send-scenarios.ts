@@ -1,6 +1,7 @@
 // Scenarios on the send path: idempotency under concurrency, Redis losing its keys, SES faults,
 // and the worker killed mid-burst. Each one counts, per email, how many messages the fake SES
 // accepted (by the X-Usesend-Email-ID header of the raw MIME): 0 is a loss, more than 1 a duplicate.
+import { deleteRedisPrefix } from '@mailrail/testing/redis';
 import { classifyDuplicates, killWorker, type Kill } from './duplicates';
 import { describeLost, emailIdOf, lossAndDuplicates, sleep, startStack, waitFor, type ScenarioResult } from './stack';
 
@@ -62,7 +63,8 @@ export async function redisFlushMidRun(): Promise<ScenarioResult> {
     // Flush once sending is under way, while most of the queue and every scheduled job are in Redis.
     await waitFor(async () => stack.ses.messages.length >= 300, 60_000, 'sending to start');
     const atFlush = stack.ses.messages.length;
-    const keys = await flushPrefix(stack);
+    // Every master's keys under the prefix, on one Redis or a cluster.
+    const keys = await deleteRedisPrefix(stack.redis, stack.prefix);
     const ids = [...queued, ...scheduled];
     const done = await stack.waitUntilDelivered(ids, 240_000);
     await sleep(2000);
@@ -75,17 +77,6 @@ export async function redisFlushMidRun(): Promise<ScenarioResult> {
     };
   } finally {
     await stack.close();
-  }
-
-  async function flushPrefix(s: typeof stack): Promise<number> {
-    let cursor = '0';
-    let n = 0;
-    do {
-      const [next, keys] = await s.redis.scan(cursor, 'MATCH', `${s.prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) n += await s.redis.del(...keys);
-    } while (cursor !== '0');
-    return n;
   }
 }
 

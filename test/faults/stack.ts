@@ -13,8 +13,8 @@ import { insertAndEnqueueEmails, type EmailDraft } from '@mailrail/domain/emails
 import { insertDomain } from '@mailrail/domain/domains/add-domain';
 import { loadConfig } from '@mailrail/platform/config/load';
 import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/testing/databases';
-import { startFakeSes, type FakeSes } from '@mailrail/testing/fake-ses';
-import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
+import { emailIdOf, startFakeSes, type FakeSes } from '@mailrail/testing/fake-ses';
+import { deleteRedisPrefix, testRedisEnv, testRedisPrefix } from '@mailrail/testing/redis';
 import { waitFor as waitUntil } from '@mailrail/testing/wait-for';
 import { freePort } from '@mailrail/testing/free-port';
 
@@ -56,11 +56,14 @@ export interface Stack {
   redis: Redis;
   queues: QueueFactory;
   team: Team;
+  /** The URL of the API startApi starts (addApi's each have their own). */
   apiUrl: string;
   /** Another team with its own domain and key. */
   addTeam(name: string, domainName: string): Promise<Team>;
   startApi(): Promise<void>;
-  /** SIGKILLs the API (a request stuck on the CPU would stall everything after it). */
+  /** Starts one more API process, on its own port, and answers its URL (a second replica). */
+  addApi(): Promise<string>;
+  /** SIGKILLs the API startApi started (a request stuck on the CPU would stall everything after it). */
   killApi(): Promise<void>;
   startWorker(): Promise<ChildProcess>;
   killWorker(signal?: NodeJS.Signals): Promise<void>;
@@ -79,24 +82,23 @@ export { setTimeout as sleep } from 'node:timers/promises';
 export const waitFor = <T>(probe: () => Promise<T | null | undefined | false>, timeoutMs: number, what = 'condition') =>
   waitUntil(probe, { timeoutMs, what, ignoreErrors: true });
 
-const EMAIL_ID_HEADER = /^X-Usesend-Email-ID: (\S+)/im;
-
-export function emailIdOf(raw: string): string | undefined {
-  return EMAIL_ID_HEADER.exec(raw)?.[1];
-}
+// Read by the scenarios with the stack's other helpers.
+export { emailIdOf };
 
 let templateReady: Promise<void> | null = null;
 
 export interface StackOptions {
   /** Modules the API process loads first (`node --import`), e.g. the SNS certificate of a scenario that plays SNS. */
   apiImports?: string[];
+  /** The fake SES stamps arrivals off the runner's thread (FakeSesOptions): for the rate measurements. */
+  stampSesArrivalsOffThread?: boolean;
 }
 
 export async function startStack(name: string, env: Record<string, string> = {}, opts: StackOptions = {}): Promise<Stack> {
   templateReady ??= prepareTemplateDatabase();
   await templateReady;
   mkdirSync(logDir, { recursive: true });
-  const ses = await startFakeSes();
+  const ses = await startFakeSes({ stampArrivalsOffThread: opts.stampSesArrivalsOffThread });
   const databaseUrl = await createTestDatabase();
   const databaseName = new URL(databaseUrl).pathname.slice(1);
   const prefix = testRedisPrefix();
@@ -107,7 +109,8 @@ export async function startStack(name: string, env: Record<string, string> = {},
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,
     DATABASE_POOL_SIZE: '10',
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    // The scenario's own Redis (a cluster: REDIS_CLUSTER_NODES), else the tests' (testRedisEnv).
+    ...(env.REDIS_CLUSTER_NODES || env.REDIS_SENTINELS ? {} : testRedisEnv()),
     REDIS_PREFIX: prefix,
     LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'warn',
     API_RATE_LIMIT: '0',
@@ -127,21 +130,37 @@ export async function startStack(name: string, env: Record<string, string> = {},
   let worker: ChildProcess | null = null;
   let api: ChildProcess | null = null;
   let workerRuns = 0;
+  let extraApis = 0;
 
-  const spawnApp = (app: 'api' | 'worker', tag: string) => {
+  const spawnApp = (app: 'api' | 'worker', tag: string, extraEnv: Record<string, string> = {}) => {
     const log = createWriteStream(path.join(logDir, `${name}-${tag}.log`));
     // `node --import tsx`, not the tsx CLI: the CLI runs the app in a child process, so a SIGKILL
     // sent to it would leave the app running as an orphan.
     const imports = app === 'api' ? (opts.apiImports ?? []).flatMap((m) => ['--import', m]) : [];
     const child = spawn(process.execPath, ['--import', 'tsx', ...imports, path.join(repoRoot, `apps/${app}/src/main.ts`)], {
       cwd: repoRoot,
-      env: childEnv,
+      env: { ...childEnv, ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.pipe(log);
     child.stderr!.pipe(log);
     children.add(child);
     child.on('exit', () => children.delete(child));
+    return child;
+  };
+
+  const launchApi = async (url: string, tag: string) => {
+    const child = spawnApp('api', tag, { PORT: new URL(url).port });
+    let exited = false;
+    child.on('exit', () => (exited = true));
+    await waitFor(
+      async () => {
+        if (exited) throw new Error('API exited at start');
+        return (await fetch(`${url}/health`)).ok;
+      },
+      60_000,
+      'the API to listen',
+    );
     return child;
   };
 
@@ -179,18 +198,13 @@ export async function startStack(name: string, env: Record<string, string> = {},
     apiUrl,
     addTeam,
     startApi: async () => {
-      const child = spawnApp('api', 'api');
-      api = child;
-      let exited = false;
-      child.on('exit', () => (exited = true));
-      await waitFor(
-        async () => {
-          if (exited) throw new Error('API exited at start');
-          return (await fetch(`${apiUrl}/health`)).ok;
-        },
-        60_000,
-        'the API to listen',
-      );
+      api = await launchApi(apiUrl, 'api');
+    },
+    addApi: async () => {
+      extraApis += 1;
+      const url = `http://127.0.0.1:${await freePort()}`;
+      await launchApi(url, `api${extraApis + 1}`);
+      return url;
     },
     killApi: async () => {
       const a = api;

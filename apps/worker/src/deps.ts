@@ -27,6 +27,7 @@ export function sendSettings(config: Config): SendSettings {
   }
   return {
     leaseSeconds: config.SEND_LEASE_SECONDS,
+    callTimeoutMs: config.SES_TIMEOUT_MS,
     inDoubtWaitSeconds: {
       marketing: config.SES_IN_DOUBT_CAMPAIGN === 'wait' ? config.SES_IN_DOUBT_WAIT_SECONDS : 0,
       transactional: config.SES_IN_DOUBT_TRANSACTIONAL === 'wait' ? config.SES_IN_DOUBT_WAIT_SECONDS : 0,

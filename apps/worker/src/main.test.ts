@@ -1,9 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
-import { spawnWorkerProcess, startTestWorkerEnv, type TestWorkerEnv } from './testing/worker-harness';
+import { queueNames } from '@mailrail/platform/queue/queues';
+import { completedSince } from '@mailrail/testing/queue-state';
+import { spawnWorkerProcess, startTestWorkerEnv, workerStarted, type TestWorkerEnv } from './testing/worker-harness';
 
 // The worker as a real process (`node --import tsx apps/worker/src/main.ts`, what
 // `npm run start:worker` runs): SIGTERM finishes the sends in flight and exits 0; SIGKILL loses
-// nothing because the lease expires and the email is sent by whoever runs next.
+// nothing because the lease expires and the email is sent by whoever runs next, one sweep later.
 
 let env: TestWorkerEnv;
 beforeAll(async () => {
@@ -49,27 +51,67 @@ it('on SIGTERM finishes the sends in flight, takes no new job and exits 0', asyn
   expect((await againExit).code).toBe(0);
 });
 
-it('after SIGKILL mid-send, the email is sent exactly once by the next worker', async () => {
+// The harness sweeps every second (SEND_SWEEP_CRON); the rest of a bound is room for the sweep's
+// query, the send and a loaded test machine, still far below BullMQ's 30 s lock and stalled check.
+const SWEEP_PERIOD_MS = 1000;
+const LOADED_MACHINE_SLACK_MS = 4000;
+
+it('after SIGKILL mid-send, the next worker sends the email once, one sweep after the lease ends', async () => {
   // The first call hangs (SES never answers it, so it never accepted the message).
   env.ses.failNext(1, { kind: 'timeout', delayMs: 60_000 });
   const [id] = await env.createEmails([{ to: ['killed@example.net'] }]);
   const child = startWorkerProcess();
   const exit = exited(child);
   await env.waitFor(async () => env.ses.sendCalls >= 1, 20_000);
-  expect((await env.email(id)).sendLeaseUntil).not.toBeNull();
+  const leaseUntil = (await env.email(id)).sendLeaseUntil;
+  expect(leaseUntil).not.toBeNull();
   child.kill('SIGKILL');
   expect((await exit).signal).toBe('SIGKILL');
 
-  const next = startWorkerProcess();
+  // The dead worker's send job stays active in BullMQ until its stalled check, which a worker with
+  // the default lease runs every 30 s: this one would not move the job back within the bound
+  // below. The sweeper takes the job over once the email's lease has ended and its lock is gone.
+  const next = spawnWorkerProcess(env, { logLevel: 'info', extraEnv: { SEND_LEASE_SECONDS: '60' } });
   const nextExit = exited(next);
-  const row = await env.waitFor(async () => {
-    const r = await env.email(id);
-    return r.latestStatus === 'SENT' ? r : null;
-    // Lease (5 s) plus a sweep, or BullMQ's stalled-job check (30 s) when the dead worker's lock on a
-    // periodic job holds the sweeper back, as after the SIGTERM test in this file.
-  }, 45_000);
+  const up = await workerStarted(next);
+  const bound = Math.max(up, leaseUntil!.getTime()) + SWEEP_PERIOD_MS + LOADED_MACHINE_SLACK_MS;
+  const row = await env.waitFor(
+    async () => {
+      const r = await env.email(id);
+      return r.latestStatus === 'SENT' ? r : null;
+    },
+    Math.max(0, bound - Date.now()),
+  );
   expect(env.ses.messagesTo('killed@example.net')).toHaveLength(1);
   expect(row.sendAttempts).toBe(2);
+  next.kill('SIGTERM');
+  expect((await nextExit).code).toBe(0);
+}, 90_000);
+
+it('a worker SIGKILLed while it runs the sweeper holds no sweep back: the next worker sweeps within one period', async () => {
+  const maintenance = env.deps.queues.get(queueNames.maintenance);
+  // The sweep reads "Domain" (the email's region); nothing else the worker runs here does. While
+  // the table is locked, the sweep tick the worker takes stays active, holding its BullMQ lock.
+  const killedTick = await env.deps.sql.transaction(async (tx) => {
+    await tx.execute('LOCK TABLE "Domain" IN ACCESS EXCLUSIVE MODE');
+    const child = startWorkerProcess();
+    const exit = exited(child);
+    const tick = await env.waitFor(
+      async () => (await maintenance.getJobs(['active'])).find((j) => j.name === 'sweep-unsent-emails'),
+      30_000,
+    );
+    child.kill('SIGKILL');
+    expect((await exit).signal).toBe('SIGKILL');
+    return tick.id!;
+  });
+
+  const next = spawnWorkerProcess(env, { logLevel: 'info' });
+  const nextExit = exited(next);
+  const up = await workerStarted(next);
+  await env.waitFor(() => completedSince(maintenance, 'sweep-unsent-emails', up), SWEEP_PERIOD_MS + LOADED_MACHINE_SLACK_MS);
+  // The killed tick is still active under the dead worker's lock (30 s): the scheduler queued the
+  // next tick when this one started, so nothing waited for BullMQ's stalled check.
+  expect(await maintenance.getJobState(killedTick)).toBe('active');
   next.kill('SIGTERM');
   expect((await nextExit).code).toBe(0);
 }, 90_000);

@@ -53,6 +53,7 @@ export async function startWorker(
   const domains = await registerDomainVerification(
     {
       db: deps.db,
+      sql: deps.sql,
       queues: deps.queues,
       identities: createIdentityPort(deps.config, { db: deps.db, dns }),
       dns,
@@ -71,10 +72,11 @@ export async function startWorker(
     webhooks,
     ratesByRegion,
     close: async () => {
-      // Campaign windows stop first (they feed the send queues), then every worker stops taking
-      // new work and lets what is in flight finish.
-      await campaigns.close();
-      await Promise.all([send.close(), sesEvents.close(), webhooks.close(), domains.close(), contactImports.close()]);
+      // Every worker stops taking new work at once (BullMQ marks a worker closing synchronously)
+      // and lets what is in flight finish. Closing the campaign windows first left the send
+      // workers taking new jobs for as long as that took (seconds on a cluster); send jobs a
+      // closing campaign window still enqueues wait in Redis for the next worker.
+      await Promise.all([campaigns.close(), send.close(), sesEvents.close(), webhooks.close(), domains.close(), contactImports.close()]);
       await periodic.close();
     },
   };

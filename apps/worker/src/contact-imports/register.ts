@@ -1,5 +1,5 @@
 import { Worker, type Job } from 'bullmq';
-import { queueNames, type ContactImportJob } from '@mailrail/platform/queue/queues';
+import { queueNames, queuePrefix, type ContactImportJob } from '@mailrail/platform/queue/queues';
 import type { WorkerDeps } from '../deps';
 import { finishImport, runContactImport, type ContactImportPorts } from './run-contact-import';
 
@@ -13,7 +13,8 @@ export function registerContactImports(deps: WorkerDeps, ports: Partial<ContactI
   const importPorts: ContactImportPorts = { sql: deps.sql, clock: deps.clock, batchSize: deps.config.CONTACT_IMPORT_BATCH_SIZE, ...ports };
   const worker = new Worker<ContactImportJob>(queueNames.contactImports, (job) => runContactImport(importPorts, job.data.importId), {
     connection: deps.redis,
-    prefix: deps.config.REDIS_PREFIX,
+    // The queue's own {hash tag} on a cluster, as the API's Queue writes it (queuePrefix).
+    prefix: queuePrefix(deps.config, queueNames.contactImports),
     concurrency: 1,
   });
   worker.on('failed', (job: Job<ContactImportJob> | undefined, err) => {

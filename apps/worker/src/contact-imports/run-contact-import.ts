@@ -1,11 +1,15 @@
 import { Readable } from 'node:stream';
-import { parse, type CsvError } from 'csv-parse';
+import type * as CsvParse from 'csv-parse';
+import { loadOnFirstUse } from '@mailrail/platform/process/load-on-first-use';
 import { rowToContact, type ImportTarget as ColumnTarget } from '@mailrail/domain/audience/imports/csv-mapping';
 import { importCsvOptions, lineBreaksInside, rejectRowText } from '@mailrail/domain/audience/imports/csv-format';
 import type { Clock } from '@mailrail/platform/clock';
 import type { TransactionalSqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { ImportFileError, importFileText } from './import-file';
 import { writeImportBatch, type ImportBatch, type ImportReject, type ImportTarget } from './write-import-batch';
+
+// Only an import job parses CSV: the worker loads csv-parse when the first one runs.
+const csvParse = loadOnFirstUse<typeof CsvParse>('csv-parse');
 
 // One CSV import, top to bottom: read the stored file as UTF-8 text, parse it as a stream, check
 // each row with the contacts API's rule, and commit batches whose counters and checkpoint move in
@@ -93,13 +97,13 @@ async function importRecords(ports: ContactImportPorts, row: ImportRow, target: 
   // line order with the others (they are reported as they are met, before any later record).
   const parseErrors: ImportReject[] = [];
   let crlfSeen = 0; // CRLF pairs inside quoted fields so far (csv-parse counts each as two lines)
-  const parser = parse(
+  const parser = csvParse().parse(
     importCsvOptions({
       // info gives each record's last line; csv-parse's `raw` would cost about as much again per row,
       // so a record it could not read is reported without its text.
       info: true,
       skip_records_with_error: true,
-      on_skip: (err: CsvError | undefined) => {
+      on_skip: (err: CsvParse.CsvError | undefined) => {
         if (err)
           parseErrors.push({
             line: Number(err.lines) - crlfSeen,

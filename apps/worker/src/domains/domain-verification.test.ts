@@ -1,9 +1,10 @@
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { createDb, type Db } from '@mailrail/platform/db/client';
 import { createDnsLookup } from '@mailrail/domain/domains/dns-lookup';
 import { createDomain } from '@mailrail/domain/domains/add-domain';
 import { createIdentityPort } from '@mailrail/domain/ses-identity/choose-adapter';
 import { createLogger } from '@mailrail/platform/log/logger';
-import { createQueueFactory, queueNames, type QueueFactory } from '@mailrail/platform/queue/queues';
+import { createQueueFactory, queueNames, queuePrefix, type QueueFactory } from '@mailrail/platform/queue/queues';
 import { createRedis, type Redis } from '@mailrail/platform/redis/client';
 import { createTeam } from '@mailrail/domain/teams/api-keys';
 import { domainView } from '@mailrail/domain/domains/domain-view';
@@ -43,11 +44,12 @@ beforeAll(async () => {
     DNS_TIMEOUT_MS: '300',
   });
   db = createDb(config.DATABASE_URL, 5);
-  redis = createRedis(config.REDIS_URL, { forWorker: true });
-  queues = createQueueFactory(redis, prefix);
+  redis = createRedis(config.redis, { forWorker: true });
+  queues = createQueueFactory(redis, config);
   const dns = createDnsLookup(config.DNS_RESOLVER, config.DNS_TIMEOUT_MS);
   deps = {
     db,
+    sql: prismaExecutor(db),
     queues,
     dns,
     identities: createIdentityPort(config, { db, dns }),
@@ -253,7 +255,7 @@ describe('scheduling', () => {
     await queue.obliterate({ force: true });
     const d = await addDomain('worker.example.com');
     dnsServer.setZone(correctZone(d));
-    const running = await registerDomainVerification(deps, { connection: redis, prefix });
+    const running = await registerDomainVerification(deps, { connection: redis, prefix: queuePrefix(config, queueNames.domains) });
     try {
       await enqueueDomainVerification(queues, d.id);
       const deadline = Date.now() + 20_000;

@@ -3,6 +3,7 @@ import { queueNames, type QueueFactory } from '@mailrail/platform/queue/queues';
 import { verifyDomain } from '@mailrail/domain/domains/verify-domain';
 import { type Config } from '@mailrail/platform/config/schema';
 import { type Db } from '@mailrail/platform/db/client';
+import { type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { type DnsLookup } from '@mailrail/domain/domains/dns-lookup';
 import { type IdentityPort } from '@mailrail/domain/ses-identity/port';
 import { type Logger } from '@mailrail/platform/log/logger';
@@ -10,6 +11,8 @@ import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 
 export interface DomainVerificationDeps {
   db: Db;
+  /** The node-postgres pool: the sweep goes through it, not through Prisma. */
+  sql: SqlExecutor;
   queues: QueueFactory;
   identities: IdentityPort;
   dns: DnsLookup;
@@ -27,14 +30,13 @@ const SWEEP_SLACK_MS = 60_000;
  * nextCheckAt is the schedule; the queue only carries the work, so a lost job is found again.
  * The periodic job `domain-verification-sweep` runs it on DOMAIN_CHECK_CRON.
  */
-export async function enqueueDueDomainChecks(deps: Pick<DomainVerificationDeps, 'db' | 'queues' | 'now'>): Promise<number> {
+export async function enqueueDueDomainChecks(deps: Pick<DomainVerificationDeps, 'sql' | 'queues' | 'now'>): Promise<number> {
   const now = deps.now?.() ?? new Date();
-  const due = await deps.db.domain.findMany({
-    where: { nextCheckAt: { lte: new Date(now.getTime() + SWEEP_SLACK_MS) } },
-    orderBy: { nextCheckAt: 'asc' },
-    take: SWEEP_BATCH,
-    select: { id: true },
-  });
+  // Through the SQL executor: a worker with no domain to check never builds the Prisma client.
+  const due = await deps.sql.query<{ id: number }>(
+    `SELECT id FROM "Domain" WHERE "nextCheckAt" <= $1 ORDER BY "nextCheckAt" LIMIT $2::int`,
+    [new Date(now.getTime() + SWEEP_SLACK_MS), SWEEP_BATCH],
+  );
   if (due.length === 0) return 0;
   await deps.queues.get(queueNames.domains).addBulk(
     due.map((d) => ({

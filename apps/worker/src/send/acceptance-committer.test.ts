@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { processSesEventJob } from '@mailrail/domain/ses-events/process-ses-event';
 import type { SqlExecutor } from '@mailrail/platform/db/sql/executor';
-import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
+import { sesSendEvent, startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 import { createAcceptanceCommitter } from './acceptance-committer';
 import { claimEmailForSending } from './send-email';
 
@@ -77,7 +76,7 @@ it('writes a full group at once and the rest after the window', async () => {
 
 it('changes nothing for an email whose acceptance was recorded first (by its Send event), and records the others of the group', async () => {
   const [early, other] = await claimed(2, 'guard');
-  expect(await processSesEventJob({ db: env.deps.db }, sendEvent(early, 'ses-from-event'))).toBe('processed');
+  expect(await processSesEventJob({ db: env.deps.db }, sesSendEvent(early, 'ses-from-event'))).toBe('processed');
   const committer = createAcceptanceCommitter(env.deps.sql, { windowMs: 20, maxBatch: 100 });
   expect(await Promise.all([committer.record(early, 'ses-from-worker'), committer.record(other, 'ses-other')])).toEqual([false, true]);
   expect(await env.email(early)).toMatchObject({ latestStatus: 'SENT', sesEmailId: 'ses-from-event' });
@@ -91,7 +90,7 @@ it('gets one SENT event per email when groups and Send events record the same em
   await Promise.all(
     ids.map(async (id, i) => {
       await Promise.all([
-        processSesEventJob({ db: env.deps.db }, sendEvent(id, `ses-race-${i}`)),
+        processSesEventJob({ db: env.deps.db }, sesSendEvent(id, `ses-race-${i}`)),
         sleep(i % 11).then(() => committer.record(id, `ses-race-${i}`)),
       ]);
     }),
@@ -111,22 +110,3 @@ it('fails every acceptance of a group whose statement failed, so each caller ret
   const results = await Promise.allSettled([committer.record('a', 'm-a'), committer.record('b', 'm-b')]);
   expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
 });
-
-/** SES's Send event for the message, as SNS delivers it (event publishing format). */
-function sendEvent(emailId: string, sesMessageId: string) {
-  return {
-    snsMessageId: randomUUID(),
-    topicArn: 'arn:aws:sns:us-east-1:123456789012:mailrail-ses-events',
-    message: JSON.stringify({
-      eventType: 'Send',
-      mail: {
-        timestamp: new Date().toISOString(),
-        source: 'hello@example.com',
-        messageId: sesMessageId,
-        destination: ['to@example.net'],
-        headers: [{ name: 'X-Usesend-Email-ID', value: emailId }],
-      },
-      send: {},
-    }),
-  };
-}

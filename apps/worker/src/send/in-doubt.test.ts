@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { processSesEventJob } from '@mailrail/domain/ses-events/process-ses-event';
 import { recordSesAcceptance } from '@mailrail/domain/sql/ses-acceptance';
-import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
+import { sesSendEvent, startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 import type { WorkerDeps } from '../deps';
 import { sendOneEmail } from './send-email';
 
@@ -55,26 +54,6 @@ async function timePasses(id: string, seconds: number): Promise<void> {
   );
 }
 
-/** SES's Send event for the message, as SNS delivers it (event publishing format). */
-function sendEvent(emailId: string, sesMessageId: string) {
-  const timestamp = new Date().toISOString();
-  return {
-    snsMessageId: randomUUID(),
-    topicArn: 'arn:aws:sns:us-east-1:123456789012:mailrail-ses-events',
-    message: JSON.stringify({
-      eventType: 'Send',
-      mail: {
-        timestamp,
-        source: 'hello@example.com',
-        messageId: sesMessageId,
-        destination: ['to@example.net'],
-        headers: [{ name: 'X-Usesend-Email-ID', value: emailId }],
-      },
-      send: {},
-    }),
-  };
-}
-
 const sentEvents = async (id: string) => (await env.events(id)).filter((e) => e.status === 'SENT');
 
 describe('campaign mail in doubt (SES_IN_DOUBT_CAMPAIGN=wait, the default)', () => {
@@ -89,7 +68,7 @@ describe('campaign mail in doubt (SES_IN_DOUBT_CAMPAIGN=wait, the default)', () 
     expect(later).toMatchObject({ result: 'later', reason: 'leased' });
     if (later.result === 'later') expect(later.delayMs).toBeGreaterThan((WAIT - 10) * 1000);
 
-    expect(await processSesEventJob({ db: env.deps.db }, sendEvent(id, messageId))).toBe('processed');
+    expect(await processSesEventJob({ db: env.deps.db }, sesSendEvent(id, messageId))).toBe('processed');
     const row = await env.email(id);
     expect(row).toMatchObject({ latestStatus: 'SENT', sesEmailId: messageId, sendLeaseUntil: null, sesCallStartedAt: null });
     expect(row.sentAt).toBeInstanceOf(Date);
@@ -129,7 +108,7 @@ describe('campaign mail in doubt (SES_IN_DOUBT_CAMPAIGN=wait, the default)', () 
         ...env.deps.ses,
         sendRawEmail: async (email) => {
           const answer = await env.deps.ses.sendRawEmail(email);
-          await processSesEventJob({ db: env.deps.db }, sendEvent(id, answer.messageId));
+          await processSesEventJob({ db: env.deps.db }, sesSendEvent(id, answer.messageId));
           return answer;
         },
       },
@@ -151,7 +130,7 @@ describe('campaign mail in doubt (SES_IN_DOUBT_CAMPAIGN=wait, the default)', () 
       ids.map(async (id, i) => {
         const messageId = `ses-race-${i}`;
         await Promise.all([
-          processSesEventJob({ db: env.deps.db }, sendEvent(id, messageId)),
+          processSesEventJob({ db: env.deps.db }, sesSendEvent(id, messageId)),
           sleep(i % 21).then(() => recordSesAcceptance(env.deps.sql, id, messageId)),
         ]);
       }),
@@ -191,5 +170,90 @@ describe('transactional mail in doubt', () => {
     expect((await sendOneEmail(swapped, campaign)).result).toBe('sent');
     expect(env.ses.messagesTo('tx-wait@example.net')).toHaveLength(1);
     expect(env.ses.messagesTo('campaign-resend@example.net')).toHaveLength(2);
+  });
+});
+
+// An SES call that gets no answer (the client's timeout, a connection cut mid-call) may have
+// reached SES: for a lane that waits, that is the same doubt as a worker dying mid-call.
+describe('an SES call that got no answer', () => {
+  it('leaves campaign mail in doubt, claimed with its call marker, until the Send event records it: one copy', async () => {
+    const [id] = await env.createEmails([{ lane: 'marketing', to: ['timeout-campaign@example.net'] }]);
+    env.ses.failNext(1, { kind: 'timeout', delayMs: 3000, accept: true }); // the harness's SES_TIMEOUT_MS is 1000
+    const outcome = await sendOneEmail(env.deps, id);
+    expect(outcome).toMatchObject({ result: 'later', reason: 'in-doubt' });
+    if (outcome.result === 'later') expect(outcome.delayMs).toBeGreaterThan((LEASE + WAIT) * 1000);
+    const row = await env.email(id);
+    expect(row).toMatchObject({ latestStatus: 'QUEUED', sesEmailId: null });
+    expect(row.sesCallStartedAt).toBeInstanceOf(Date);
+    expect(row.sendLeaseUntil!.getTime()).toBeGreaterThan(Date.now() + (WAIT - 10) * 1000);
+
+    // Another worker (the sweeper's job) finds it held; the Send event records it.
+    expect(await sendOneEmail(env.deps, id)).toMatchObject({ result: 'later', reason: 'leased' });
+    const [copy] = env.ses.messagesTo('timeout-campaign@example.net');
+    expect(await processSesEventJob({ db: env.deps.db }, sesSendEvent(id, copy.messageId))).toBe('processed');
+    await timePasses(id, LEASE + WAIT + 1);
+    expect(await sendOneEmail(env.deps, id)).toEqual({ result: 'skipped', status: 'SENT' });
+    expect(env.ses.messagesTo('timeout-campaign@example.net')).toHaveLength(1);
+  });
+
+  it('is sent again after the wait when SES never had it', async () => {
+    const [id] = await env.createEmails([{ lane: 'marketing', to: ['timeout-lost@example.net'] }]);
+    env.ses.failNext(1, { kind: 'timeout', delayMs: 3000, accept: false });
+    expect(await sendOneEmail(env.deps, id)).toMatchObject({ result: 'later', reason: 'in-doubt' });
+    await timePasses(id, LEASE + WAIT + 1);
+    expect((await sendOneEmail(env.deps, id)).result).toBe('sent');
+    expect(env.ses.messagesTo('timeout-lost@example.net')).toHaveLength(1);
+  });
+
+  it('retries transactional mail at once (SES_IN_DOUBT_TRANSACTIONAL=resend, the default): at least once', async () => {
+    const [id] = await env.createEmails([{ to: ['timeout-tx@example.net'] }]);
+    env.ses.failNext(1, { kind: 'timeout', delayMs: 3000, accept: false });
+    expect(await sendOneEmail(env.deps, id)).toMatchObject({ result: 'retry' });
+    expect(await env.email(id)).toMatchObject({ sendLeaseUntil: null, sesCallStartedAt: null });
+  });
+});
+
+// A send waits for its SES call slot and rate permit after the claim; a process stalled longer
+// than the claim lasts must not call SES, since another worker may have claimed the email since.
+describe('a claim that runs out before the SES call starts', () => {
+  /** The worker's deps with an SES port that stalls `ms` before the call, as a busy process would. */
+  const stalling = (deps: WorkerDeps, ms: number, duringStall?: () => Promise<void>): WorkerDeps => ({
+    ...deps,
+    ses: {
+      ...deps.ses,
+      sendRawEmail: async (email) => {
+        await sleep(ms);
+        await duringStall?.();
+        return deps.ses.sendRawEmail(email);
+      },
+    },
+  });
+  // Lease 5 s, SES timeout 1 s, 1 s to record: the call must start within 3 s of the claim.
+  const PAST_START_BY_MS = 3300;
+
+  it('does not call SES and hands the email back (attempt given back): the next claim sends it once', async () => {
+    const [id] = await env.createEmails([{ to: ['stalled@example.net'] }]);
+    expect(await sendOneEmail(stalling(env.deps, PAST_START_BY_MS), id)).toEqual({ result: 'later', delayMs: 0, reason: 'claim-ran-out' });
+    expect(env.ses.messagesTo('stalled@example.net')).toHaveLength(0);
+    expect(await env.email(id)).toMatchObject({ latestStatus: 'QUEUED', sendLeaseUntil: null, sesCallStartedAt: null, sendAttempts: 0 });
+    expect((await sendOneEmail(env.deps, id)).result).toBe('sent');
+    expect(env.ses.messagesTo('stalled@example.net')).toHaveLength(1);
+  });
+
+  it('leaves alone a later claim of another worker', async () => {
+    const [id] = await env.createEmails([{ to: ['taken-over@example.net'] }]);
+    // While this worker stalls, another claims the email (its claim counts the next attempt).
+    const otherClaims = async () => {
+      await env.deps.sql.execute(
+        `UPDATE "Email" SET "sendAttempts" = "sendAttempts" + 1, "sendLeaseUntil" = now() + interval '60 seconds', "sesCallStartedAt" = now() WHERE id = $1`,
+        [id],
+      );
+    };
+    expect(await sendOneEmail(stalling(env.deps, PAST_START_BY_MS, otherClaims), id)).toMatchObject({ reason: 'claim-ran-out' });
+    const row = await env.email(id);
+    expect(row.sendAttempts).toBe(2);
+    expect(row.sendLeaseUntil!.getTime()).toBeGreaterThan(Date.now() + 50_000);
+    expect(row.sesCallStartedAt).toBeInstanceOf(Date);
+    expect(env.ses.messagesTo('taken-over@example.net')).toHaveLength(0);
   });
 });

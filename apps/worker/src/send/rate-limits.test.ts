@@ -1,13 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger } from '@mailrail/platform/log/logger';
 import { createRedis, type Redis } from '@mailrail/platform/redis/client';
-import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
+import { deleteRedisPrefix, testRedisPrefix, testRedisTarget } from '@mailrail/testing/redis';
 import { maxInAnyWindow, rateBetweenFirstAndLast } from '@mailrail/testing/rate-windows';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 import { createSendRateLimiter, rateLimiterKey, recipientCount, resolveRegionRates, type SendPermit } from './rate-limits';
 import { createSesV2Sender } from './ses-sender';
-
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 describe('resolveRegionRates', () => {
   const log = createLogger('silent', 'test');
@@ -60,8 +58,8 @@ describe('the shared send rate limiter', () => {
   let other: Redis;
   let prefix: string;
   beforeAll(() => {
-    redis = createRedis(REDIS_URL);
-    other = createRedis(REDIS_URL);
+    redis = createRedis(testRedisTarget());
+    other = createRedis(testRedisTarget());
   });
   beforeEach(() => {
     prefix = testRedisPrefix();
@@ -116,6 +114,27 @@ describe('the shared send rate limiter', () => {
     const first = refused[0].permit as { retryInMs: number };
     expect(first.retryInMs).toBeGreaterThanOrEqual(450);
     expect(first.retryInMs).toBeLessThanOrEqual(650);
+  });
+
+  it("places each slot on this process's clock from Redis's, so an answer that waited in a busy event loop does not move it", async () => {
+    const [a] = limiters(10); // 100 ms apart
+    // Looks that book nothing, on a free event loop: the clock samples (the first call also
+    // connects and loads the script, a long round trip).
+    for (let i = 0; i < 5; i++) await a.acquire(REGION, 'transactional', 1, { peek: true });
+    const first = await a.acquire(REGION, 'transactional', 1);
+    expect(first.granted && Math.abs(first.slotAt - Date.now())).toBeLessThanOrEqual(20);
+    // The second slot is 100 ms after the first on Redis's timeline. Its answer is read only after
+    // the event loop was held for 250 ms: counted from the answer it would look 100 ms ahead.
+    const pending = a.acquire(REGION, 'transactional', 1);
+    await new Promise((r) => setImmediate(r)); // the auto-pipelined connection has written the call
+    const heldUntil = Date.now() + 250;
+    while (Date.now() < heldUntil); // a busy event loop
+    const second = await pending;
+    expect(second.granted).toBe(true);
+    if (!second.granted || !first.granted) return;
+    expect(second.slotAt - first.slotAt).toBeGreaterThanOrEqual(100 - 20);
+    expect(second.slotAt - first.slotAt).toBeLessThanOrEqual(100 + 20);
+    expect(Date.now() - second.slotAt).toBeGreaterThanOrEqual(100); // late, and the worker can tell
   });
 
   it('lets campaign mail take the whole rate while no transactional mail waits', async () => {

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { Config } from '@mailrail/platform/config/schema';
 import type { Logger } from '@mailrail/platform/log/logger';
 import type { SendLane } from '@mailrail/platform/queue/queues';
 import type { Redis } from '@mailrail/platform/redis/client';
+import { redisScript, runScript } from '@mailrail/platform/redis/script';
 import type { SesSender } from './ses-sender';
 
 // SES gives each account a sending rate per region, counted in recipients. One Redis-side limiter
@@ -50,13 +50,15 @@ export async function resolveRegionRates(
 // One hash per region. KEYS[1]: the hash. ARGV: lane, permits, interval (ms), marketing interval
 // (ms; 0 = no cap, -1 = no marketing mail while transactional mail waits), horizon (ms), how long
 // a waiting transactional request holds the cap (ms), the longest wait granted (ms), and '1' to
-// only look (book nothing). Returns {1, ms until the message may leave} or {0, ms after which to
-// ask again}. Time is Redis's own clock, so replicas with skewed clocks share one timeline.
+// only look (book nothing). Returns {1, ms until the message may leave, when it may leave, Redis's
+// now} (the two times as strings of ms on Redis's clock) or {0, ms after which to ask again}. Time
+// is Redis's own clock, so replicas with skewed clocks share one timeline.
 // Transactional mail "waits" when a request is refused, or when its slot lies behind campaign
 // mail booked ahead of it (queuing behind other transactional mail is just the rate). Every
 // booking takes the head of one dense timeline; capped campaign mail is refused until its own
 // timeline reaches that head, rather than booking a later slot and leaving a gap before it.
-const PERMIT_LUA = `
+const PERMIT = redisScript(
+  `
 if redis.replicate_commands then redis.replicate_commands() end
 local key = KEYS[1]
 local lane = ARGV[1]
@@ -93,17 +95,22 @@ if wait > maxWait then
   if lane == 'transactional' then markTxWaiting() end
   return {0, math.max(1, math.ceil(wait - horizon / 2))}
 end
-if peek then return {1, math.max(0, math.ceil(wait))} end
+if peek then return {1, math.max(0, math.ceil(wait)), string.format('%.3f', sendAt), string.format('%.3f', now)} end
 if lane == 'transactional' and slot > now and last == 'marketing' then markTxWaiting() end
 tat = slot + n * interval
 if lane == 'marketing' and mInterval > 0 then mtat = slot + n * mInterval end
 redis.call('HSET', key, 'tat', string.format('%.3f', tat), 'mtat', string.format('%.3f', mtat), 'last', lane)
 redis.call('PEXPIRE', key, math.ceil(math.max(tat, txWaitUntil) - now) + 60000)
-return {1, math.max(0, math.ceil(wait))}
-`;
-const PERMIT_SHA = createHash('sha1').update(PERMIT_LUA).digest('hex');
+return {1, math.max(0, math.ceil(wait)), string.format('%.3f', sendAt), string.format('%.3f', now)}
+`,
+  1,
+);
 
-export type SendPermit = { granted: true; delayMs: number } | { granted: false; retryInMs: number };
+/**
+ * Granted: the message may leave at `slotAt` (this process's Date.now() scale), `delayMs` after
+ * Redis answered. Refused: ask again in `retryInMs`.
+ */
+export type SendPermit = { granted: true; delayMs: number; slotAt: number } | { granted: false; retryInMs: number };
 
 export interface SendRateLimiter {
   /**
@@ -144,14 +151,9 @@ export function createSendRateLimiter(redis: Redis, settings: RateLimiterSetting
   // cap, and short, so campaign mail gets the whole rate back soon after.
   const backlogTtlMs = Math.max(1.5 * horizonMs, 1000);
   const share = settings.marketingShare;
-  const run = async (key: string, args: (string | number)[]): Promise<[number, number]> => {
-    try {
-      return (await redis.evalsha(PERMIT_SHA, 1, key, ...args)) as [number, number];
-    } catch (err) {
-      if (!String((err as Error).message).includes('NOSCRIPT')) throw err;
-      return (await redis.eval(PERMIT_LUA, 1, key, ...args)) as [number, number];
-    }
-  };
+  type Reply = [number, number, string?, string?];
+  const run = async (key: string, args: (string | number)[]) => (await runScript(redis, PERMIT, [key, ...args])) as Reply;
+  const clock = redisClockOffset();
   const intervalMs = (region: string) => 1000 / (settings.ratesByRegion.get(region) ?? 1);
   return {
     horizonMs,
@@ -159,7 +161,8 @@ export function createSendRateLimiter(redis: Redis, settings: RateLimiterSetting
     async acquire(region, lane, permits, opts = {}) {
       const interval = intervalMs(region);
       const marketingInterval = share >= 1 ? 0 : share <= 0 ? -1 : interval / share;
-      const [granted, ms] = await run(rateLimiterKey(settings.prefix, region), [
+      const askedAt = Date.now();
+      const [granted, ms, sendAt, redisNow] = await run(rateLimiterKey(settings.prefix, region), [
         lane,
         Math.max(1, Math.floor(permits)),
         interval,
@@ -169,7 +172,32 @@ export function createSendRateLimiter(redis: Redis, settings: RateLimiterSetting
         opts.maxWaitMs ?? horizonMs,
         opts.peek ? '1' : '0',
       ]);
-      return granted === 1 ? { granted: true, delayMs: ms } : { granted: false, retryInMs: ms };
+      if (granted !== 1) return { granted: false, retryInMs: ms };
+      const answeredAt = Date.now();
+      // The slot on this process's clock. Counted from the answer's arrival instead, a reply that
+      // waited in a busy event loop (tens of ms on a loaded machine) would shift the slot by that
+      // wait unnoticed, and late messages bunch up at SES with the next ones.
+      const offset = clock.sample(askedAt, answeredAt, Number(redisNow));
+      return { granted: true, delayMs: ms, slotAt: Number.isFinite(offset) ? Number(sendAt) + offset : answeredAt + ms };
+    },
+  };
+}
+
+/**
+ * This process's clock minus Redis's, estimated as NTP does: from the round trip that took least
+ * time (Redis read its clock somewhere inside it, so the middle is off by at most half of it) among
+ * those of the last minute, so a clock that drifts or steps is followed.
+ */
+function redisClockOffset() {
+  const MAX_AGE_MS = 60_000;
+  let best = { roundTripMs: Infinity, offsetMs: NaN, at: 0 };
+  return {
+    sample(askedAt: number, answeredAt: number, redisNow: number): number {
+      const roundTripMs = answeredAt - askedAt;
+      if (Number.isFinite(redisNow) && (roundTripMs <= best.roundTripMs || answeredAt - best.at > MAX_AGE_MS)) {
+        best = { roundTripMs, offsetMs: (askedAt + answeredAt) / 2 - redisNow, at: answeredAt };
+      }
+      return best.offsetMs;
     },
   };
 }

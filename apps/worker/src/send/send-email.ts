@@ -10,11 +10,13 @@ import type { AcceptanceRecorder } from './acceptance-committer';
 import { buildRawMessage, type EmailToRender } from './build-mime';
 import { clientMessageForSes } from './client-message';
 import { classifySesError, type SesFailure } from './ses-errors';
-import type { SesSender } from './ses-sender';
+import { CLAIM_RUNNING_OUT, type SesSender } from './ses-sender';
 
 // Sending one email, top to bottom: claim the row, build the MIME, call SES, record the result.
-// The claim is the exactly-once guard: one conditional UPDATE that only one worker can win, and
-// that never wins for an email that is sent, cancelled, suppressed, failed, or not due yet.
+// The claim is the exactly-once guard: a conditional UPDATE of the locked row that only one worker
+// can win, and that never wins for an email that is sent, cancelled, suppressed, failed, or not due
+// yet. The send workers run it for several emails at once (claim-committer.ts), with the same
+// conditions per row.
 // The claim also marks the SES call as started. A worker that dies mid-call leaves that mark: the
 // email is "in doubt" (SES may have it). For a kind whose policy is to wait, the claim's hold
 // already covers the wait, so nobody takes the email over before SES's Send event had time to
@@ -22,6 +24,8 @@ import type { SesSender } from './ses-sender';
 
 export interface SendSettings {
   leaseSeconds: number;
+  /** SES_TIMEOUT_MS: a call started later than the lease minus this (and a margin) is not started. */
+  callTimeoutMs: number;
   /**
    * Added to the lease per lane: how long an email in doubt (its worker died during the SES call)
    * waits for SES's Send event before it is sent again; 0 resends when the lease ends.
@@ -44,6 +48,8 @@ export interface SendEmailDeps {
   send: SendSettings;
   /** The send workers' group committer; without it each acceptance is its own statement. */
   acceptances?: AcceptanceRecorder;
+  /** The send workers' group claimer; without it each claim is its own statement. */
+  claims?: EmailClaimer;
 }
 
 export type SendOutcome =
@@ -52,18 +58,24 @@ export type SendOutcome =
   /** Nothing to do: already sent, cancelled, suppressed or failed, or the row is gone. */
   | { result: 'skipped'; status: EmailStatus | null }
   /** Someone else holds the lease, or the email is not due yet: look again after `delayMs`. */
-  | { result: 'later'; delayMs: number; reason: 'leased' | 'not-due' }
+  /** Or SES may have the message (a call that got no answer) and the lane waits for its Send event. */
+  /** Or the email's claim ran out before its SES call could start (a stall): it is claimed again. */
+  | { result: 'later'; delayMs: number; reason: 'leased' | 'not-due' | 'in-doubt' | 'claim-ran-out' }
   /** A transient SES error: the lease is released, try again after `delayMs`. */
   | { result: 'retry'; delayMs: number; failure: SesFailure }
   /** SES throttled us: the attempt is given back, the caller slows the whole lane down. */
   | { result: 'throttled'; failure: SesFailure };
 
 /** The claimed row: what the MIME needs, plus what the SES call and the retry policy need. */
-interface ClaimedEmail extends EmailToRender {
+interface ClaimedEmail extends Omit<EmailToRender, 'inReplyToSesId'> {
+  /** The email this one replies to: its SES message id is read only for a reply (inReplyToSesId). */
+  inReplyToId: string | null;
   bcc: string[];
   /** The SMTP client's own MIME message, sent instead of one built from the fields. */
   rawMessage: Buffer | null;
   sendAttempts: number;
+  /** The campaign lane: its in-doubt wait is SendSettings.inDoubtWaitSeconds.marketing. */
+  isMarketing: boolean;
   region: string | null;
   clickTracking: boolean | null;
   openTracking: boolean | null;
@@ -71,47 +83,106 @@ interface ClaimedEmail extends EmailToRender {
   unfinishedCallStartedAt: Date | null;
 }
 
+/** Where an email stands when it could not be claimed: read under the claim's row lock, so current. */
+interface EmailSendState {
+  latestStatus: EmailStatus;
+  sesEmailId: string | null;
+  /** Milliseconds until the lease ends (negative or null: no live lease). */
+  leaseMs: number | null;
+  /** Milliseconds until the email is due (null: not scheduled). */
+  dueInMs: number | null;
+}
+
+/** A claim's answer for one email that exists: claimed (with what the send needs), or where it stands. */
+export type ClaimAnswer = { claimed: true; email: ClaimedEmail } | { claimed: false; state: EmailSendState };
+
+/** What the send workers' group claimer (claim-committer.ts) offers sendOneEmail. */
+export interface EmailClaimer {
+  /** The answer of the group statement; undefined when the row was held by another transaction (or is gone). */
+  claim(emailId: string): Promise<ClaimAnswer | undefined>;
+}
+
 /**
- * Takes the email if it is due, unsent and not held by another worker, for the lease plus its
- * lane's in-doubt wait, and marks its SES call as started.
+ * Takes each email that is due, unsent and not held by another worker, for the lease plus its
+ * lane's in-doubt wait, and marks its SES call as started; one statement for all of `emailIds`.
+ * The rows are locked first (FOR UPDATE, in id order), so the claim's conditions are read on each
+ * row's newest version and the answer for an email not claimed says where it stands now.
+ * `skipLocked` (the group claim) passes over rows another transaction holds (their emails are not
+ * in the answer) instead of waiting for them: a group never waits for a lock, so it cannot
+ * deadlock nor hold its other rows while waiting; the caller claims those emails alone, waiting.
  */
+export async function claimEmailsForSending(
+  sql: SendEmailDeps['sql'],
+  emailIds: readonly string[],
+  send: Pick<SendSettings, 'leaseSeconds' | 'inDoubtWaitSeconds'>,
+  opts: { skipLocked: boolean },
+): Promise<Map<string, ClaimAnswer>> {
+  const rows = await sql.query<ClaimedEmail & EmailSendState & { claimed: boolean }>(
+    `WITH locked AS (
+       SELECT id, "sesCallStartedAt", "latestStatus", "sesEmailId",
+              (EXTRACT(EPOCH FROM ("sendLeaseUntil" - now())) * 1000)::float8 AS "leaseMs",
+              (EXTRACT(EPOCH FROM ("scheduledAt" - now())) * 1000)::float8 AS "dueInMs",
+              ("latestStatus" IN ('QUEUED', 'SCHEDULED')
+               AND "sesEmailId" IS NULL
+               AND ("sendLeaseUntil" IS NULL OR "sendLeaseUntil" < now())
+               AND ("scheduledAt" IS NULL OR "scheduledAt" <= now() + interval '1 second')) AS claimable
+         FROM "Email"
+        WHERE id = ANY($1::text[])
+        ORDER BY id
+          FOR UPDATE${opts.skipLocked ? ' SKIP LOCKED' : ''}
+     ), claimed AS (
+       UPDATE "Email" e
+          SET "sendLeaseUntil" = now() + (($2::int + CASE WHEN e."isMarketing" THEN $3::int ELSE $4::int END) * interval '1 second'),
+              "sesCallStartedAt" = now(),
+              "sendAttempts" = e."sendAttempts" + 1,
+              "updatedAt" = now()
+         FROM locked l
+        WHERE e.id = l.id AND l.claimable AND e.id = ANY($1::text[]) -- ANY: the plan reads the partitions of these ids only
+       RETURNING e.*
+     )
+     SELECT l.id, c.id IS NOT NULL AS claimed, l."latestStatus", l."sesEmailId", l."leaseMs", l."dueInMs",
+            c."from", c."to", c.cc, c.bcc, c."replyTo", c.subject, c.html, c.text, c.headers,
+            c.attachments, c."rawMessage", c."unsubUrl", c."sendAttempts", c."isMarketing", d.region, d."clickTracking", d."openTracking",
+            c."inReplyToId",
+            l."sesCallStartedAt" AS "unfinishedCallStartedAt"
+       FROM locked l
+       LEFT JOIN claimed c ON c.id = l.id
+       LEFT JOIN "Domain" d ON d.id = c."domainId"`,
+    [emailIds, send.leaseSeconds, send.inDoubtWaitSeconds.marketing, send.inDoubtWaitSeconds.transactional],
+  );
+  return new Map(rows.map((row) => [row.id, row.claimed ? { claimed: true, email: row } : { claimed: false, state: row }]));
+}
+
+/**
+ * The SES message id of the email a reply answers (null until that one was sent). A statement of
+ * its own, run for replies only: inside the claim, an id known only at run time would make every
+ * claim plan all the partitions of the email log (docs/email-log.md).
+ */
+export async function inReplyToSesId(sql: SendEmailDeps['sql'], inReplyToId: string | null): Promise<string | null> {
+  if (!inReplyToId) return null;
+  const rows = await sql.query<{ sesEmailId: string | null }>(`SELECT "sesEmailId" FROM "Email" WHERE id = $1`, [inReplyToId]);
+  return rows[0]?.sesEmailId ?? null;
+}
+
+/** claimEmailsForSending for one email, waiting for its row lock: the claimed email, or null. */
 export async function claimEmailForSending(
   sql: SendEmailDeps['sql'],
   emailId: string,
   send: Pick<SendSettings, 'leaseSeconds' | 'inDoubtWaitSeconds'>,
 ): Promise<ClaimedEmail | null> {
-  const rows = await sql.query<ClaimedEmail>(
-    `WITH previous AS (
-       SELECT "sesCallStartedAt" FROM "Email" WHERE id = $1
-     ), claimed AS (
-       UPDATE "Email"
-          SET "sendLeaseUntil" = now() + (($2::int + CASE WHEN "isMarketing" THEN $3::int ELSE $4::int END) * interval '1 second'),
-              "sesCallStartedAt" = now(),
-              "sendAttempts" = "sendAttempts" + 1,
-              "updatedAt" = now()
-        WHERE id = $1
-          AND "latestStatus" IN ('QUEUED', 'SCHEDULED')
-          AND "sesEmailId" IS NULL
-          AND ("sendLeaseUntil" IS NULL OR "sendLeaseUntil" < now())
-          AND ("scheduledAt" IS NULL OR "scheduledAt" <= now() + interval '1 second')
-       RETURNING *
-     )
-     SELECT c.id, c."from", c."to", c.cc, c.bcc, c."replyTo", c.subject, c.html, c.text, c.headers,
-            c.attachments, c."rawMessage", c."unsubUrl", c."sendAttempts", d.region, d."clickTracking", d."openTracking",
-            r."sesEmailId" AS "inReplyToSesId",
-            (SELECT "sesCallStartedAt" FROM previous) AS "unfinishedCallStartedAt"
-       FROM claimed c
-       LEFT JOIN "Domain" d ON d.id = c."domainId"
-       LEFT JOIN "Email" r ON r.id = c."inReplyToId"`,
-    [emailId, send.leaseSeconds, send.inDoubtWaitSeconds.marketing, send.inDoubtWaitSeconds.transactional],
-  );
-  return rows[0] ?? null;
+  const answer = (await claimEmailsForSending(sql, [emailId], send, { skipLocked: false })).get(emailId);
+  return answer?.claimed ? answer.email : null;
 }
 
 export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promise<SendOutcome> {
   const { sql, send } = deps;
-  const email = await claimEmailForSending(sql, emailId, send);
-  if (!email) return whyNotClaimed(sql, emailId);
+  // Before the claim statement, so the lease (which starts in it) surely outlasts this deadline;
+  // what follows must leave room for the call's timeout and for recording its outcome.
+  const startBy = Date.now() + send.leaseSeconds * 1000 - send.callTimeoutMs - RECORDING_MARGIN_MS;
+  const answer = await claimEmail(deps, emailId);
+  if (!answer) return { result: 'skipped', status: null };
+  if (!answer.claimed) return whyNotClaimed(answer.state);
+  const email = answer.email;
   if (email.unfinishedCallStartedAt) {
     // In doubt and no Send event came within the wait (or the lane resends at once): SES may
     // already have delivered one copy. Logged so a duplicate can be traced.
@@ -122,9 +193,13 @@ export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promis
   }
 
   const region = email.region ?? send.defaultRegion;
+  // Outside the try below: a database error here is not a message that cannot be built.
+  const answeredSesId = email.rawMessage ? null : await inReplyToSesId(sql, email.inReplyToId);
   let raw: Buffer;
   try {
-    raw = email.rawMessage ? clientMessageForSes(email.rawMessage, email.id) : await buildRawMessage(email);
+    raw = email.rawMessage
+      ? clientMessageForSes(email.rawMessage, email.id)
+      : await buildRawMessage({ ...email, inReplyToSesId: answeredSesId });
   } catch (err) {
     // A message that cannot be built will not build on a retry either.
     const failure: SesFailure = { kind: 'permanent', name: 'MessageBuildError', message: (err as Error).message };
@@ -140,12 +215,28 @@ export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promis
       // own message these are its envelope recipients (RCPT TO), whatever its To and Cc headers say.
       destination: { to: email.to.map(bareAddress), cc: email.cc.map(bareAddress), bcc: email.bcc.map(bareAddress) },
       configurationSetName: configurationSetFor(send.configurationSetPrefix, email),
+      startBy,
     }));
   } catch (err) {
+    if ((err as Error | undefined)?.name === CLAIM_RUNNING_OUT) {
+      // SES was not called. Once the lease ends another worker may claim the email: hand it back
+      // only while the claim is still this one (no later claim counted another attempt).
+      await releaseLease(sql, emailId, { giveBackAttempt: true, onlyAttempt: email.sendAttempts });
+      deps.log.warn({ emailId }, 'the claim ran out before the SES call could start; claiming the email again');
+      return { result: 'later', delayMs: 0, reason: 'claim-ran-out' };
+    }
     const failure = classifySesError(err);
     if (failure.kind === 'permanent') {
       await recordFailed(sql, emailId, failure);
       return { result: 'failed', failure };
+    }
+    const inDoubtWaitSeconds = email.isMarketing ? send.inDoubtWaitSeconds.marketing : send.inDoubtWaitSeconds.transactional;
+    if (failure.outcomeUnknown && inDoubtWaitSeconds > 0 && email.sendAttempts < send.maxAttempts) {
+      // SES may have taken the message: in doubt, exactly as when a worker dies mid-call. The claim
+      // (lease plus the lane's in-doubt wait) and its call marker stay; the job looks again when it
+      // ends and sends again only if SES's Send event has not recorded the message meanwhile.
+      deps.log.warn({ emailId, error: failure }, 'SES call got no answer; the email is in doubt until its Send event or the in-doubt wait');
+      return { result: 'later', delayMs: (send.leaseSeconds + inDoubtWaitSeconds) * 1000 + 250, reason: 'in-doubt' };
     }
     if (failure.kind === 'throttled') {
       await releaseLease(sql, emailId, { giveBackAttempt: true });
@@ -168,23 +259,32 @@ export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promis
   return { result: 'sent', messageId };
 }
 
-async function whyNotClaimed(sql: SendEmailDeps['sql'], emailId: string): Promise<SendOutcome> {
-  const rows = await sql.query<{ latestStatus: EmailStatus; sesEmailId: string | null; leaseMs: number | null; dueInMs: number | null }>(
-    `SELECT "latestStatus", "sesEmailId",
-            (EXTRACT(EPOCH FROM ("sendLeaseUntil" - now())) * 1000)::float8 AS "leaseMs",
-            (EXTRACT(EPOCH FROM ("scheduledAt" - now())) * 1000)::float8 AS "dueInMs"
-       FROM "Email" WHERE id = $1`,
-    [emailId],
-  );
-  const row = rows[0];
-  if (!row) return { result: 'skipped', status: null };
-  if (row.sesEmailId || (row.latestStatus !== 'QUEUED' && row.latestStatus !== 'SCHEDULED')) {
-    return { result: 'skipped', status: row.latestStatus };
+/**
+ * The send workers claim in groups (deps.claims), passing over rows another transaction holds; an
+ * email the group did not answer for (its row was held, or the group's statement failed) is
+ * claimed alone, waiting for its row lock as the single-row claim always did. Undefined: no such email.
+ */
+async function claimEmail(deps: SendEmailDeps, emailId: string): Promise<ClaimAnswer | undefined> {
+  if (deps.claims) {
+    try {
+      const answer = await deps.claims.claim(emailId);
+      if (answer) return answer;
+    } catch (err) {
+      // Only this group's emails; each claims alone now (and fails its job if that fails too).
+      deps.log.warn({ err, emailId }, 'group claim failed; claiming the email alone');
+    }
+  }
+  return (await claimEmailsForSending(deps.sql, [emailId], deps.send, { skipLocked: false })).get(emailId);
+}
+
+function whyNotClaimed(state: EmailSendState): SendOutcome {
+  if (state.sesEmailId || (state.latestStatus !== 'QUEUED' && state.latestStatus !== 'SCHEDULED')) {
+    return { result: 'skipped', status: state.latestStatus };
   }
   // Held by another worker: come back just after its lease, to take over if it died.
-  if (row.leaseMs !== null && row.leaseMs > 0) return { result: 'later', delayMs: Math.ceil(row.leaseMs) + 250, reason: 'leased' };
-  if (row.dueInMs !== null && row.dueInMs > 1000) return { result: 'later', delayMs: Math.ceil(row.dueInMs), reason: 'not-due' };
-  // The row changed between the claim and this read: simply look again.
+  if (state.leaseMs !== null && state.leaseMs > 0) return { result: 'later', delayMs: Math.ceil(state.leaseMs) + 250, reason: 'leased' };
+  if (state.dueInMs !== null && state.dueInMs > 1000) return { result: 'later', delayMs: Math.ceil(state.dueInMs), reason: 'not-due' };
+  // On the boundary (a lease ending this very millisecond): simply look again.
   return { result: 'later', delayMs: 100, reason: 'leased' };
 }
 
@@ -209,18 +309,28 @@ async function recordFailed(sql: SendEmailDeps['sql'], emailId: string, failure:
   );
 }
 
-/** Lets the email be claimed again (by a retry, the sweeper, or a cancel from the API). */
-async function releaseLease(sql: SendEmailDeps['sql'], emailId: string, opts: { giveBackAttempt: boolean }): Promise<void> {
+/**
+ * Lets the email be claimed again (by a retry, the sweeper, or a cancel from the API). `onlyAttempt`:
+ * only if no claim came after this one (each claim counts an attempt), for a claim that may have ended.
+ */
+async function releaseLease(
+  sql: SendEmailDeps['sql'],
+  emailId: string,
+  opts: { giveBackAttempt: boolean; onlyAttempt?: number },
+): Promise<void> {
   await sql.execute(
     `UPDATE "Email"
         SET "sendLeaseUntil" = NULL,
             "sesCallStartedAt" = NULL,
             "sendAttempts" = GREATEST(0, "sendAttempts" - $2::int),
             "updatedAt" = now()
-      WHERE id = $1 AND "sesEmailId" IS NULL`,
-    [emailId, opts.giveBackAttempt ? 1 : 0],
+      WHERE id = $1 AND "sesEmailId" IS NULL AND ($3::int IS NULL OR "sendAttempts" = $3::int)`,
+    [emailId, opts.giveBackAttempt ? 1 : 0, opts.onlyAttempt ?? null],
   );
 }
+
+// Time left after the SES call's timeout for recording its outcome before the lease ends.
+const RECORDING_MARGIN_MS = 1000;
 
 /** None until the operator names the sets (SES refuses a set that does not exist). */
 export function configurationSetFor(

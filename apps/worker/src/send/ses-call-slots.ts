@@ -1,6 +1,7 @@
 // Bounds the SES calls in flight of one lane (SEND_CONCURRENCY) while the lane's BullMQ worker
-// runs more jobs than that: a job holds a slot from before its claim until SES answered, and waits
-// for its acceptance to be written (acceptance-committer.ts) without it.
+// runs more jobs than that: a job holds a slot from right before it books its rate permits until
+// SES answered, and waits for its group claim (claim-committer.ts) and for its acceptance to be
+// written (acceptance-committer.ts) without it.
 
 export interface SesCallSlots {
   /** Waits for a free slot; call the answered function (once or more) once the SES call is over. */

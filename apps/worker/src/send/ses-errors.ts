@@ -7,6 +7,11 @@ export interface SesFailure {
   /** The SES error name (e.g. MessageRejected) or the network error code. */
   name: string;
   message: string;
+  /**
+   * No answer came, but the request may have reached SES (a timeout, a connection cut mid-call): SES
+   * may have accepted the message, as when a worker dies mid-call (docs/worker.md, "In doubt").
+   */
+  outcomeUnknown?: true;
 }
 
 /** Our own limiter could not book a message's extra recipients soon enough (send-worker.ts): wait like a throttle. */
@@ -23,6 +28,8 @@ const TRANSIENT_NAMES = new Set([
   'RequestTimeout',
   'AbortError',
 ]);
+// The request never left: nothing can have reached SES.
+const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -50,10 +57,14 @@ export function classifySesError(err: unknown): SesFailure {
   const message = e.message ?? String(err);
   const status = e.$metadata?.httpStatusCode;
   if (THROTTLING.has(name) || status === 429) return { kind: 'throttled', name, message };
+  // No HTTP answer at all (a timeout, a socket closed mid-call, an unparseable response): the
+  // request may or may not have reached SES, unless it could not even connect.
+  if (status === undefined) {
+    const neverConnected = NOT_CONNECTED_CODES.has(e.code ?? name);
+    return neverConnected ? { kind: 'transient', name, message } : { kind: 'transient', name, message, outcomeUnknown: true };
+  }
   if (TRANSIENT_NAMES.has(name) || (e.code && NETWORK_CODES.has(e.code))) return { kind: 'transient', name, message };
-  if ((status !== undefined && status >= 500) || e.$fault === 'server') return { kind: 'transient', name, message };
-  // No HTTP answer at all (socket closed, unparseable response): the request may not have reached SES.
-  if (status === undefined) return { kind: 'transient', name, message };
+  if (status >= 500 || e.$fault === 'server') return { kind: 'transient', name, message };
   // MessageRejected, MailFromDomainNotVerifiedException, AccountSuspendedException,
   // BadRequestException, NotFoundException and any other 4xx: retrying cannot help.
   return { kind: 'permanent', name, message };

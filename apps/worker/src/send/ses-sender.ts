@@ -12,6 +12,17 @@ export interface RawEmailToSend {
   /** Envelope recipients: bcc travels only here, never in a header. */
   destination: { to: string[]; cc: string[]; bcc: string[] };
   configurationSetName?: string;
+  /**
+   * Epoch ms after which the call must not start: the sender's claim on the email would no longer
+   * outlast it (send-email.ts). A later start throws a CLAIM_RUNNING_OUT error, SES never called.
+   */
+  startBy?: number;
+}
+
+export const CLAIM_RUNNING_OUT = 'ClaimRunningOut';
+
+export function claimRunningOut(): Error {
+  return Object.assign(new Error('the claim on the email would end before SES answered'), { name: CLAIM_RUNNING_OUT });
 }
 
 export interface SesSender {
@@ -35,6 +46,9 @@ export function createSesV2Sender(config: Pick<Config, 'SES_ENDPOINT' | 'SES_TIM
   };
   return {
     async sendRawEmail(email) {
+      // Checked here, right before the request: a send waits for its call slot and rate permit
+      // after the claim, and a stalled process can wait longer than the claim lasts.
+      if (email.startBy !== undefined && Date.now() > email.startBy) throw claimRunningOut();
       const out = await client(email.region).send(
         new SendEmailCommand({
           Content: { Raw: { Data: email.raw } },

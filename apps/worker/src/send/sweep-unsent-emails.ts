@@ -6,7 +6,9 @@ import type { WorkerDeps } from '../deps';
 // should have a live send job and makes sure it has one: emails that are due (or due within the
 // look-ahead) and unsent, with no lease or an expired one (a worker died mid-send). Re-adding a
 // job whose id (= email id) is waiting, delayed or active is a no-op in BullMQ; any other job of
-// an email that is still unsent is removed and added again (clearDeadJob).
+// an email that is still unsent is removed and added again (clearDeadJob). So is an active job
+// whose BullMQ lock is gone: its worker died, and waiting for BullMQ's stalled check instead
+// would hold the email up to 30 s more (docs/worker.md, "A worker that crashed").
 
 export interface SweepResult {
   checked: number;
@@ -50,7 +52,7 @@ export async function sweepUnsentEmails(deps: Pick<WorkerDeps, 'sql' | 'queues' 
     const missing: Candidate[] = [];
     await Promise.all(
       list.map(async (c, i) => {
-        if (await clearDeadJob(queue, c.id, states[i])) missing.push(c);
+        if (await clearDeadJob(queue, c.id, states[i], { unlockedActive: true })) missing.push(c);
       }),
     );
     if (missing.length === 0) continue;

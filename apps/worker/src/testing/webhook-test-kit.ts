@@ -1,4 +1,5 @@
 import { createDb, type Db } from '@mailrail/platform/db/client';
+import { createSqlPool, type SqlPool } from '@mailrail/platform/db/sql/executor';
 import { createLogger } from '@mailrail/platform/log/logger';
 import { createQueueFactory } from '@mailrail/platform/queue/queues';
 import { createRedis, type Redis } from '@mailrail/platform/redis/client';
@@ -41,6 +42,8 @@ export interface WebhookWorkers {
 
 export interface WorkerKit {
   db: Db;
+  /** The node-postgres pool the periodic webhook jobs use, as in the worker. */
+  sql: SqlPool;
   config: Config;
   newTeam(): Promise<number>;
   addDomain(teamId: number, name: string): Promise<number>;
@@ -61,6 +64,7 @@ export async function startWorkerKit(): Promise<WorkerKit> {
   const databaseUrl = await createTestDatabase();
   const config = testConfig(databaseUrl, testRedisPrefix(), { WEBHOOK_ALLOW_PRIVATE: 'true' });
   const db = createDb(databaseUrl, 10);
+  const sql = createSqlPool(databaseUrl, 4, () => undefined);
   const started: { workers: WebhookWorkers; redis: Redis; prefix: string; queues: ReturnType<typeof createQueueFactory> }[] = [];
 
   async function stopWorkers() {
@@ -74,6 +78,7 @@ export async function startWorkerKit(): Promise<WorkerKit> {
 
   return {
     db,
+    sql,
     config,
     newTeam: async () => (await createTeam(db, 'Webhook team')).id,
     addDomain: async (teamId, name) =>
@@ -110,7 +115,7 @@ export async function startWorkerKit(): Promise<WorkerKit> {
         ...(o.dispatchBatchSize !== undefined && { WEBHOOK_DISPATCH_BATCH_SIZE: o.dispatchBatchSize }),
         ...env,
       };
-      const deps = { config: workerConfig, db, redis, queues, log: createLogger('silent', 'webhook-test'), clock: systemClock };
+      const deps = { config: workerConfig, db, sql, redis, queues, log: createLogger('silent', 'webhook-test'), clock: systemClock };
       const delivery = registerWebhookWorkers(deps, { resolveHost: o.resolveHost });
       const periodic = await startPeriodicJobs(deps, webhookPeriodicJobs(workerConfig));
       const workers: WebhookWorkers = {
@@ -127,6 +132,7 @@ export async function startWorkerKit(): Promise<WorkerKit> {
     close: async () => {
       await stopWorkers();
       await db.$disconnect();
+      await sql.end();
       await dropDatabase(databaseUrl);
     },
   };

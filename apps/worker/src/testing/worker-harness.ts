@@ -1,14 +1,18 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTeam } from '@mailrail/domain/teams/api-keys';
 import { insertAndEnqueueEmails, type EmailDraft } from '@mailrail/domain/emails/create-emails';
 import { insertDomain } from '@mailrail/domain/domains/add-domain';
+import { EMAIL_ID_HEADER } from '@mailrail/domain/emails/headers';
 import { queueNames } from '@mailrail/platform/queue/queues';
 import { type Config } from '@mailrail/platform/config/schema';
 import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
-import { startFakeSes, type FakeSes } from '@mailrail/testing/fake-ses';
-import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
+import { emailIdOf, startFakeSes, type FakeSes } from '@mailrail/testing/fake-ses';
+import { type SesEventJob } from '@mailrail/domain/ses-events/process-ses-event';
+import { recordSendEventAcceptance } from '@mailrail/domain/sql/ses-acceptance';
+import { deleteRedisPrefix, redisEnvOf, testRedisPrefix } from '@mailrail/testing/redis';
 import { testConfig } from '@mailrail/testing/config';
 import { completedSince } from '@mailrail/testing/queue-state';
 import { waitFor as waitUntil } from '@mailrail/testing/wait-for';
@@ -30,6 +34,12 @@ export interface TestWorkerEnv {
   email(id: string): Promise<NonNullable<Awaited<ReturnType<WorkerDeps['db']['email']['findUnique']>>>>;
   events(id: string): Promise<{ status: string; data: unknown }[]>;
   waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs?: number): Promise<T>;
+  /**
+   * From now on (until ses.reset()) every message the fake SES accepts gets SES's `Send` event,
+   * recorded a moment later as the API records one on arrival: what ends an email's
+   * in-doubt wait early (docs/worker.md). Without it an email in doubt is sent again after the wait.
+   */
+  publishSendEvents(): void;
   /** Waits until a run of the unsent-email sweeper that started at or after `since` (epoch ms) has finished. */
   sweptSince(since: number): Promise<void>;
   close(): Promise<void>;
@@ -70,6 +80,7 @@ export async function startTestWorkerEnv(env: Record<string, string> = {}): Prom
   const replicas: WorkerDeps[] = [];
 
   const waitFor: TestWorkerEnv['waitFor'] = (probe, timeoutMs = 15_000) => waitUntil(probe, { timeoutMs, intervalMs: 50 });
+  const sendEventsInFlight = new Set<Promise<unknown>>();
 
   return {
     config,
@@ -110,6 +121,19 @@ export async function startTestWorkerEnv(env: Record<string, string> = {}): Prom
         data: e.data,
       })),
     waitFor,
+    publishSendEvents: () => {
+      ses.onAccept = (message) => {
+        const emailId = emailIdOf(message.raw);
+        if (!emailId) return;
+        const processed = sleep(20)
+          // What the API does with a Send event as it arrives (docs/worker.md, "In doubt"): one
+          // conditional statement, a no-op for the emails whose worker recorded them first.
+          .then(() => recordSendEventAcceptance(deps.sql, { type: 'Send', headerEmailId: emailId, sesMessageId: message.messageId }))
+          .catch(() => undefined)
+          .finally(() => sendEventsInFlight.delete(processed));
+        sendEventsInFlight.add(processed);
+      };
+    },
     sweptSince: async (since) => {
       const maintenance = deps.queues.get(queueNames.maintenance);
       await waitFor(() => completedSince(maintenance, 'sweep-unsent-emails', since));
@@ -118,6 +142,8 @@ export async function startTestWorkerEnv(env: Record<string, string> = {}): Prom
       // A test that failed half-way may leave its worker processes running: they would go on
       // polling a dropped database and load the rest of the run.
       killSpawnedWorkers();
+      ses.onAccept = null;
+      await Promise.all(sendEventsInFlight);
       for (const r of running) await r.close();
       for (const r of replicas) await closeWorkerDeps(r);
       await deleteRedisPrefix(deps.redis, prefix).catch(() => undefined);
@@ -125,6 +151,26 @@ export async function startTestWorkerEnv(env: Record<string, string> = {}): Prom
       await ses.close();
       await dropDatabase(databaseUrl);
     },
+  };
+}
+
+/** SES's Send event for a message, as SNS delivers it (event publishing format). */
+export function sesSendEvent(emailId: string, sesMessageId: string): SesEventJob {
+  const timestamp = new Date().toISOString();
+  return {
+    snsMessageId: randomUUID(),
+    topicArn: 'arn:aws:sns:us-east-1:123456789012:mailrail-ses-events',
+    message: JSON.stringify({
+      eventType: 'Send',
+      mail: {
+        timestamp,
+        source: 'hello@example.com',
+        messageId: sesMessageId,
+        destination: ['to@example.net'],
+        headers: [{ name: EMAIL_ID_HEADER, value: emailId }],
+      },
+      send: {},
+    }),
   };
 }
 
@@ -154,7 +200,7 @@ export function spawnWorkerProcess(
       NODE_ENV: 'test',
       LOG_LEVEL: opts.logLevel ?? 'silent',
       DATABASE_URL: c.DATABASE_URL,
-      ...redisEnvOf(c),
+      ...redisEnvOf(c.redis),
       REDIS_PREFIX: c.REDIS_PREFIX,
       SES_ENDPOINT: c.SES_ENDPOINT,
       SES_RATE_LIMIT: '1000',
@@ -172,12 +218,23 @@ export function spawnWorkerProcess(
   return child;
 }
 
-/** The environment that reaches the same Redis as `c` (a URL, the cluster nodes or the sentinels). */
-function redisEnvOf(c: Config): Record<string, string> {
-  const list = (nodes: { host: string; port: number }[]) => nodes.map((n) => `${n.host}:${n.port}`).join(',');
-  if (c.redis.mode === 'cluster') return { REDIS_CLUSTER_NODES: list(c.redis.nodes) };
-  if (c.redis.mode === 'sentinel') return { REDIS_SENTINELS: list(c.redis.sentinels), REDIS_SENTINEL_NAME: c.redis.name };
-  return { REDIS_URL: c.redis.url };
+/**
+ * Resolves with the time (epoch ms) the worker process logged that it started: its periodic jobs,
+ * send lanes and the rest are running. The process must log at level info (spawnWorkerProcess's
+ * logLevel) with stdout piped.
+ */
+export function workerStarted(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!output.includes('mailrail worker started')) return;
+      child.stdout!.off('data', onData);
+      resolve(Date.now());
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', () => reject(new Error(`worker exited before it started:\n${output}`)));
+  });
 }
 
 /** Resolves with the signal that ended the child process (null when it exited by itself). */

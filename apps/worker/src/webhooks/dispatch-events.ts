@@ -1,6 +1,5 @@
 import { newId } from '@mailrail/platform/ids';
-import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
-import { type Db } from '@mailrail/platform/db/client';
+import { withTransaction, type TransactionalSqlExecutor } from '@mailrail/platform/db/sql/executor';
 
 interface OutboxRow {
   id: string;
@@ -37,9 +36,14 @@ export function webhookWantsEvent(webhook: WebhookFilter, event: Pick<OutboxRow,
  * dispatched, all in one transaction. Returns how many events were claimed and the new delivery
  * ids, which the caller enqueues after the commit (a lost enqueue is redone by the sweeper).
  */
-export async function dispatchWebhookEvents(db: Db, batchSize: number): Promise<{ events: number; deliveryIds: string[] }> {
-  return db.$transaction(async (tx) => {
-    const events = await prismaExecutor(tx).query<OutboxRow>(
+// Through the SQL executor, not Prisma: this runs every second in every worker, and a worker whose
+// jobs never need Prisma then never builds its client (docs/worker.md, "Memory").
+export async function dispatchWebhookEvents(
+  sql: TransactionalSqlExecutor,
+  batchSize: number,
+): Promise<{ events: number; deliveryIds: string[] }> {
+  return withTransaction(sql, async (tx) => {
+    const events = await tx.query<OutboxRow>(
       `SELECT "id", "teamId", "type", "domainId", "data" FROM "WebhookEvent"
         WHERE "dispatchedAt" IS NULL
         ORDER BY "createdAt"
@@ -50,19 +54,26 @@ export async function dispatchWebhookEvents(db: Db, batchSize: number): Promise<
     if (events.length === 0) return { events: 0, deliveryIds: [] };
 
     const teamIds = [...new Set(events.map((e) => e.teamId))];
-    const webhooks = await tx.webhook.findMany({
-      where: { teamId: { in: teamIds }, status: 'ACTIVE' },
-      select: { id: true, teamId: true, events: true, domainIds: true },
-    });
+    const webhooks = await tx.query<WebhookFilter & { teamId: number }>(
+      `SELECT id, "teamId", events, "domainIds" FROM "Webhook" WHERE "teamId" = ANY($1::int[]) AND status = 'ACTIVE'`,
+      [teamIds],
+    );
     const rows = events.flatMap((event) =>
       webhooks
         .filter((w) => w.teamId === event.teamId && webhookWantsEvent(w, event))
-        .map((w) => ({ id: newId(), webhookId: w.id, eventId: event.id, nextAttemptAt: new Date() })),
+        .map((w) => ({ id: newId(), webhookId: w.id, eventId: event.id })),
     );
     const created = rows.length
-      ? await tx.webhookDelivery.createManyAndReturn({ data: rows, skipDuplicates: true, select: { id: true } })
+      ? await tx.query<{ id: string }>(
+          `INSERT INTO "WebhookDelivery" (id, "webhookId", "eventId", "nextAttemptAt", "updatedAt")
+           SELECT d.id, d.webhook_id, d.event_id, now(), now()
+             FROM unnest($1::text[], $2::text[], $3::text[]) AS d(id, webhook_id, event_id)
+           ON CONFLICT DO NOTHING
+           RETURNING id`,
+          [rows.map((r) => r.id), rows.map((r) => r.webhookId), rows.map((r) => r.eventId)],
+        )
       : [];
-    await tx.webhookEvent.updateMany({ where: { id: { in: events.map((e) => e.id) } }, data: { dispatchedAt: new Date() } });
+    await tx.execute(`UPDATE "WebhookEvent" SET "dispatchedAt" = now() WHERE id = ANY($1::text[])`, [events.map((e) => e.id)]);
     return { events: events.length, deliveryIds: created.map((d) => d.id) };
   });
 }

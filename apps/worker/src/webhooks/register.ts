@@ -4,6 +4,7 @@ import { queueNames, queuePrefix, type QueueFactory } from '@mailrail/platform/q
 import { type Clock } from '@mailrail/platform/clock';
 import { type Config } from '@mailrail/platform/config/schema';
 import { type Db } from '@mailrail/platform/db/client';
+import { type SqlPool } from '@mailrail/platform/db/sql/executor';
 import { type Logger } from '@mailrail/platform/log/logger';
 import { type Redis } from '@mailrail/platform/redis/client';
 import { type ResolveHost } from '@mailrail/domain/webhooks/ssrf';
@@ -14,6 +15,8 @@ import { dispatchWebhookEvents } from './dispatch-events';
 export interface WebhookWorkerDeps {
   config: Config;
   db: Db;
+  /** The node-postgres pool: the periodic webhook jobs go through it, not through Prisma. */
+  sql: SqlPool;
   /** A connection made with createRedis(url, { forWorker: true }). */
   redis: Redis;
   queues: QueueFactory;
@@ -38,13 +41,13 @@ export const webhookMaxAttempts = (config: Pick<Config, 'WEBHOOK_RETRY_SCHEDULE'
  * Turns the outbox into deliveries, a batch (WEBHOOK_DISPATCH_BATCH_SIZE) per transaction until
  * it is empty, and queues their jobs. The periodic job `webhook-dispatch` runs it.
  */
-export async function dispatchWebhookOutbox(deps: Pick<WebhookWorkerDeps, 'config' | 'db' | 'queues' | 'log'>): Promise<number> {
-  const { config, db, log } = deps;
+export async function dispatchWebhookOutbox(deps: Pick<WebhookWorkerDeps, 'config' | 'sql' | 'queues' | 'log'>): Promise<number> {
+  const { config, sql, log } = deps;
   const queue = deps.queues.get(queueNames.webhooks);
   const batchSize = config.WEBHOOK_DISPATCH_BATCH_SIZE;
   let total = 0;
   for (;;) {
-    const { events, deliveryIds } = await dispatchWebhookEvents(db, batchSize);
+    const { events, deliveryIds } = await dispatchWebhookEvents(sql, batchSize);
     total += events;
     await enqueueWebhookDeliveries(queue, deliveryIds, webhookMaxAttempts(config)).catch((err) =>
       log.warn({ err }, 'webhook deliveries not enqueued; the sweeper will retry'),

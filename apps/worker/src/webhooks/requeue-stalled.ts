@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import { clearDeadJob } from '@mailrail/platform/queue/dead-jobs';
 import { type Config } from '@mailrail/platform/config/schema';
-import { type Db } from '@mailrail/platform/db/client';
+import { type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { enqueueWebhookDeliveries } from './delivery-jobs';
 
 export type RequeueSettings = Pick<
@@ -16,22 +16,22 @@ export type RequeueSettings = Pick<
  * first so the add takes (clearDeadJob).
  */
 export async function requeueStalledDeliveries(
-  db: Db,
+  sql: SqlExecutor,
   queue: Queue,
   maxAttempts: number,
   now: Date,
   settings: RequeueSettings,
 ): Promise<number> {
-  const stalled = await db.webhookDelivery.findMany({
-    where: {
-      OR: [
-        { status: 'PENDING', nextAttemptAt: { lt: new Date(now.getTime() - settings.WEBHOOK_REQUEUE_PENDING_AFTER_MS) } },
-        { status: 'IN_PROGRESS', updatedAt: { lt: new Date(now.getTime() - settings.WEBHOOK_REQUEUE_IN_PROGRESS_AFTER_MS) } },
-      ],
-    },
-    select: { id: true },
-    take: settings.WEBHOOK_REQUEUE_BATCH,
-  });
+  const stalled = await sql.query<{ id: string }>(
+    `SELECT id FROM "WebhookDelivery"
+      WHERE (status = 'PENDING' AND "nextAttemptAt" < $1) OR (status = 'IN_PROGRESS' AND "updatedAt" < $2)
+      LIMIT $3::int`,
+    [
+      new Date(now.getTime() - settings.WEBHOOK_REQUEUE_PENDING_AFTER_MS),
+      new Date(now.getTime() - settings.WEBHOOK_REQUEUE_IN_PROGRESS_AFTER_MS),
+      settings.WEBHOOK_REQUEUE_BATCH,
+    ],
+  );
   const ids: string[] = [];
   for (const { id } of stalled) {
     if (await clearDeadJob(queue, id)) ids.push(id);

@@ -381,20 +381,20 @@ describe('sweeper', () => {
     });
 
     const prefix = testRedisPrefix();
-    const redis = createRedis(kit.config.REDIS_URL);
-    const queues = createQueueFactory(redis, prefix);
+    const redis = createRedis(kit.config.redis);
+    const queues = createQueueFactory(redis, { ...kit.config, REDIS_PREFIX: prefix });
     try {
       const queue = queues.get(queueNames.webhooks);
-      expect(await requeueStalledDeliveries(kit.db, queue, 3, new Date(), kit.config)).toBe(1);
+      expect(await requeueStalledDeliveries(kit.sql, queue, 3, new Date(), kit.config)).toBe(1);
       expect(await queue.getJob(deliveryId)).toBeDefined();
       // The job is now waiting: a second sweep adds nothing new.
-      expect(await requeueStalledDeliveries(kit.db, queue, 3, new Date(), kit.config)).toBe(0);
+      expect(await requeueStalledDeliveries(kit.sql, queue, 3, new Date(), kit.config)).toBe(0);
       expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 1 });
       // A half-written job hash in no list (Redis keys lost one by one) would block the id: replaced.
       await queue.remove(deliveryId);
       await redis.hset(queue.toKey(deliveryId), 'processedOn', Date.now());
       expect(await queue.getJobState(deliveryId)).toBe('unknown');
-      expect(await requeueStalledDeliveries(kit.db, queue, 3, new Date(), kit.config)).toBe(1);
+      expect(await requeueStalledDeliveries(kit.sql, queue, 3, new Date(), kit.config)).toBe(1);
       expect(await queue.getJobState(deliveryId)).toBe('waiting');
     } finally {
       await queues.closeAll();
@@ -418,7 +418,7 @@ describe('retention', () => {
     await kit.db.webhookEvent.update({ where: { id: oldPending }, data: { createdAt: old } });
     await kit.db.webhookEvent.update({ where: { id: recent }, data: { dispatchedAt: new Date() } });
     await kit.db.webhookDelivery.create({ data: { id: newId(), webhookId: hook.id, eventId: oldDone, status: 'DELIVERED' } });
-    expect(await pruneWebhookEvents(kit.db, 30, new Date(), 1)).toBe(1);
+    expect(await pruneWebhookEvents(kit.sql, 30, new Date(), 1)).toBe(1);
     const left = (await kit.db.webhookEvent.findMany({ where: { teamId }, select: { id: true } })).map((e) => e.id).sort();
     expect(left).toEqual([oldPending, recent].sort());
     expect(await kit.db.webhookDelivery.count({ where: { webhookId: hook.id } })).toBe(0);
