@@ -3,6 +3,10 @@
 import AxeBuilder from '@axe-core/playwright';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { hashPassword } from '@mailrail/domain/users/passwords';
+import { ensureUserInTeam } from '@mailrail/domain/users/users';
+import type { Db } from '@mailrail/platform/db/client';
+import type { TeamRole } from '@mailrail/platform/db/generated/enums';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -77,4 +81,48 @@ export async function screenshot(page: Page, name: string): Promise<void> {
     .catch(() => undefined);
   await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), animations: 'disabled', caret: 'hide' });
+}
+
+/**
+ * The two helpers every browser path uses, on its one page: `step`, a test of the path that keeps
+ * the page as it was in .cache/dashboard-failures/ when it fails; `checkAndShoot`, which waits
+ * until the page has settled (no "Loading…" left), checks it with axe and photographs it.
+ */
+export function browserPath(getPage: () => Page | undefined) {
+  const step = (name: string, fn: () => Promise<void>, timeoutMs: number) =>
+    test(
+      name,
+      async () => {
+        try {
+          await fn();
+        } catch (err) {
+          const file = path.resolve(__dirname, '../../.cache/dashboard-failures', `${name.replace(/\W+/g, '-').slice(0, 60)}.png`);
+          mkdirSync(path.dirname(file), { recursive: true });
+          await getPage()
+            ?.screenshot({ path: file, fullPage: true })
+            .catch(() => undefined);
+          throw err;
+        }
+      },
+      timeoutMs,
+    );
+  const checkAndShoot = async (name: string | null, what: string) => {
+    const page = getPage()!;
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Loading/ })
+      .first()
+      .waitFor({ state: 'detached' })
+      .catch(() => undefined);
+    await expectAccessible(page, what);
+    if (name) await screenshot(page, name);
+  };
+  return { step, checkAndShoot };
+}
+
+/** A dashboard user of the team with a password to sign in with; answers the user's id. */
+export async function addUserWithPassword(db: Db, user: { email: string; password: string }, teamId: number, role: TeamRole) {
+  const { userId } = await ensureUserInTeam(db, { email: user.email, teamId, role });
+  await db.user.update({ where: { id: userId }, data: { passwordHash: await hashPassword(user.password) } });
+  return userId;
 }

@@ -8,14 +8,11 @@
 // violation, and each is photographed at 1280×800 into docs/dashboard/.
 //
 // The steps share one browser session and build on each other, so they run in order.
-import { mkdirSync } from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ensureUserInTeam } from '@mailrail/domain/users/users';
-import { hashPassword } from '@mailrail/domain/users/passwords';
 import { startTestDnsServer, type TestDnsServer, type TestZoneEntry } from '@mailrail/testing/dns-server';
 import { freePort } from '@mailrail/testing/free-port';
 import { startReceiver, type Receiver } from '@mailrail/testing/webhook-receiver';
@@ -23,7 +20,7 @@ import { waitFor } from '@mailrail/testing/wait-for';
 import { startTestApi, type TestApi } from '../../apps/api/src/testing/api-harness';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../../apps/worker/src/testing/worker-harness';
 import { ensureWebBuilt } from '../../scripts/web-build';
-import { chromiumAvailable, expectAccessible, launchChromium, newContext, screenshot } from './browser';
+import { addUserWithPassword, browserPath, chromiumAvailable, expectAccessible, launchChromium, newContext, screenshot } from './browser';
 
 const ADMIN = { email: 'ada@acme.example', password: 'correct horse battery staple' };
 const MEMBER = { email: 'bob@acme.example', password: 'bob-has-a-long-password' };
@@ -48,38 +45,12 @@ describeInBrowser('the dashboard in a browser', () => {
   let teamId: number;
   let apiKey = '';
 
-  /** A step of the path; when it fails, the page as it was is kept in .cache/dashboard-failures/ for a look. */
-  const step = (name: string, fn: () => Promise<void>, timeoutMs: number) =>
-    test(
-      name,
-      async () => {
-        try {
-          await fn();
-        } catch (err) {
-          const file = path.resolve(__dirname, '../../.cache/dashboard-failures', `${name.replace(/\W+/g, '-').slice(0, 60)}.png`);
-          mkdirSync(path.dirname(file), { recursive: true });
-          await page?.screenshot({ path: file, fullPage: true }).catch(() => undefined);
-          throw err;
-        }
-      },
-      timeoutMs,
-    );
+  const { step, checkAndShoot } = browserPath(() => page);
 
   /** One of the team's pages, by its path under /teams/<id>. */
   const open = async (path: string) => {
     await page.goto(`/teams/${teamId}${path}`);
     await page.locator('main h1').first().waitFor();
-  };
-  /** Waits until the page has settled (no "Loading…" left), then checks it with axe and photographs it. */
-  const checkAndShoot = async (name: string | null, what: string) => {
-    await page
-      .getByRole('status')
-      .filter({ hasText: /^Loading/ })
-      .first()
-      .waitFor({ state: 'detached' })
-      .catch(() => undefined);
-    await expectAccessible(page, what);
-    if (name) await screenshot(page, name);
   };
   // (A string: the root tsconfig has no DOM types.)
   const clipboard = () => page.evaluate<string>('navigator.clipboard.readText()');
@@ -131,9 +102,8 @@ describeInBrowser('the dashboard in a browser', () => {
     await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
 
     // The admin: ADMIN of Acme, and MEMBER of the API harness's own team (for the team switcher).
-    const { userId } = await ensureUserInTeam(worker.deps.db, { email: ADMIN.email, teamId, role: 'ADMIN' });
+    await addUserWithPassword(worker.deps.db, ADMIN, teamId, 'ADMIN');
     await ensureUserInTeam(worker.deps.db, { email: ADMIN.email, teamId: api.team.teamId, role: 'MEMBER' });
-    await worker.deps.db.user.update({ where: { id: userId }, data: { passwordHash: await hashPassword(ADMIN.password) } });
 
     browser = await launchChromium();
     context = await newContext(browser, base);

@@ -18,6 +18,7 @@ import { Loading } from '../ui/Loading';
 import { PageHeader } from '../ui/PageHeader';
 import { StatusBadge } from '../ui/StatusBadge';
 import { useToast } from '../ui/toast';
+import { DataTable } from '../ui/DataTable';
 
 const PERMISSION_HELP: Record<ApiPermission, string> = {
   FULL: 'every route of the API',
@@ -66,57 +67,42 @@ function ApiKeys() {
         </EmptyState>
       )}
       {!!keys.data?.data.length && (
-        <div className="table-wrap card">
-          <table className="list">
-            <caption className="visually-hidden">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Permission</th>
-                <th scope="col">Domain</th>
-                <th scope="col">Key</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.data.map((k) => (
-                <tr key={k.id}>
-                  <td>{k.name}</td>
-                  <td>
-                    <StatusBadge status={k.permission} />
-                  </td>
-                  <td>{domainName(k.domainId)}</td>
-                  <td>
-                    <code>{k.partialToken}</code>
-                  </td>
-                  <td title={formatDateTime(k.lastUsed)}>{formatRelative(k.lastUsed)}</td>
-                  <td>{formatDateTime(k.createdAt)}</td>
-                  <td className="row-actions">
-                    <ConfirmDialog
-                      trigger={
-                        <button type="button" className="btn btn-small btn-danger" aria-label={`Revoke key ${k.name}`}>
-                          Revoke
-                        </button>
-                      }
-                      title={`Revoke the key "${k.name}"?`}
-                      description={<p>Requests with this key are refused from now on, on every server. This cannot be undone.</p>}
-                      confirmLabel="Revoke key"
-                      onConfirm={async () => {
-                        await api.delete(`${base}/api-keys/${k.id}`);
-                        toast({ title: `Key "${k.name}" revoked` });
-                        await qc.invalidateQueries({ queryKey: teamKey(team.id, 'api-keys') });
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="API keys"
+          columns={['Name', 'Permission', 'Domain', 'Key', 'Last used', 'Created', { label: 'Actions', hidden: true }]}
+        >
+          {keys.data.data.map((k) => (
+            <tr key={k.id}>
+              <td>{k.name}</td>
+              <td>
+                <StatusBadge status={k.permission} />
+              </td>
+              <td>{domainName(k.domainId)}</td>
+              <td>
+                <code>{k.partialToken}</code>
+              </td>
+              <td title={formatDateTime(k.lastUsed)}>{formatRelative(k.lastUsed)}</td>
+              <td>{formatDateTime(k.createdAt)}</td>
+              <td className="row-actions">
+                <ConfirmDialog
+                  trigger={
+                    <button type="button" className="btn btn-small btn-danger" aria-label={`Revoke key ${k.name}`}>
+                      Revoke
+                    </button>
+                  }
+                  title={`Revoke the key "${k.name}"?`}
+                  description={<p>Requests with this key are refused from now on, on every server. This cannot be undone.</p>}
+                  confirmLabel="Revoke key"
+                  onConfirm={async () => {
+                    await api.delete(`${base}/api-keys/${k.id}`);
+                    toast({ title: `Key "${k.name}" revoked` });
+                    await qc.invalidateQueries({ queryKey: teamKey(team.id, 'api-keys') });
+                  }}
+                />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </>
   );

@@ -14,6 +14,7 @@ import { PageHeader } from '../ui/PageHeader';
 import { Pager } from '../ui/Pager';
 import { useFormDialog } from '../ui/useFormDialog';
 import { CampaignProgress, CampaignStatusBadge } from './CampaignProgress';
+import { DataTable } from '../ui/DataTable';
 
 const PAGE_SIZE = 30; // the server's page size for campaigns
 const STATUSES: CampaignStatus[] = ['DRAFT', 'SCHEDULED', 'RUNNING', 'PAUSED', 'SENT'];
@@ -69,38 +70,24 @@ export default function CampaignsPage() {
         </EmptyState>
       )}
       {!!list.data?.campaigns.length && (
-        <div className="table-wrap card">
-          <table className="list">
-            <caption className="visually-hidden">Campaigns, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Progress</th>
-                <th scope="col">Scheduled</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.campaigns.map((c) => (
-                <tr key={c.id}>
-                  <td>
-                    <Link to={`${base}/campaigns/${c.id}`}>{c.name}</Link>
-                    <div className="muted small truncate">{c.subject}</div>
-                  </td>
-                  <td>
-                    <CampaignStatusBadge status={c.status} />
-                  </td>
-                  <td className="progress-cell">
-                    <CampaignProgress sent={c.sent} total={c.total} label={`${c.name}: sent`} />
-                  </td>
-                  <td>{formatDateTime(c.scheduledAt)}</td>
-                  <td>{formatDateTime(c.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Campaigns, newest first" columns={['Name', 'Status', 'Progress', 'Scheduled', 'Created']}>
+          {list.data.campaigns.map((c) => (
+            <tr key={c.id}>
+              <td>
+                <Link to={`${base}/campaigns/${c.id}`}>{c.name}</Link>
+                <div className="muted small truncate">{c.subject}</div>
+              </td>
+              <td>
+                <CampaignStatusBadge status={c.status} />
+              </td>
+              <td className="progress-cell">
+                <CampaignProgress sent={c.sent} total={c.total} label={`${c.name}: sent`} />
+              </td>
+              <td>{formatDateTime(c.scheduledAt)}</td>
+              <td>{formatDateTime(c.createdAt)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {list.data && (
         <Pager

@@ -12,6 +12,7 @@ import { formatDateTime, formatNumber } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import { PageHeader } from '../ui/PageHeader';
 import { useFormDialog } from '../ui/useFormDialog';
+import { DataTable } from '../ui/DataTable';
 
 export default function ContactBooksPage() {
   const { base } = useTeam();
@@ -32,40 +33,25 @@ export default function ContactBooksPage() {
         </EmptyState>
       )}
       {!!books.data?.length && (
-        <div className="table-wrap card">
-          <table className="list">
-            <caption className="visually-hidden">Contact books</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col" className="num">
-                  Contacts
-                </th>
-                <th scope="col" className="num">
-                  Subscribed
-                </th>
-                <th scope="col">Double opt-in</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {books.data.map((b) => (
-                <tr key={b.id}>
-                  <td>
-                    <Link to={`${base}/contact-books/${b.id}`}>
-                      {b.emoji && <span aria-hidden="true">{b.emoji} </span>}
-                      {b.name}
-                    </Link>
-                  </td>
-                  <td className="num">{formatNumber(b._count.contacts)}</td>
-                  <td className="num">{formatNumber(b.subscribedCount)}</td>
-                  <td>{b.doubleOptInEnabled ? 'on' : 'off'}</td>
-                  <td>{formatDateTime(b.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Contact books"
+          columns={['Name', { label: 'Contacts', numeric: true }, { label: 'Subscribed', numeric: true }, 'Double opt-in', 'Created']}
+        >
+          {books.data.map((b) => (
+            <tr key={b.id}>
+              <td>
+                <Link to={`${base}/contact-books/${b.id}`}>
+                  {b.emoji && <span aria-hidden="true">{b.emoji} </span>}
+                  {b.name}
+                </Link>
+              </td>
+              <td className="num">{formatNumber(b._count.contacts)}</td>
+              <td className="num">{formatNumber(b.subscribedCount)}</td>
+              <td>{b.doubleOptInEnabled ? 'on' : 'off'}</td>
+              <td>{formatDateTime(b.createdAt)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </>
   );

@@ -14,6 +14,8 @@ import { Loading } from '../ui/Loading';
 import { StatusBadge } from '../ui/StatusBadge';
 import { useToast } from '../ui/toast';
 import { useFormDialog } from '../ui/useFormDialog';
+import { DataTable } from '../ui/DataTable';
+import { CursorPager } from '../ui/Pager';
 
 const LIMIT = 50;
 
@@ -75,87 +77,65 @@ export function ContactsTab({ book }: { book: ContactBook }) {
         </EmptyState>
       )}
       {rows.length > 0 && (
-        <div className="table-wrap card">
-          <table className="list">
-            <caption className="visually-hidden">Contacts of {book.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Added</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((c) => (
-                <tr key={c.id}>
-                  <td className="truncate">{c.email}</td>
-                  <td>{[c.firstName, c.lastName].filter(Boolean).join(' ') || <span className="muted">—</span>}</td>
-                  <td>
-                    <StatusBadge status={c.subscribed ? 'SUCCESS' : 'PAUSED'} label={c.subscribed ? 'subscribed' : 'unsubscribed'} />
-                  </td>
-                  <td>{formatDateTime(c.createdAt)}</td>
-                  <td className="row-actions">
-                    <ContactDialog book={book} contact={c} />{' '}
-                    {c.subscribed && (
-                      <button
-                        type="button"
-                        className="btn btn-small"
-                        aria-label={`Unsubscribe ${c.email}`}
-                        onClick={async () => {
-                          try {
-                            await api.patch(path(c), { subscribed: false });
-                            toast({ title: `${c.email} unsubscribed` });
-                          } catch (err) {
-                            toast({ title: 'Could not unsubscribe', description: (err as Error).message, error: true });
-                          }
-                          await refresh();
-                        }}
-                      >
-                        Unsubscribe
-                      </button>
-                    )}{' '}
-                    <ConfirmDialog
-                      trigger={
-                        <button type="button" className="btn btn-small btn-danger" aria-label={`Delete ${c.email}`}>
-                          Delete
-                        </button>
+        <DataTable
+          caption={<>Contacts of {book.name}</>}
+          columns={['Email', 'Name', 'Status', 'Added', { label: 'Actions', hidden: true }]}
+        >
+          {rows.map((c) => (
+            <tr key={c.id}>
+              <td className="truncate">{c.email}</td>
+              <td>{[c.firstName, c.lastName].filter(Boolean).join(' ') || <span className="muted">—</span>}</td>
+              <td>
+                <StatusBadge status={c.subscribed ? 'SUCCESS' : 'PAUSED'} label={c.subscribed ? 'subscribed' : 'unsubscribed'} />
+              </td>
+              <td>{formatDateTime(c.createdAt)}</td>
+              <td className="row-actions">
+                <ContactDialog book={book} contact={c} />{' '}
+                {c.subscribed && (
+                  <button
+                    type="button"
+                    className="btn btn-small"
+                    aria-label={`Unsubscribe ${c.email}`}
+                    onClick={async () => {
+                      try {
+                        await api.patch(path(c), { subscribed: false });
+                        toast({ title: `${c.email} unsubscribed` });
+                      } catch (err) {
+                        toast({ title: 'Could not unsubscribe', description: (err as Error).message, error: true });
                       }
-                      title={`Delete ${c.email}?`}
-                      description={<p>The contact leaves this book. Emails already sent to it stay in the log.</p>}
-                      confirmLabel="Delete contact"
-                      onConfirm={async () => {
-                        await api.delete(path(c));
-                        toast({ title: `${c.email} deleted` });
-                        await qc.invalidateQueries({ queryKey: teamKey(team.id, 'contact-books') });
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                      await refresh();
+                    }}
+                  >
+                    Unsubscribe
+                  </button>
+                )}{' '}
+                <ConfirmDialog
+                  trigger={
+                    <button type="button" className="btn btn-small btn-danger" aria-label={`Delete ${c.email}`}>
+                      Delete
+                    </button>
+                  }
+                  title={`Delete ${c.email}?`}
+                  description={<p>The contact leaves this book. Emails already sent to it stay in the log.</p>}
+                  confirmLabel="Delete contact"
+                  onConfirm={async () => {
+                    await api.delete(path(c));
+                    toast({ title: `${c.email} deleted` });
+                    await qc.invalidateQueries({ queryKey: teamKey(team.id, 'contact-books') });
+                  }}
+                />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
-      {(cursors.length > 0 || rows.length === LIMIT) && (
-        <nav className="pager" aria-label="Contacts pages">
-          <button type="button" className="btn btn-small" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
-            Previous
-          </button>
-          <span>Page {cursors.length + 1}</span>
-          <button
-            type="button"
-            className="btn btn-small"
-            disabled={rows.length < LIMIT}
-            onClick={() => setCursors((c) => [...c, rows[rows.length - 1].id])}
-          >
-            Next
-          </button>
-        </nav>
-      )}
+      <CursorPager
+        page={cursors.length + 1}
+        hasNext={rows.length === LIMIT}
+        onPrevious={() => setCursors((c) => c.slice(0, -1))}
+        onNext={() => setCursors((c) => [...c, rows[rows.length - 1].id])}
+        label="Contacts"
+      />
     </>
   );
 }

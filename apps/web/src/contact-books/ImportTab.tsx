@@ -8,6 +8,7 @@ import { ErrorNotice } from '../ui/ErrorNotice';
 import { Field } from '../ui/Field';
 import { formatDateTime, formatNumber } from '../ui/format';
 import { StatusBadge } from '../ui/StatusBadge';
+import { DataTable } from '../ui/DataTable';
 
 // The server guesses the mapping from the file's first 64 KB (read here with File.slice, so a
 // 1,000,000-row file is not read into the page) and runs the import as a background job; this
@@ -156,47 +157,34 @@ export function ImportTab({ book }: { book: ContactBook }) {
         <ErrorNotice error={imports.error} />
         {imports.data?.length === 0 && <p className="muted">No imports yet.</p>}
         {!!imports.data?.length && (
-          <div className="table-wrap card">
-            <table className="list">
-              <caption className="visually-hidden">Imports into {book.name}, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">File</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="num">
-                    Rows
-                  </th>
-                  <th scope="col" className="num">
-                    Created
-                  </th>
-                  <th scope="col" className="num">
-                    Updated
-                  </th>
-                  <th scope="col" className="num">
-                    Rejected
-                  </th>
-                  <th scope="col">Started</th>
-                </tr>
-              </thead>
-              <tbody>
-                {imports.data.map((i) => (
-                  <tr key={i.id}>
-                    <td className="truncate">{i.fileName}</td>
-                    <td>
-                      <StatusBadge status={STATUS_TONE[i.status]} label={i.status} />
-                    </td>
-                    <td className="num">{formatNumber(i.rowsRead)}</td>
-                    <td className="num">{formatNumber(i.created)}</td>
-                    <td className="num">{formatNumber(i.updated)}</td>
-                    <td className="num">
-                      {i.rejected > 0 ? <a href={downloadUrl(`${bookPath}/imports/${i.id}/rejects`)}>{formatNumber(i.rejected)}</a> : 0}
-                    </td>
-                    <td>{formatDateTime(i.startedAt ?? i.createdAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption={<>Imports into {book.name}, newest first</>}
+            columns={[
+              'File',
+              'Status',
+              { label: 'Rows', numeric: true },
+              { label: 'Created', numeric: true },
+              { label: 'Updated', numeric: true },
+              { label: 'Rejected', numeric: true },
+              'Started',
+            ]}
+          >
+            {imports.data.map((i) => (
+              <tr key={i.id}>
+                <td className="truncate">{i.fileName}</td>
+                <td>
+                  <StatusBadge status={STATUS_TONE[i.status]} label={i.status} />
+                </td>
+                <td className="num">{formatNumber(i.rowsRead)}</td>
+                <td className="num">{formatNumber(i.created)}</td>
+                <td className="num">{formatNumber(i.updated)}</td>
+                <td className="num">
+                  {i.rejected > 0 ? <a href={downloadUrl(`${bookPath}/imports/${i.id}/rejects`)}>{formatNumber(i.rejected)}</a> : 0}
+                </td>
+                <td>{formatDateTime(i.startedAt ?? i.createdAt)}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </section>
     </>

@@ -12,6 +12,7 @@ import { formatDateTime } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import { useToast } from '../ui/toast';
 import { emptyFilter, SegmentBuilder, SegmentLivePreview } from './SegmentBuilder';
+import { DataTable } from '../ui/DataTable';
 
 /** Saved filters over this book: the list, and the builder for a new or an existing one. */
 export function SegmentsTab({ book }: { book: ContactBook }) {
@@ -37,54 +38,39 @@ export function SegmentsTab({ book }: { book: ContactBook }) {
         </EmptyState>
       )}
       {!!segments.data?.length && (
-        <div className="table-wrap card">
-          <table className="list">
-            <caption className="visually-hidden">Segments of {book.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Conditions</th>
-                <th scope="col">Updated</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {segments.data.map((s) => (
-                <tr key={s.id}>
-                  <td>{s.name}</td>
-                  <td>
-                    {s.filter.conditions.length} ({s.filter.match === 'all' ? 'all of them' : 'any of them'})
-                  </td>
-                  <td>{formatDateTime(s.updatedAt)}</td>
-                  <td className="row-actions">
-                    <button type="button" className="btn btn-small" onClick={() => setEditing(s)} aria-label={`Edit segment ${s.name}`}>
-                      Edit
-                    </button>{' '}
-                    <ConfirmDialog
-                      trigger={
-                        <button type="button" className="btn btn-small btn-danger" aria-label={`Delete segment ${s.name}`}>
-                          Delete
-                        </button>
-                      }
-                      title={`Delete the segment "${s.name}"?`}
-                      description={
-                        <p>Its contacts stay in the book. A scheduled or running campaign using it keeps it (the server refuses).</p>
-                      }
-                      confirmLabel="Delete segment"
-                      onConfirm={async () => {
-                        await api.delete(`${base}/v1/contactBooks/${book.id}/segments/${s.id}`);
-                        toast({ title: `Segment "${s.name}" deleted` });
-                        await qc.invalidateQueries({ queryKey: teamKey(team.id, 'contact-books', book.id, 'segments') });
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption={<>Segments of {book.name}</>} columns={['Name', 'Conditions', 'Updated', { label: 'Actions', hidden: true }]}>
+          {segments.data.map((s) => (
+            <tr key={s.id}>
+              <td>{s.name}</td>
+              <td>
+                {s.filter.conditions.length} ({s.filter.match === 'all' ? 'all of them' : 'any of them'})
+              </td>
+              <td>{formatDateTime(s.updatedAt)}</td>
+              <td className="row-actions">
+                <button type="button" className="btn btn-small" onClick={() => setEditing(s)} aria-label={`Edit segment ${s.name}`}>
+                  Edit
+                </button>{' '}
+                <ConfirmDialog
+                  trigger={
+                    <button type="button" className="btn btn-small btn-danger" aria-label={`Delete segment ${s.name}`}>
+                      Delete
+                    </button>
+                  }
+                  title={`Delete the segment "${s.name}"?`}
+                  description={
+                    <p>Its contacts stay in the book. A scheduled or running campaign using it keeps it (the server refuses).</p>
+                  }
+                  confirmLabel="Delete segment"
+                  onConfirm={async () => {
+                    await api.delete(`${base}/v1/contactBooks/${book.id}/segments/${s.id}`);
+                    toast({ title: `Segment "${s.name}" deleted` });
+                    await qc.invalidateQueries({ queryKey: teamKey(team.id, 'contact-books', book.id, 'segments') });
+                  }}
+                />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </>
   );

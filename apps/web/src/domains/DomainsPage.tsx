@@ -13,6 +13,7 @@ import { formatRelative } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import { PageHeader } from '../ui/PageHeader';
 import { DomainStatusBadge } from '../ui/StatusBadge';
+import { DataTable } from '../ui/DataTable';
 
 export default function DomainsPage() {
   const { base } = useTeam();
@@ -36,35 +37,21 @@ export default function DomainsPage() {
         </EmptyState>
       )}
       {!!domains.data?.length && (
-        <div className="table-wrap card">
-          <table className="list">
-            <caption className="visually-hidden">Domains</caption>
-            <thead>
-              <tr>
-                <th scope="col">Domain</th>
-                <th scope="col">Status</th>
-                <th scope="col">Region</th>
-                <th scope="col">Last checked</th>
-                <th scope="col">Tracking</th>
-              </tr>
-            </thead>
-            <tbody>
-              {domains.data.map((d) => (
-                <tr key={d.id}>
-                  <td>
-                    <Link to={`${base}/domains/${d.id}`}>{d.name}</Link>
-                  </td>
-                  <td>
-                    <DomainStatusBadge status={d.status} />
-                  </td>
-                  <td>{d.region}</td>
-                  <td>{formatRelative(d.lastCheckedTime)}</td>
-                  <td>{[d.openTracking && 'opens', d.clickTracking && 'clicks'].filter(Boolean).join(', ') || 'off'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Domains" columns={['Domain', 'Status', 'Region', 'Last checked', 'Tracking']}>
+          {domains.data.map((d) => (
+            <tr key={d.id}>
+              <td>
+                <Link to={`${base}/domains/${d.id}`}>{d.name}</Link>
+              </td>
+              <td>
+                <DomainStatusBadge status={d.status} />
+              </td>
+              <td>{d.region}</td>
+              <td>{formatRelative(d.lastCheckedTime)}</td>
+              <td>{[d.openTracking && 'opens', d.clickTracking && 'clicks'].filter(Boolean).join(', ') || 'off'}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </>
   );

@@ -12,6 +12,8 @@ import { Loading } from '../ui/Loading';
 import { PageHeader } from '../ui/PageHeader';
 import { StatusBadge } from '../ui/StatusBadge';
 import { EMAIL_STATUSES } from './statuses';
+import { DataTable } from '../ui/DataTable';
+import { CursorPager } from '../ui/Pager';
 
 const FILTERS = ['status', 'domainId', 'from', 'to', 'search'] as const;
 
@@ -123,55 +125,30 @@ export default function EmailsPage() {
           </EmptyState>
         ))}
       {log.data && log.data.data.length > 0 && (
-        <div className="table-wrap card">
-          <table className="list">
-            <caption className="visually-hidden">Emails, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Status</th>
-                <th scope="col">Subject</th>
-                <th scope="col">To</th>
-                <th scope="col">Domain</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {log.data.data.map((e) => (
-                <tr key={e.id}>
-                  <td>
-                    <StatusBadge status={e.latestStatus} />
-                    {e.latestStatus === 'SCHEDULED' && e.scheduledAt && (
-                      <div className="muted small">for {formatDateTime(e.scheduledAt)}</div>
-                    )}
-                  </td>
-                  <td className="truncate">
-                    <Link to={`${base}/emails/${e.id}`}>{e.subject || '(no subject)'}</Link>
-                  </td>
-                  <td className="truncate">{e.to.join(', ')}</td>
-                  <td>{domainName(e.domainId)}</td>
-                  <td title={formatDateTime(e.createdAt, true)}>{formatRelative(e.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Emails, newest first" columns={['Status', 'Subject', 'To', 'Domain', 'Created']}>
+          {log.data.data.map((e) => (
+            <tr key={e.id}>
+              <td>
+                <StatusBadge status={e.latestStatus} />
+                {e.latestStatus === 'SCHEDULED' && e.scheduledAt && <div className="muted small">for {formatDateTime(e.scheduledAt)}</div>}
+              </td>
+              <td className="truncate">
+                <Link to={`${base}/emails/${e.id}`}>{e.subject || '(no subject)'}</Link>
+              </td>
+              <td className="truncate">{e.to.join(', ')}</td>
+              <td>{domainName(e.domainId)}</td>
+              <td title={formatDateTime(e.createdAt, true)}>{formatRelative(e.createdAt)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
-      {(cursor || log.data?.nextCursor) && (
-        <nav className="pager" aria-label="Email pages">
-          <button type="button" className="btn btn-small" disabled={!cursor} onClick={() => setCursors((c) => c.slice(0, -1))}>
-            Previous
-          </button>
-          <span>Page {cursors.length + 1}</span>
-          <button
-            type="button"
-            className="btn btn-small"
-            disabled={!log.data?.nextCursor}
-            onClick={() => setCursors((c) => [...c, log.data!.nextCursor!])}
-          >
-            Next
-          </button>
-        </nav>
-      )}
+      <CursorPager
+        page={cursors.length + 1}
+        hasNext={!!log.data?.nextCursor}
+        onPrevious={() => setCursors((c) => c.slice(0, -1))}
+        onNext={() => setCursors((c) => [...c, log.data!.nextCursor!])}
+        label="Email"
+      />
     </>
   );
 }

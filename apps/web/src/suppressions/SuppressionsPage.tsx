@@ -18,6 +18,7 @@ import { Pager } from '../ui/Pager';
 import { StatusBadge } from '../ui/StatusBadge';
 import { useToast } from '../ui/toast';
 import { useFormDialog } from '../ui/useFormDialog';
+import { DataTable } from '../ui/DataTable';
 
 const LIMIT = 50;
 
@@ -69,57 +70,40 @@ export default function SuppressionsPage() {
         </EmptyState>
       )}
       {!!list.data?.data.length && (
-        <div className="table-wrap card">
-          <table className="list">
-            <caption className="visually-hidden">Suppressed addresses, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Address</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Source</th>
-                <th scope="col">Added</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((s) => (
-                <tr key={s.id}>
-                  <td>{s.email}</td>
-                  <td>
-                    <StatusBadge status={s.reason} />
-                  </td>
-                  <td>
-                    {s.source ? (
-                      <Link to={`${base}/emails/${encodeURIComponent(s.source)}`}>the email that caused it</Link>
-                    ) : (
-                      'added manually'
-                    )}
-                  </td>
-                  <td>{formatDateTime(s.createdAt)}</td>
-                  <td className="row-actions">
-                    <ConfirmDialog
-                      trigger={
-                        <button type="button" className="btn btn-small" aria-label={`Remove ${s.email}`}>
-                          Remove
-                        </button>
-                      }
-                      title={`Remove ${s.email} from the list?`}
-                      description={<p>mailrail will send to this address again. If it bounces hard or complains again, it comes back.</p>}
-                      confirmLabel="Remove"
-                      onConfirm={async () => {
-                        await api.delete(`${base}/v1/suppressions/${encodeURIComponent(s.email)}`);
-                        toast({ title: `${s.email} removed` });
-                        await qc.invalidateQueries({ queryKey: teamKey(team.id, 'suppressions') });
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Suppressed addresses, newest first"
+          columns={['Address', 'Reason', 'Source', 'Added', { label: 'Actions', hidden: true }]}
+        >
+          {list.data.data.map((s) => (
+            <tr key={s.id}>
+              <td>{s.email}</td>
+              <td>
+                <StatusBadge status={s.reason} />
+              </td>
+              <td>
+                {s.source ? <Link to={`${base}/emails/${encodeURIComponent(s.source)}`}>the email that caused it</Link> : 'added manually'}
+              </td>
+              <td>{formatDateTime(s.createdAt)}</td>
+              <td className="row-actions">
+                <ConfirmDialog
+                  trigger={
+                    <button type="button" className="btn btn-small" aria-label={`Remove ${s.email}`}>
+                      Remove
+                    </button>
+                  }
+                  title={`Remove ${s.email} from the list?`}
+                  description={<p>mailrail will send to this address again. If it bounces hard or complains again, it comes back.</p>}
+                  confirmLabel="Remove"
+                  onConfirm={async () => {
+                    await api.delete(`${base}/v1/suppressions/${encodeURIComponent(s.email)}`);
+                    toast({ title: `${s.email} removed` });
+                    await qc.invalidateQueries({ queryKey: teamKey(team.id, 'suppressions') });
+                  }}
+                />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {list.data && (
         <Pager

@@ -28,3 +28,35 @@ export function Pager({
     </nav>
   );
 }
+
+/**
+ * Previous / next for lists paged by cursor (keyset): the server gives the next page's cursor, the
+ * page keeps the cursors it followed. Shown once there is a page before or after this one.
+ */
+export function CursorPager({
+  page,
+  hasNext,
+  onPrevious,
+  onNext,
+  label,
+}: {
+  /** 1 + the number of cursors followed. */
+  page: number;
+  hasNext: boolean;
+  onPrevious: () => void;
+  onNext: () => void;
+  label: string;
+}) {
+  if (page === 1 && !hasNext) return null;
+  return (
+    <nav className="pager" aria-label={`${label} pages`}>
+      <button type="button" className="btn btn-small" disabled={page === 1} onClick={onPrevious}>
+        Previous
+      </button>
+      <span>Page {page}</span>
+      <button type="button" className="btn btn-small" disabled={!hasNext} onClick={onNext}>
+        Next
+      </button>
+    </nav>
+  );
+}

@@ -15,6 +15,7 @@ import { PageHeader } from '../ui/PageHeader';
 import { StatusBadge } from '../ui/StatusBadge';
 import { EventAndDomainFilters } from './EventAndDomainFilters';
 import { SecretOnce } from './SecretOnce';
+import { DataTable } from '../ui/DataTable';
 
 export default function WebhooksPage() {
   const { base } = useTeam();
@@ -37,36 +38,22 @@ export default function WebhooksPage() {
         </EmptyState>
       )}
       {!!hooks.data?.data.length && (
-        <div className="table-wrap card">
-          <table className="list">
-            <caption className="visually-hidden">Webhook endpoints</caption>
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Status</th>
-                <th scope="col">Events</th>
-                <th scope="col">Last success</th>
-                <th scope="col">Last failure</th>
-              </tr>
-            </thead>
-            <tbody>
-              {hooks.data.data.map((w) => (
-                <tr key={w.id}>
-                  <td className="truncate">
-                    <Link to={`${base}/webhooks/${w.id}`}>{w.url}</Link>
-                    {w.description && <div className="muted small">{w.description}</div>}
-                  </td>
-                  <td>
-                    <StatusBadge status={w.enabled ? w.status : 'PAUSED'} />
-                  </td>
-                  <td>{w.events.length ? `${w.events.length} selected` : 'all'}</td>
-                  <td>{formatRelative(w.lastSuccessAt)}</td>
-                  <td>{formatRelative(w.lastFailureAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Webhook endpoints" columns={['Endpoint', 'Status', 'Events', 'Last success', 'Last failure']}>
+          {hooks.data.data.map((w) => (
+            <tr key={w.id}>
+              <td className="truncate">
+                <Link to={`${base}/webhooks/${w.id}`}>{w.url}</Link>
+                {w.description && <div className="muted small">{w.description}</div>}
+              </td>
+              <td>
+                <StatusBadge status={w.enabled ? w.status : 'PAUSED'} />
+              </td>
+              <td>{w.events.length ? `${w.events.length} selected` : 'all'}</td>
+              <td>{formatRelative(w.lastSuccessAt)}</td>
+              <td>{formatRelative(w.lastFailureAt)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </>
   );
