@@ -1,6 +1,7 @@
 import { TextDecoder } from 'node:util';
 import type { Request, Response } from 'express';
-import { parse } from 'csv-parse/sync';
+import type * as CsvParseSync from 'csv-parse/sync';
+import { loadOnFirstUse } from '@mailrail/platform/process/load-on-first-use';
 import { importCsvOptions } from '@mailrail/domain/audience/imports/csv-format';
 import { fromSpreadsheetSafe, safeCsvCell } from '@mailrail/domain/audience/csv-cells';
 import { guessMapping, MAX_COLUMNS, resolveColumns } from '@mailrail/domain/audience/imports/csv-mapping';
@@ -19,6 +20,8 @@ import { notUtf8, receiveCsvUpload } from './upload';
 
 const importNotFound = () => new ApiError('NOT_FOUND', 'Import not found');
 const SAMPLE_ROWS = 5;
+// The preview is the only reader of CSV in the API: csv-parse is loaded by the first upload.
+const csvParseSync = loadOnFirstUse<typeof CsvParseSync>('csv-parse/sync');
 const LIST_LIMIT = 50;
 const REJECTS_PAGE = 5000;
 
@@ -43,7 +46,7 @@ function readCsvHead(bytes: Uint8Array, complete: boolean): CsvHead {
   } catch {
     throw notUtf8();
   }
-  const records = parse(text, importCsvOptions({ to: SAMPLE_ROWS + 2, skip_records_with_error: true })) as string[][];
+  const records = csvParseSync().parse(text, importCsvOptions({ to: SAMPLE_ROWS + 2, skip_records_with_error: true })) as string[][];
   // Without the file's end, the last record read may be cut in the middle.
   if (!complete && !text.endsWith('\n') && records.length > 1) records.pop();
   const [head, ...rows] = records;

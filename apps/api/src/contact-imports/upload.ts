@@ -1,6 +1,7 @@
 import { TextDecoder } from 'node:util';
 import type { Readable } from 'node:stream';
-import busboy from 'busboy';
+import type busboy from 'busboy';
+import { loadOnFirstUse } from '@mailrail/platform/process/load-on-first-use';
 import type { Request } from 'express';
 import { IMPORT_CHUNK_BYTES } from '@mailrail/domain/audience/imports/import-file-store';
 import { ApiError, badRequest } from '@mailrail/domain/errors/api-error';
@@ -14,6 +15,9 @@ export interface ReceivedUpload {
 }
 
 const MAX_FILE_NAME_LENGTH = 255;
+// Loaded by the first upload, like csv-parse in service.ts (docs/worker.md, "Memory").
+const createBusboy = loadOnFirstUse<typeof busboy>('busboy');
+
 export const notUtf8 = () => badRequest('The file is not UTF-8 text: save it as CSV UTF-8 and upload it again');
 
 /**
@@ -31,7 +35,7 @@ export function receiveCsvUpload(
     if (Number(req.headers['content-length'] ?? 0) > opts.maxBytes + 1024 * 1024) return reject(tooLarge);
     let form: busboy.Busboy;
     try {
-      form = busboy({
+      form = createBusboy()({
         headers: req.headers,
         limits: { files: 1, fileSize: opts.maxBytes, fields: 10, fieldSize: 256 * 1024, parts: 12 },
       });

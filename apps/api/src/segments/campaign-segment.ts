@@ -1,9 +1,9 @@
 import { ApiError, badRequest } from '@mailrail/domain/errors/api-error';
 import { segmentFilterSql } from '@mailrail/domain/audience/segments/segment-sql';
 import { storedSegmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
-import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { type Segment } from '@mailrail/platform/db/generated/client';
 import type { Db } from '@mailrail/platform/db/client';
+import { boundedSegmentQuery, type SegmentQueryDeps } from './bounded-query';
 
 // The segment a campaign targets (create, schedule, and PATCH when it comes): a segment of the
 // team that does not exist is a 404; one of another book than the campaign's is a 400.
@@ -19,10 +19,11 @@ export async function campaignSegment(db: Db, teamId: number, contactBookId: str
 }
 
 /** A campaign that would start with no recipient is refused, as for a whole book. */
-export async function requireSubscribedInSegment(db: Db, segment: Segment): Promise<void> {
+export async function requireSubscribedInSegment(deps: SegmentQueryDeps, segment: Segment): Promise<void> {
   const params: unknown[] = [segment.contactBookId];
   const where = segmentFilterSql(storedSegmentFilter(segment.filter), 'c', params);
-  const [{ any }] = await prismaExecutor(db).query<{ any: boolean }>(
+  const [{ any }] = await boundedSegmentQuery<{ any: boolean }>(
+    deps,
     `SELECT EXISTS (SELECT 1 FROM "Contact" c WHERE c."contactBookId" = $1 AND c.subscribed AND ${where}) AS any`,
     params,
   );

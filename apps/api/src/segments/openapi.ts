@@ -23,7 +23,8 @@ const counts = {
 const FILTER_RULES =
   'Filter: `{match: "all"|"any", conditions: [condition | group]}` (1 to 20 items; a group holds 1 to 20 conditions, no deeper nesting). ' +
   'Fields: email, firstName, lastName (text, case-insensitive), subscribed (equals/notEquals a boolean), createdAt, updatedAt (gt/lt an ISO 8601 date), ' +
-  'properties.<name> (every operator; see docs/audience.md for how each JSON type compares). A bad filter is a 400 naming the field.';
+  'properties.<name> (every operator; see docs/audience.md for how each JSON type compares). A bad filter is a 400 naming the field. ' +
+  'A filter the database cannot evaluate within SEGMENT_QUERY_TIMEOUT_MS (10 s by default) is stopped: 503 SERVICE_UNAVAILABLE.';
 
 export function documentSegmentRoutes(r: DocRegistry) {
   const tag = 'Segments';
@@ -101,6 +102,8 @@ export function documentSegmentRoutes(r: DocRegistry) {
     path: `${base}/:segmentId/contacts`,
     tag,
     summary: "A page of the segment's contacts (ordered by id) with the counts",
+    description:
+      'A filter the database cannot evaluate within SEGMENT_QUERY_TIMEOUT_MS (10 s by default) is stopped: 503 SERVICE_UNAVAILABLE.',
     params: segmentParams,
     query: segmentContactsQuery,
     response: z.object({ data: z.array(contactSchema), ...counts }),

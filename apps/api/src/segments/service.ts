@@ -9,11 +9,13 @@ import type { Db } from '@mailrail/platform/db/client';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { findTeamContactBook } from '../contact-books/service';
+import { boundedSegmentQuery } from './bounded-query';
 import type { CreateSegmentBody, SegmentContactsQuery, UpdateSegmentBody } from './schemas';
 
 // Saved filters over one contact book. Counting and paging run the compiled filter
 // (packages/domain/src/audience/segments/segment-sql.ts), the same SQL the worker uses to fix a
-// campaign's recipients, so a count shown here is what a campaign started now would send to.
+// campaign's recipients, so a count shown here is what a campaign started now would send to. Each
+// statement that evaluates a filter is bounded by SEGMENT_QUERY_TIMEOUT_MS (bounded-query.ts).
 
 export const PREVIEW_CONTACTS = 10;
 export const segmentNotFound = () => new ApiError('NOT_FOUND', 'Segment not found');
@@ -95,10 +97,11 @@ interface Counts {
 }
 
 /** How many contacts of the book match, and how many of them are subscribed (a campaign's audience). */
-async function countMatching(db: Db, contactBookId: string, filter: SegmentFilter): Promise<Counts> {
+async function countMatching(deps: ApiDeps, contactBookId: string, filter: SegmentFilter): Promise<Counts> {
   const params: unknown[] = [contactBookId];
   const where = segmentFilterSql(filter, 'c', params);
-  const [row] = await prismaExecutor(db).query<Counts>(
+  const [row] = await boundedSegmentQuery<Counts>(
+    deps,
     `SELECT count(*)::int AS count, (count(*) FILTER (WHERE c.subscribed))::int AS "subscribedCount"
        FROM "Contact" c WHERE c."contactBookId" = $1 AND ${where}`,
     params,
@@ -107,10 +110,17 @@ async function countMatching(db: Db, contactBookId: string, filter: SegmentFilte
 }
 
 /** One page of matching contacts as JSON text built by PostgreSQL, ordered by id. */
-async function matchingContactsJson(db: Db, contactBookId: string, filter: SegmentFilter, limit: number, offset: number): Promise<string> {
+async function matchingContactsJson(
+  deps: ApiDeps,
+  contactBookId: string,
+  filter: SegmentFilter,
+  limit: number,
+  offset: number,
+): Promise<string> {
   const params: unknown[] = [contactBookId, limit, offset];
   const where = segmentFilterSql(filter, 'c', params);
-  const [{ body }] = await prismaExecutor(db).query<{ body: string }>(
+  const [{ body }] = await boundedSegmentQuery<{ body: string }>(
+    deps,
     `SELECT coalesce(json_agg(r), '[]')::text AS body FROM (
        SELECT ${contactColumnsSql('c')} FROM "Contact" c WHERE c."contactBookId" = $1 AND ${where} ORDER BY c.id LIMIT $2 OFFSET $3
      ) r`,
@@ -130,8 +140,8 @@ export async function segmentContactsJson(
   const s = await findBookSegment(deps.db, auth.teamId, contactBookId, segmentId);
   const filter = storedSegmentFilter(s.filter);
   const [counts, data] = await Promise.all([
-    countMatching(deps.db, s.contactBookId, filter),
-    matchingContactsJson(deps.db, s.contactBookId, filter, q.limit, (q.page - 1) * q.limit),
+    countMatching(deps, s.contactBookId, filter),
+    matchingContactsJson(deps, s.contactBookId, filter, q.limit, (q.page - 1) * q.limit),
   ]);
   return `{"data":${data},"count":${counts.count},"subscribedCount":${counts.subscribedCount}}`;
 }
@@ -140,8 +150,8 @@ export async function segmentContactsJson(
 export async function previewSegmentJson(deps: ApiDeps, auth: AuthContext, contactBookId: string, filter: SegmentFilter) {
   const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
   const [counts, contacts] = await Promise.all([
-    countMatching(deps.db, book.id, filter),
-    matchingContactsJson(deps.db, book.id, filter, PREVIEW_CONTACTS, 0),
+    countMatching(deps, book.id, filter),
+    matchingContactsJson(deps, book.id, filter, PREVIEW_CONTACTS, 0),
   ]);
   return `{"count":${counts.count},"subscribedCount":${counts.subscribedCount},"contacts":${contacts}}`;
 }
