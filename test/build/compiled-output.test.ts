@@ -40,13 +40,16 @@ function startCompiled(entry: string, env: Record<string, string>) {
 beforeAll(() => buildAll(out));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-/** Package names the compiled output loads at run time (require, import(), require.resolve). */
+/**
+ * Package names the compiled output loads at run time (require, import(), require.resolve, and
+ * loadOnFirstUse, which requires a library by name when its first user calls it).
+ */
 function runtimePackages(): Map<string, string[]> {
   const builtins = new Set(builtinModules);
   const byEntry = new Map<string, string[]>();
   for (const entry of Object.keys(entries)) {
     const code = readFileSync(path.join(out, `${entry}.js`), 'utf8');
-    const specifiers = [...code.matchAll(/\b(?:require(?:\.resolve)?|import)\("([^"]+)"\)/g)].map((m) => m[1]);
+    const specifiers = [...code.matchAll(/\b(?:require(?:\.resolve)?|import|loadOnFirstUse)\("([^"]+)"\)/g)].map((m) => m[1]);
     const packages = specifiers
       .filter((s) => !s.startsWith('node:') && !builtins.has(s) && !s.startsWith('.'))
       .map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]));

@@ -1,7 +1,8 @@
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
-import type { RequestHandler, Router } from 'express';
+import type * as BullBoardApi from '@bull-board/api';
+import type * as BullBoardBullMq from '@bull-board/api/bullMQAdapter';
+import type * as BullBoardExpress from '@bull-board/express';
+import type { RequestHandler } from 'express';
+import { loadOnFirstUse } from '@mailrail/platform/process/load-on-first-use';
 import { safeEqualHex, hmacHex } from '@mailrail/platform/crypto/secrets';
 import type { ApiDeps } from '../deps';
 import { observedQueues } from './metrics';
@@ -15,18 +16,32 @@ const SESSION_COOKIE = 'mailrail_admin';
 // ADMIN_TOKEN or SECRET ends every session. Anything else in the cookie counts as no cookie.
 const SESSION_VALUE = /^(\d{1,15})\.([0-9a-f]{64})$/;
 
+// Bull Board with its UI server (lodash, ejs, valibot: about 2 MB of source) is loaded by the
+// first request that passes the guard, not at start-up: most processes never serve it.
+const bullBoardApi = loadOnFirstUse<typeof BullBoardApi>('@bull-board/api');
+const bullBoardBullMq = loadOnFirstUse<typeof BullBoardBullMq>('@bull-board/api/bullMQAdapter');
+const bullBoardExpress = loadOnFirstUse<typeof BullBoardExpress>('@bull-board/express');
+
 /**
  * Bull Board at /admin/queues, behind ADMIN_TOKEN: a bearer header, or ?token= once, which answers
  * with a redirect to the same page without the token and a signed session cookie (HttpOnly,
  * SameSite=Strict, Secure when PUBLIC_URL is https) so the dashboard's own asset and API calls
  * pass. Absent token: the dashboard is off.
  */
-export function queueDashboard(deps: ApiDeps): { guard: RequestHandler; router: Router } | null {
+export function queueDashboard(deps: ApiDeps): { guard: RequestHandler; router: RequestHandler } | null {
   const token = deps.config.ADMIN_TOKEN;
   if (!token) return null;
-  const adapter = new ExpressAdapter();
-  adapter.setBasePath(QUEUE_DASHBOARD_PATH);
-  createBullBoard({ queues: observedQueues(deps).map((name) => new BullMQAdapter(deps.queues.get(name))), serverAdapter: adapter });
+  let board: RequestHandler | undefined;
+  const router: RequestHandler = (req, res, next) => {
+    if (!board) {
+      const adapter = new (bullBoardExpress().ExpressAdapter)();
+      adapter.setBasePath(QUEUE_DASHBOARD_PATH);
+      const queues = observedQueues(deps).map((name) => new (bullBoardBullMq().BullMQAdapter)(deps.queues.get(name)));
+      bullBoardApi().createBullBoard({ queues, serverAdapter: adapter });
+      board = adapter.getRouter() as RequestHandler;
+    }
+    board(req, res, next);
+  };
 
   // Compare digests so the check takes the same time whatever the guess.
   const expected = hmacHex(deps.config.SECRET, token);
@@ -61,5 +76,5 @@ export function queueDashboard(deps: ApiDeps): { guard: RequestHandler; router: 
     }
     res.status(401).json({ error: { code: 'UNAUTHORIZED', message: 'Admin token required' } });
   };
-  return { guard, router: adapter.getRouter() as Router };
+  return { guard, router };
 }
