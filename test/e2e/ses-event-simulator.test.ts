@@ -13,7 +13,7 @@ import { type Config } from '@mailrail/platform/config/schema';
 import { runCli } from '@mailrail/tools/cli/main';
 import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
 import { startFakeSes, type FakeSes } from '@mailrail/testing/fake-ses';
-import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
+import { deleteRedisPrefix, redisEnvOf, testRedisPrefix } from '@mailrail/testing/redis';
 import { testConfig } from '@mailrail/testing/config';
 import { waitFor as waitUntil } from '@mailrail/testing/wait-for';
 import { createApp } from '../../apps/api/src/app';
@@ -280,7 +280,7 @@ describe('npm run cli -- simulate open|click', () => {
   const cliEnv = (extra: Record<string, string> = {}) => ({
     NODE_ENV: 'test',
     DATABASE_URL: config.DATABASE_URL,
-    REDIS_URL: config.REDIS_URL,
+    ...redisEnvOf(config.redis),
     REDIS_PREFIX: prefix,
     ...env,
     ...extra,

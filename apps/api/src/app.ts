@@ -1,5 +1,6 @@
 import express, { type Express } from 'express';
 import { createMetrics, type Metrics } from '@mailrail/platform/metrics/metrics';
+import type { ApiKeyCache } from '@mailrail/domain/teams/api-keys';
 import type { ApiDeps } from './deps';
 import { campaignRoutes } from './campaigns/routes';
 import { domainRoutes } from './domains/routes';
@@ -14,7 +15,8 @@ import { templateRoutes } from './templates/routes';
 import { createAuth } from './http/auth';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { jsonBody } from './http/json-body';
-import { createRateLimit } from './http/rate-limit';
+import { createApplyRateLimit, createRateLimit } from './http/rate-limit';
+import { emailAcceptLane } from './emails/accept-lane';
 import { requestLogger } from './http/request-log';
 import { rejectUnsafeUrl } from './http/unsafe-text';
 import { metricsEndpoint, recordHttpMetrics } from './ops/metrics';
@@ -30,6 +32,8 @@ export interface ApiApp {
   metrics: Metrics;
   /** Releases what the app itself holds (the revocation subscriber); deps are closed by their owner. */
   close: () => void;
+  /** Waits for the email committer's pending and in-flight writes: call it before closing deps.sql. */
+  drain: () => Promise<void>;
 }
 
 /** `TRUST_PROXY` as express takes it: a hop count, or a list of addresses, subnets and range names. */
@@ -48,10 +52,10 @@ export interface AppOptions {
 }
 
 /** /api/v1's resources, one router serving both the API (API keys) and the dashboard (sessions). */
-function publicApiResources(deps: ApiDeps, metrics: Metrics, send: SendContext): express.Router {
+function publicApiResources(deps: ApiDeps, metrics: Metrics, send: SendContext, apiKeyCache: ApiKeyCache): express.Router {
   const r = express.Router();
   r.use('/emails', emailRoutes(deps, send));
-  r.use('/domains', domainRoutes(deps, { metrics }));
+  r.use('/domains', domainRoutes(deps, { metrics, apiKeyCache }));
   r.use('/webhooks', webhookRoutes(deps));
   r.use('/contactBooks', contactBookRoutes(deps));
   r.use('/suppressions', suppressionRoutes(deps));
@@ -67,7 +71,13 @@ export function createApp(deps: ApiDeps, opts: AppOptions = {}): ApiApp {
   app.set('query parser', 'extended');
   if (deps.config.TRUST_PROXY) app.set('trust proxy', trustProxySetting(deps.config.TRUST_PROXY));
   const metrics = createMetrics('api');
-  app.use(requestLogger(deps.log));
+  const auth = createAuth(deps, metrics);
+  const rateLimit = createApplyRateLimit(deps);
+  const send = createSendContext(deps);
+  const logRequest = requestLogger(deps.log);
+  // POST /api/v1/emails and /batch first, ahead of every other layer (emails/accept-lane.ts).
+  app.use(emailAcceptLane({ send, auth, rateLimit, metrics, logRequest, errorHandler, bodyLimit: deps.config.BODY_LIMIT }));
+  app.use(logRequest);
   app.use(recordHttpMetrics(metrics));
   app.use(rejectUnsafeUrl);
   app.use(healthRoutes(deps));
@@ -80,20 +90,18 @@ export function createApp(deps: ApiDeps, opts: AppOptions = {}): ApiApp {
 
   // Authentication first, then the rate limit, and only then is a body read: an unauthenticated
   // caller cannot make us parse 50 MB.
-  const auth = createAuth(deps, metrics);
-  const send = createSendContext(deps);
-  const resources = publicApiResources(deps, metrics, send);
+  const resources = publicApiResources(deps, metrics, send, auth.apiKeyCache);
   const v1 = express.Router();
-  v1.use(auth.middleware, createRateLimit(deps), ...jsonBody(deps.config.BODY_LIMIT));
+  v1.use(auth.middleware, createRateLimit(deps, rateLimit), ...jsonBody(deps.config.BODY_LIMIT));
   v1.use(resources);
   v1.use(notFoundHandler);
   app.use('/api/v1', v1);
   // The web dashboard's routes: the same resources per team behind a session (docs/dashboard-api.md).
-  app.use('/api/dashboard', dashboardRoutes(deps, { publicApi: resources, send, metrics }));
+  app.use('/api/dashboard', dashboardRoutes(deps, { publicApi: resources, send, metrics, apiKeyCache: auth.apiKeyCache }));
   // The dashboard app itself, last, so it never shadows a route above.
   app.use(dashboardApp(deps.config));
 
   app.use(notFoundHandler);
   app.use(errorHandler);
-  return { app, metrics, close: auth.close };
+  return { app, metrics, close: auth.close, drain: () => send.intake.committer.drain() };
 }

@@ -6,7 +6,7 @@ import { closeApiDeps, createApiDeps } from './deps';
 useLowMemoryV8Flags();
 const config = loadConfigOrExit();
 const deps = createApiDeps(config);
-const { app, close } = createApp(deps);
+const { app, close, drain } = createApp(deps);
 
 // Graceful stop: refuse new connections, let in-flight requests finish, then close pools.
 let stopping = false;
@@ -27,6 +27,8 @@ async function shutdown(signal: string) {
   force.unref();
   server.close(async () => {
     close();
+    // A send whose client went away may still be pending in the committer: write it before its pool closes.
+    await drain();
     await closeApiDeps(deps).catch(() => undefined);
     process.exit(0);
   });

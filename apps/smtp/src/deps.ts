@@ -35,6 +35,8 @@ export function createSmtpDeps(config: Config, overrides: Partial<BaseDeps> & { 
 
 export async function closeSmtpDeps(deps: SmtpDeps): Promise<void> {
   deps.verifier.close();
+  // A message whose client left mid-commit holds no session open: its flush must land before the pool closes.
+  await deps.intake.committer.drain();
   await deps.sql.end();
   await closeBaseDeps(deps);
 }

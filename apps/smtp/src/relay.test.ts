@@ -178,8 +178,9 @@ describe('authentication', () => {
         .response,
     ).toMatch(OK);
     const revoked = await revokeApiKey(t.db, key);
-    await announceApiKeyRevocations({ redis: t.deps.redis, config: t.config, log: t.deps.log }, [revoked!.clientId]);
-    // The announcement reaches the relay's subscriber asynchronously: the next AUTH fails once it has.
+    // Revoked by another process (no cache of the relay's to evict): only the announcement reaches the
+    // relay's subscriber, asynchronously, so the next AUTH fails once it has.
+    await announceApiKeyRevocations({ redis: t.deps.redis, config: t.config, log: t.deps.log, apiKeyCache: null }, [revoked!.clientId]);
     const deadline = Date.now() + 10_000;
     let result = await failure(transport().sendMail({ from: 'hello@relay.example.com', to: 'x@dest.org', text: 'x' }));
     while (!result && Date.now() < deadline)

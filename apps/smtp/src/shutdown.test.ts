@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '@mailrail/testing/free-port';
+import { redisEnvOf } from '@mailrail/testing/redis';
 import { waitFor } from '@mailrail/testing/wait-for';
 import { startTestRelay, type TestRelay } from './testing/smtp-harness';
 
@@ -34,10 +35,11 @@ async function spawnRelay(port: number): Promise<{ child: ChildProcess; exited: 
     cwd: root,
     env: {
       ...process.env,
+      // The test's Redis, cluster or one server (process.env carries REDIS_CLUSTER_NODES on a cluster run).
+      ...redisEnvOf(t.config.redis),
       NODE_ENV: 'test',
       LOG_LEVEL: 'info',
       DATABASE_URL: t.databaseUrl,
-      REDIS_URL: t.config.REDIS_URL,
       REDIS_PREFIX: t.config.REDIS_PREFIX,
       API_RATE_LIMIT: '0',
       SMTP_HOST: '127.0.0.1',

@@ -88,7 +88,7 @@ const RULES: Record<string, Rule> = {
 
 /** The routes the team router really has, read from express's own route table. */
 function declaredRoutes(): string[] {
-  const router: Router = teamRoutes(api.deps, { mailer: null });
+  const router: Router = teamRoutes(api.deps, { mailer: null, apiKeyCache: null });
   const { stack } = router as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
   return stack.flatMap(({ route }) =>
     route

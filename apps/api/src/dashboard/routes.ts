@@ -1,5 +1,6 @@
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Metrics } from '@mailrail/platform/metrics/metrics';
+import type { ApiKeyCache } from '@mailrail/domain/teams/api-keys';
 import type { ApiDeps } from '../deps';
 import type { SendContext } from '../emails/send-emails';
 import { notFoundHandler } from '../http/errors';
@@ -33,14 +34,17 @@ const retryAfter: ErrorRequestHandler = (err, _req, res, next) => {
  * mounted per team at /teams/:teamId/v1 behind a session and a membership instead of an API key,
  * so validation, errors and team scoping are the API's own code.
  */
-export function dashboardRoutes(deps: ApiDeps, opts: { publicApi: Router; send: SendContext; metrics?: Metrics }): Router {
+export function dashboardRoutes(
+  deps: ApiDeps,
+  opts: { publicApi: Router; send: SendContext; metrics?: Metrics; apiKeyCache: ApiKeyCache },
+): Router {
   const mailer = createDashboardMailer(opts.send);
   const r = Router();
   r.use(noStore, requireSameOrigin(deps.config), loadSession(deps));
 
   const team = Router({ mergeParams: true });
   team.use('/v1', opts.publicApi);
-  team.use(teamRoutes(deps, { mailer, metrics: opts.metrics }));
+  team.use(teamRoutes(deps, { mailer, metrics: opts.metrics, apiKeyCache: opts.apiKeyCache }));
   // Session and membership first, then the team's rate limit, and only then is a body read.
   r.use('/teams/:teamId', requireSession, teamAccess(deps), createRateLimit(deps), ...jsonBody(deps.config.BODY_LIMIT), team);
 

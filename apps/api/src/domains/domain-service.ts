@@ -1,4 +1,4 @@
-import { announceApiKeyRevocations } from '@mailrail/domain/teams/api-keys';
+import { announceApiKeyRevocations, type ApiKeyCache } from '@mailrail/domain/teams/api-keys';
 import { ApiError, notFound } from '@mailrail/domain/errors/api-error';
 import { createDomain, identityErrorToApiError } from '@mailrail/domain/domains/add-domain';
 import { domainView, type DomainView } from '@mailrail/domain/domains/domain-view';
@@ -12,7 +12,12 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 
-export type DomainDeps = ApiDeps & { identities: IdentityPort; metrics?: Pick<Metrics, 'apiKeyRevocationsUnannounced'> };
+export type DomainDeps = ApiDeps & {
+  identities: IdentityPort;
+  metrics?: Pick<Metrics, 'apiKeyRevocationsUnannounced'>;
+  /** This process's verified keys: deleting a domain evicts the keys bound to it. */
+  apiKeyCache: ApiKeyCache | null;
+};
 
 export const createDomainBody = z.object({
   name: z.string().min(1).max(300),

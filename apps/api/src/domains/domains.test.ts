@@ -414,7 +414,11 @@ describe('when SES refuses', () => {
     const d = await api.addDomain(api.team.teamId, 'undeletable.example.com');
     const key = await api.newKey(api.team.teamId, { domainId: d.id });
     const auth = { teamId: api.team.teamId, apiKeyId: 0, permission: 'FULL' as const, domainId: null, rateLimit: 0 };
-    const err = await deleteDomain({ ...api.deps, identities: refusing('ServiceUnavailableException') }, auth, d.id).catch((e) => e);
+    const err = await deleteDomain(
+      { ...api.deps, identities: refusing('ServiceUnavailableException'), apiKeyCache: null },
+      auth,
+      d.id,
+    ).catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(503);
     expect(await api.deps.db.domain.count({ where: { id: d.id } })).toBe(1);
@@ -447,7 +451,11 @@ describe('when Redis cannot announce the revoked keys', () => {
     });
     const auth = { teamId: api.team.teamId, apiKeyId: 0, permission: 'FULL' as const, domainId: null, rateLimit: 0 };
     expect(
-      await deleteDomain({ ...api.deps, identities: createIdentityPort(api.config, { db: api.deps.db }), redis, log, metrics }, auth, d.id),
+      await deleteDomain(
+        { ...api.deps, identities: createIdentityPort(api.config, { db: api.deps.db }), redis, log, metrics, apiKeyCache: null },
+        auth,
+        d.id,
+      ),
     ).toMatchObject({ id: d.id, success: true });
     expect(await api.deps.db.apiKey.count({ where: { clientId: bound.clientId, revokedAt: { not: null } } })).toBe(1);
     expect(publishes).toBe(3); // retried before giving up

@@ -2,6 +2,7 @@ import { createIdentityPort } from '@mailrail/domain/ses-identity/choose-adapter
 import { type IdentityPort } from '@mailrail/domain/ses-identity/port';
 import { type Metrics } from '@mailrail/platform/metrics/metrics';
 import { Router } from 'express';
+import type { ApiKeyCache } from '@mailrail/domain/teams/api-keys';
 import type { ApiDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';
 import {
@@ -16,8 +17,13 @@ import {
   updateDomainBody,
 } from './domain-service';
 
-export function domainRoutes(deps: ApiDeps, opts: { identities?: IdentityPort; metrics?: Metrics } = {}): Router {
-  const d = { ...deps, identities: opts.identities ?? createIdentityPort(deps.config, { db: deps.db }), metrics: opts.metrics };
+export function domainRoutes(deps: ApiDeps, opts: { identities?: IdentityPort; metrics?: Metrics; apiKeyCache: ApiKeyCache }): Router {
+  const d = {
+    ...deps,
+    identities: opts.identities ?? createIdentityPort(deps.config, { db: deps.db }),
+    metrics: opts.metrics,
+    apiKeyCache: opts.apiKeyCache,
+  };
   const r = Router();
   const idOf = (params: unknown) => parseOrThrow(domainIdParam, params, 'path').id;
 

@@ -40,10 +40,13 @@ export async function buildDrafts(
   const { templateById, repliedIds } = await loadReferences(ctx, auth, payloads);
   const maxBytes = maxMessageBytes(config);
 
+  // A batch mostly sends from one domain: the sender rule is checked once per domain name.
+  const checks = new Map<string, Awaited<ReturnType<typeof checkSender>>>();
   const drafts: EmailDraft[] = [];
   for (const [i, p] of payloads.entries()) {
     const from = parseAddress(p.from)!; // the schema validated it
-    const check = await checkSender(ctx.intake, auth, from.domain);
+    let check = checks.get(from.domain);
+    if (!check) checks.set(from.domain, (check = await checkSender(ctx.intake, auth, from.domain)));
     if (!check.ok) {
       // A key bound to another domain refuses the whole request (403) at once.
       if (check.refusal === 'forbidden') throw senderDomainError(check, at(i, 'from'));
@@ -80,6 +83,8 @@ async function loadReferences(ctx: DraftContext, auth: AuthContext, payloads: Se
   const { db } = ctx.deps;
   const templateIds = [...new Set(payloads.map((p) => p.templateId).filter((t): t is string => !!t))];
   const replyIds = [...new Set(payloads.map((p) => p.inReplyToId).filter((t): t is string => !!t))];
+  // Most sends name neither: no query, and no await on an empty Promise.all.
+  if (!templateIds.length && !replyIds.length) return { templateById: new Map<string, Template>(), repliedIds: new Set<string>() };
   const [templates, replied] = await Promise.all([
     templateIds.length
       ? db.template.findMany({

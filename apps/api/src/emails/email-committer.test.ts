@@ -1,6 +1,7 @@
 import type { EmailDraft } from '@mailrail/domain/emails/create-emails';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 import { createEmailCommitter } from '@mailrail/domain/emails/email-committer';
+import { createIntakeSql } from '@mailrail/domain/emails/email-intake';
 
 let api: TestApi;
 let domainId: number;
@@ -26,6 +27,29 @@ const draft = (subject: string, overrides: Partial<EmailDraft> = {}): EmailDraft
 });
 
 describe('createEmailCommitter', () => {
+  it('drains on shutdown: sends submitted just before the pool closes are all written, none fails on an ended pool', async () => {
+    // The API's shutdown order (main.ts): drain the committer, then close its own pool.
+    const sql = createIntakeSql(api.config, api.deps.log);
+    const warn = jest.spyOn(api.deps.log, 'warn');
+    const error = jest.spyOn(api.deps.log, 'error');
+    try {
+      const committer = createEmailCommitter({ ...api.deps, sql, now: () => new Date() }, { maxBatch: 5, concurrency: 2 });
+      const calls = Array.from({ length: 30 }, (_, i) => committer.submit([draft(`drain-${i}`)]));
+      const settled = Promise.allSettled(calls);
+      await committer.drain();
+      await sql.end();
+      const results = await settled;
+      expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+      const ids = results.flatMap((r) => (r.status === 'fulfilled' ? r.value.map((c) => c.id) : []));
+      expect(await api.deps.db.email.count({ where: { id: { in: ids } } })).toBe(30);
+      expect([...warn.mock.calls, ...error.mock.calls]).toEqual([]);
+      await committer.drain(); // idle: answers at once
+    } finally {
+      warn.mockRestore();
+      error.mockRestore();
+    }
+  });
+
   it('writes concurrent calls together and answers each with its own ids, in order', async () => {
     const committer = createEmailCommitter({ ...api.deps, now: () => new Date() }, { maxBatch: 500, concurrency: 1 });
     const calls = Array.from({ length: 20 }, (_, i) => committer.submit([draft(`c${i}-0`), draft(`c${i}-1`)]));

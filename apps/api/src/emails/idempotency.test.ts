@@ -1,7 +1,8 @@
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import request from 'supertest';
 import type { Server } from 'node:http';
 import { startTestApi, type TestApi } from '../testing/api-harness';
-import { bodyHash, canonicalJson, purgeExpiredIdempotencyRecords } from '@mailrail/domain/emails/idempotency';
+import { bodyHash, canonicalJson, idempotencyRedisKeys, purgeExpiredIdempotencyRecords } from '@mailrail/domain/emails/idempotency';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 
 let api: TestApi;
@@ -25,6 +26,9 @@ const send = (key: string | undefined, b: unknown = body, auth = api.team.auth) 
   return (key === undefined ? r : r.set('Idempotency-Key', key)).send(b as object);
 };
 const emailsWithSubject = (subject: string) => api.deps.db.email.count({ where: { subject } });
+// The Redis keys of the team's Idempotency-Key (hash-tagged on a cluster run).
+const redisKeys = (key: string) =>
+  idempotencyRedisKeys({ prefix: api.config.REDIS_PREFIX, hashTags: api.config.redisHashTags, teamId: api.team.teamId, key });
 
 describe('canonical body', () => {
   it('sorts keys at every depth and ignores undefined', () => {
@@ -41,7 +45,7 @@ describe('Idempotency-Key', () => {
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     expect(await emailsWithSubject('replay')).toBe(1);
-    const ttl = await api.deps.redis.ttl(`${api.config.REDIS_PREFIX}:idem:${api.team.teamId}:k-replay`);
+    const ttl = await api.deps.redis.ttl(redisKeys('k-replay').resultKey);
     expect(ttl).toBeGreaterThan(86_000);
     expect(ttl).toBeLessThanOrEqual(86_400);
   });
@@ -56,7 +60,7 @@ describe('Idempotency-Key', () => {
 
   it('answers 409 while the first request with the key is still in flight', async () => {
     // Hold the lock as a first request would while it runs.
-    const lock = `${api.config.REDIS_PREFIX}:idemlock:${api.team.teamId}:k-busy`;
+    const lock = redisKeys('k-busy').lockKey;
     await api.deps.redis.set(lock, `someone:${bodyHash({ ...body, to: ['a@dest.org'] })}`, 'PX', 10_000);
     const res = await send('k-busy');
     expect(res.status).toBe(409);
@@ -143,7 +147,7 @@ describe('Idempotency-Key when Redis lost its record', () => {
     expect(retry.body.emailId).toBe(first.body.emailId);
     expect(await emailsWithSubject('durable')).toBe(1);
     // The replay put the record back in Redis: the next retry is answered there.
-    expect(await api.deps.redis.exists(`${api.config.REDIS_PREFIX}:idem:${api.team.teamId}:k-durable`)).toBe(1);
+    expect(await api.deps.redis.exists(redisKeys('k-durable').resultKey)).toBe(1);
     const row = await api.deps.db.idempotencyRecord.findUniqueOrThrow({
       where: { teamId_key: { teamId: api.team.teamId, key: 'k-durable' } },
     });
@@ -211,7 +215,7 @@ describe('Idempotency-Key when Redis lost its record', () => {
       where: { key: 'k-purge-old' },
       data: { createdAt: new Date(Date.now() - 25 * 3600_000) },
     });
-    expect(await purgeExpiredIdempotencyRecords(api.deps.db, new Date())).toBeGreaterThanOrEqual(1);
+    expect(await purgeExpiredIdempotencyRecords(prismaExecutor(api.deps.db), new Date())).toBeGreaterThanOrEqual(1);
     const left = await api.deps.db.idempotencyRecord.findMany({ where: { key: { in: ['k-purge-new', 'k-purge-old'] } } });
     expect(left.map((r) => r.key)).toEqual(['k-purge-new']);
   });

@@ -1,28 +1,23 @@
 import { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';
-import { readIdempotencyKey } from '@mailrail/domain/emails/idempotency';
 import { getEmail } from './get-email';
 import { listEmailsQuery, streamEmailList } from './list-emails';
 import { cancelEmail, rescheduleEmail } from './schedule-email';
-import { batchPayload, emailIdParam, rescheduleBody, sendEmailPayload } from './schemas';
-import { createSendContext, sendEmails, type SendContext } from './send-emails';
+import { emailIdParam, rescheduleBody } from './schemas';
+import { acceptBatch, acceptEmail, createSendContext, type SendContext } from './send-emails';
 
 export function emailRoutes(deps: ApiDeps, ctx: SendContext = createSendContext(deps)): Router {
   const r = Router();
 
+  // The API's own POST / and /batch are answered ahead of the router by accept-lane.ts; these serve
+  // what it hands on (the dashboard's team routes, unusual bodies) with the same functions.
   r.post('/', async (req, res) => {
-    const payload = parseOrThrow(sendEmailPayload, req.body);
-    const idempotencyKey = readIdempotencyKey(req.headers['idempotency-key']);
-    const [emailId] = await sendEmails(ctx, req.auth, { payloads: [payload], batch: false, idempotencyKey, body: payload });
-    res.json({ emailId });
+    res.json(await acceptEmail(ctx, req.auth, req.body, req.headers['idempotency-key']));
   });
 
   r.post('/batch', async (req, res) => {
-    const payloads = parseOrThrow(batchPayload, req.body);
-    const idempotencyKey = readIdempotencyKey(req.headers['idempotency-key']);
-    const ids = await sendEmails(ctx, req.auth, { payloads, batch: true, idempotencyKey, body: payloads });
-    res.json({ data: ids.map((emailId) => ({ emailId })) });
+    res.json(await acceptBatch(ctx, req.auth, req.body, req.headers['idempotency-key']));
   });
 
   r.get('/', async (req, res) => {

@@ -2,7 +2,9 @@ import { createEmailIntake, submitEmails } from '@mailrail/domain/emails/email-i
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { buildDrafts, type DraftContext } from './build-drafts';
-import type { SendEmailPayload } from './schemas';
+import { readIdempotencyKey } from '@mailrail/domain/emails/idempotency';
+import { parseOrThrow } from '../http/validate';
+import { batchPayload, sendEmailPayload, type SendEmailPayload } from './schemas';
 
 export type SendContext = DraftContext;
 
@@ -26,4 +28,30 @@ export async function sendEmails(
     body: input.body,
     build: () => buildDrafts(ctx, auth, input.payloads, input.batch),
   });
+}
+
+/** POST /emails: the parsed JSON body and the Idempotency-Key header in, the answer's body out. */
+export async function acceptEmail(
+  ctx: SendContext,
+  auth: AuthContext,
+  body: unknown,
+  idempotencyHeader: string | string[] | undefined,
+): Promise<{ emailId: string }> {
+  const payload = parseOrThrow(sendEmailPayload, body);
+  const idempotencyKey = readIdempotencyKey(idempotencyHeader);
+  const [emailId] = await sendEmails(ctx, auth, { payloads: [payload], batch: false, idempotencyKey, body: payload });
+  return { emailId };
+}
+
+/** POST /emails/batch, likewise. */
+export async function acceptBatch(
+  ctx: SendContext,
+  auth: AuthContext,
+  body: unknown,
+  idempotencyHeader: string | string[] | undefined,
+): Promise<{ data: { emailId: string }[] }> {
+  const payloads = parseOrThrow(batchPayload, body);
+  const idempotencyKey = readIdempotencyKey(idempotencyHeader);
+  const ids = await sendEmails(ctx, auth, { payloads, batch: true, idempotencyKey, body: payloads });
+  return { data: ids.map((emailId) => ({ emailId })) };
 }

@@ -1,14 +1,22 @@
 import { Queue } from 'bullmq';
-import { queueNames } from '@mailrail/platform/queue/queues';
+import { queueNames, queuePrefix } from '@mailrail/platform/queue/queues';
+import { createRedis } from '@mailrail/platform/redis/client';
 import type { TestApi } from '../testing/api-harness';
 
-/** A separate Queue (own connection) on the same name and prefix: proves jobs really landed in Redis. */
+/**
+ * A separate Queue (own connection, closed with the queue) on the same name and prefix: proves jobs
+ * really landed in Redis (one Redis or a cluster).
+ */
 export function sendQueueOf(api: TestApi, region = api.config.AWS_REGION): Queue {
-  const url = new URL(api.config.REDIS_URL);
-  return new Queue(queueNames.send(region, 'transactional'), {
-    connection: { host: url.hostname, port: Number(url.port || 6379) },
-    prefix: api.config.REDIS_PREFIX,
-  });
+  const name = queueNames.send(region, 'transactional');
+  const redis = createRedis(api.config.redis);
+  const queue = new Queue(name, { connection: redis, prefix: queuePrefix(api.config, name) });
+  const close = queue.close.bind(queue);
+  queue.close = async () => {
+    await close();
+    redis.disconnect();
+  };
+  return queue;
 }
 
 export const b64 = (s: string) => Buffer.from(s).toString('base64');

@@ -1,7 +1,8 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '@mailrail/domain/errors/api-error';
 import { type Metrics } from '@mailrail/platform/metrics/metrics';
 import { createApiKeyVerifier, TooManyAuthFailures, type AuthContext } from '@mailrail/domain/teams/api-key-auth';
+import type { ApiKeyCache } from '@mailrail/domain/teams/api-keys';
 import type { ApiDeps } from '../deps';
 
 export type { AuthContext };
@@ -19,26 +20,44 @@ declare global {
  * Bearer API key check (the verification itself, its caches and the per-IP failure limit are in
  * core's api-key-auth.ts, shared with the SMTP relay). A SENDING key reaches only the email routes.
  */
-export function createAuth(deps: ApiDeps, metrics?: Metrics): { middleware: RequestHandler; close: () => void } {
+export interface Auth {
+  /** The request's key context, or a throw (ApiError; TooManyAuthFailures carries Retry-After). */
+  authenticate: (req: Request) => Promise<AuthContext>;
+  middleware: RequestHandler;
+  /** The verified keys this app holds: the app's own revocations evict them (announceApiKeyRevocations). */
+  apiKeyCache: ApiKeyCache;
+  close: () => void;
+}
+
+export function createAuth(deps: ApiDeps, metrics?: Metrics): Auth {
   const verifier = createApiKeyVerifier(deps, metrics);
+
+  const authenticate = async (req: Request): Promise<AuthContext> => {
+    const header = req.headers.authorization;
+    const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!m) throw new ApiError('UNAUTHORIZED', 'No Authorization header provided');
+    const auth = await verifier.verify(m[1], req.ip ?? req.socket.remoteAddress ?? 'unknown');
+    // SENDING keys reach only the email routes; the path check here covers every future route.
+    if (auth.permission === 'SENDING' && !/^\/api\/v1\/emails(\/|$)/.test(req.originalUrl.split('?')[0])) {
+      throw new ApiError('FORBIDDEN', 'This API key has SENDING permission and can only send emails');
+    }
+    return auth;
+  };
 
   const middleware: RequestHandler = async (req, res, next) => {
     try {
-      const header = req.headers.authorization;
-      const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-      if (!m) throw new ApiError('UNAUTHORIZED', 'No Authorization header provided');
-      const auth = await verifier.verify(m[1], req.ip ?? req.socket.remoteAddress ?? 'unknown');
-      // SENDING keys reach only the email routes; the path check here covers every future route.
-      if (auth.permission === 'SENDING' && !/^\/api\/v1\/emails(\/|$)/.test(req.originalUrl.split('?')[0])) {
-        throw new ApiError('FORBIDDEN', 'This API key has SENDING permission and can only send emails');
-      }
-      req.auth = auth;
+      req.auth = await authenticate(req);
       next();
     } catch (err) {
-      if (err instanceof TooManyAuthFailures) res.setHeader('Retry-After', String(err.retryAfter));
-      next(err);
+      next(withRetryAfter(res, err));
     }
   };
 
-  return { middleware, close: () => verifier.close() };
+  return { authenticate, middleware, apiKeyCache: verifier, close: () => verifier.close() };
+}
+
+/** Sets Retry-After when `err` is a per-IP refusal; answers `err` for the error handler. */
+export function withRetryAfter(res: Response, err: unknown): unknown {
+  if (err instanceof TooManyAuthFailures) res.setHeader('Retry-After', String(err.retryAfter));
+  return err;
 }

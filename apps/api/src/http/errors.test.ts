@@ -1,5 +1,8 @@
 import type { Request, Response } from 'express';
+import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
+import { Client } from 'pg';
+import { testServerUrl } from '@mailrail/testing/databases';
 import { isUnavailable } from '@mailrail/domain/errors/unavailable';
 import { createRedis } from '@mailrail/platform/redis/client';
 import { freePort } from '@mailrail/testing/free-port';
@@ -49,8 +52,64 @@ describe('isUnavailable', () => {
       'CLUSTERDOWN The cluster is down',
       'TRYAGAIN Multiple keys request during rehashing of slot',
       "READONLY You can't write against a read only replica.",
+      // ioredis's cluster client after its redirections ran out during a kill -9 failover (seen in test/scale).
+      'Too many Cluster redirections. Last error: ReplyError: CLUSTERDOWN The cluster is down',
     ]) {
       expect(isUnavailable(new Error(reply))).toBe(true);
+    }
+  });
+
+  it('treats connection exhaustion and refused connections as unavailable, in every shape they arrive in', () => {
+    const nodePostgres = (code: string, message: string) => Object.assign(new Error(message), { code, severity: 'FATAL' });
+    // Prisma's adapter turns 53300 into kind TooManyConnections: P2037 from a model call, P2010 from a raw query.
+    const prismaTooMany = (code: string, message: string) =>
+      Object.assign(new Error(message), {
+        name: 'PrismaClientKnownRequestError',
+        code,
+        meta: {
+          driverAdapterError: {
+            name: 'DriverAdapterError',
+            cause: { kind: 'TooManyConnections', cause: 'sorry, too many clients already' },
+          },
+        },
+      });
+    for (const err of [
+      nodePostgres('53300', 'sorry, too many clients already'),
+      nodePostgres('53300', 'too many connections for role "mailrail"'),
+      nodePostgres('57P03', 'the database system is starting up'),
+      nodePostgres('08006', 'connection failure'),
+      nodePostgres('08001', 'could not connect to server'),
+      prismaWrapped('53300', 'sorry, too many clients already'),
+      prismaWrapped('57P03', 'the database system is in recovery mode'),
+      prismaWrapped('08006', 'connection failure'),
+      prismaTooMany('P2037', 'Too many database connections opened: sorry, too many clients already'),
+      prismaTooMany('P2010', 'Raw query failed. Code: `N/A`. Message: `sorry, too many clients already`'),
+    ]) {
+      expect([err.message, isUnavailable(err)]).toEqual([err.message, true]);
+    }
+  });
+
+  it("treats PostgreSQL's real refusal of one more connection (53300) as unavailable", async () => {
+    // A login role with CONNECTION LIMIT 0 gets the server's own too_many_connections error.
+    const role = `mailrail_limit_${randomBytes(4).toString('hex')}`;
+    const admin = new Client({ connectionString: testServerUrl });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 0`);
+      const url = new URL(testServerUrl);
+      url.username = role;
+      url.pathname = '/postgres';
+      const client = new Client({ connectionString: url.toString() });
+      const err = await client.connect().then(
+        () => null,
+        (e: unknown) => e,
+      );
+      await client.end().catch(() => undefined);
+      expect((err as { code?: string } | null)?.code).toBe('53300');
+      expect(isUnavailable(err)).toBe(true);
+    } finally {
+      await admin.query(`DROP ROLE IF EXISTS ${role}`);
+      await admin.end();
     }
   });
 
@@ -61,6 +120,22 @@ describe('isUnavailable', () => {
 });
 
 describe('errorHandler', () => {
+  it('answers too many PostgreSQL clients with a 503 and Retry-After, not a 500', () => {
+    let status = 0;
+    let body: unknown;
+    const headers: Record<string, string> = {};
+    const res = {
+      headersSent: false,
+      status: (s: number) => ((status = s), res),
+      json: (b: unknown) => ((body = b), res),
+      setHeader: (name: string, value: string) => ((headers[name] = value), res),
+    };
+    const err = Object.assign(new Error('sorry, too many clients already'), { code: '53300', severity: 'FATAL' });
+    errorHandler(err, { log: undefined } as unknown as Request, res as unknown as Response, () => undefined);
+    expect([status, headers['Retry-After']]).toEqual([503, '1']);
+    expect(body).toEqual({ error: { code: 'SERVICE_UNAVAILABLE', message: 'Service temporarily unavailable, retry shortly' } });
+  });
+
   it("answers express's URIError for a malformed %-encoded route parameter with a 400, not a 500", () => {
     let status = 0;
     let body: unknown;

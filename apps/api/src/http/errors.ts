@@ -7,8 +7,15 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(new ApiError('NOT_FOUND', `Route ${req.method} ${req.path} not found`));
 };
 
-// body-parser reports its failures with a `type`; map them to the documented error shape.
-function fromBodyParser(err: { type?: string; status?: number }): ApiError | null {
+// zlib's own codes (gzip/deflate Z_DATA_ERROR..., brotli ERR__ERROR_FORMAT_..., zstd ZSTD_error_...).
+const DECOMPRESSION_ERROR = /^(Z_|ERR__ERROR_|ZSTD_)/;
+
+// body-parser reports its failures with a `type`; map them to the documented error shape. A body
+// that does not decode as its Content-Encoding comes without one: zlib's error, given status 400.
+function fromBodyParser(err: { type?: string; status?: number; code?: unknown }): ApiError | null {
+  if (err.type === undefined && err.status === 400 && typeof err.code === 'string' && DECOMPRESSION_ERROR.test(err.code)) {
+    return new ApiError('BAD_REQUEST', 'Request body is not valid for its Content-Encoding');
+  }
   switch (err.type) {
     case 'entity.parse.failed':
       return new ApiError('BAD_REQUEST', 'Malformed JSON in request body');

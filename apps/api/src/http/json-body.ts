@@ -3,6 +3,8 @@ import { ApiError } from '@mailrail/domain/errors/api-error';
 import { rejectUnsafeBody } from './unsafe-text';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
+/** Is this Content-Type JSON (application/json, application/<x>+json), whatever its parameters? */
+export const isJsonType = (contentType: string | undefined): boolean => JSON_TYPE.test(contentType ?? '');
 // Routes that read a body of another type themselves: a CSV import's upload (multipart, streamed
 // into PostgreSQL) and preview (text/csv). Matched under /api/v1 and the dashboard's /v1 alike.
 const OWN_BODY_ROUTE = /\/contactBooks\/[^/]+\/imports(?:\/preview)?\/?$/;

@@ -73,9 +73,17 @@ export const rejectUnsafeUrl: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** The same rule for a parsed JSON body: every string and every key, at any depth. */
+/** The same rule for a parsed JSON body: every string and every key, at any depth (throws the 400). */
+export function assertSafeBody(body: unknown): void {
+  const inBody = findUnsafeText(body);
+  if (inBody) throw unsafeTextError('request body', inBody);
+}
+
 export const rejectUnsafeBody: RequestHandler = (req, _res, next) => {
-  const inBody = findUnsafeText(req.body);
-  if (inBody) return next(unsafeTextError('request body', inBody));
+  try {
+    assertSafeBody(req.body);
+  } catch (err) {
+    return next(err);
+  }
   next();
 };

@@ -68,10 +68,13 @@ function matches(t: RouteTemplate, method: string, parts: string[]): boolean {
  * raw URL: labels are bounded by the routes the app has. A 404 that no route answered, or a
  * path no route has, shares the label "unmatched". (Express restores req.baseUrl when a request
  * leaves a router, so the template is found by matching the path against the route table.)
+ * With `route`, every request counts under that template (a handler that serves one route).
  */
-export function recordHttpMetrics(metrics: Metrics): RequestHandler {
+export function recordHttpMetrics(metrics: Metrics, route?: string): RequestHandler {
   let templates: RouteTemplate[] | undefined;
   const labelOf = (req: Request, status: number): string => {
+    // A handler mounted for one route template (the email accept path) names it itself.
+    if (route) return route;
     if (status === 404 && !req.route) return UNMATCHED;
     templates ??= readRouteTemplates(req.app);
     const parts = splitPath(req.originalUrl.split('?')[0]);

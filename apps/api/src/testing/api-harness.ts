@@ -52,7 +52,7 @@ export async function startTestApi(
   const prefix = shared?.redisPrefix ?? testRedisPrefix();
   const config = testConfig(databaseUrl, prefix, env);
   const deps = createApiDeps(config, overrides);
-  const { app, close } = createApp(deps);
+  const { app, close, drain } = createApp(deps);
   const contract = await responseContract();
 
   const newKey: TestApi['newKey'] = async (teamId, opts = {}) =>
@@ -80,6 +80,7 @@ export async function startTestApi(
       }),
     close: async () => {
       close();
+      await drain();
       if (!shared) await deleteRedisPrefix(deps.redis, prefix).catch(() => undefined);
       await closeApiDeps(deps);
       if (!shared) await dropDatabase(databaseUrl);

@@ -62,7 +62,9 @@ export async function startTestRelay(
   const direct = testConfig(databaseUrl, prefix, env);
   const config = testConfig(databaseUrl, prefix, {
     DATABASE_URL: opts.route?.database?.(databaseUrl) ?? databaseUrl,
-    REDIS_URL: opts.route?.redis?.(direct.REDIS_URL) ?? direct.REDIS_URL,
+    // Only a routed Redis names a URL: without one the relay reaches the test's Redis (a cluster
+    // on a cluster run). A TCP proxy fronts one server only, so a routed relay uses the local one.
+    ...(opts.route?.redis ? { REDIS_URL: opts.route.redis(direct.REDIS_URL) } : {}),
     ...env,
   });
   const db = createDb(databaseUrl, 2);

@@ -1,6 +1,10 @@
-import * as chrono from 'chrono-node';
+import type * as Chrono from 'chrono-node';
+import { loadOnFirstUse } from '@mailrail/platform/process/load-on-first-use';
 import { isSupportedInstant, UNSUPPORTED_DATE_MESSAGE } from '../date-range';
 import { ApiError } from '../errors/api-error';
+
+// Only natural-language dates need chrono (about 650 kB of source): loaded by the first one.
+const chrono = loadOnFirstUse<typeof Chrono>('chrono-node');
 
 // Campaign times: ISO 8601, or natural language ("tomorrow at 9am", "next monday 10:00") read as
 // wall-clock time in an IANA zone. chrono only knows fixed offsets, so the zone's offset is taken
@@ -58,7 +62,7 @@ function readScheduledAt(text: string, now: Date, timeZone: string, field: strin
     if (!Number.isNaN(parsed.getTime())) return iso[1] ? parsed : wallClockToInstant(parsed, timeZone);
   } else if (input) {
     const offset = zoneOffsetMinutes(timeZone, now);
-    const [result] = chrono.parse(input, { instant: now, timezone: offset }, { forwardDate: true });
+    const [result] = chrono().parse(input, { instant: now, timezone: offset }, { forwardDate: true });
     if (result) {
       const found = result.start.date();
       // An explicit zone or a relative duration is an instant already.

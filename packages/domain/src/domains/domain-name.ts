@@ -1,5 +1,9 @@
 import { domainToASCII } from 'node:url';
-import { parse } from 'tldts';
+import type * as Tldts from 'tldts';
+import { loadOnFirstUse } from '@mailrail/platform/process/load-on-first-use';
+
+// The public suffix list (about 200 kB of source) is needed only when a domain is added or checked.
+const tldts = loadOnFirstUse<typeof Tldts>('tldts');
 
 export type ParsedDomainName = { ok: true; name: string; apex: string; subdomain: string | null } | { ok: false; reason: string };
 
@@ -22,7 +26,7 @@ export function parseDomainName(input: string): ParsedDomainName {
     return { ok: false, reason: 'may only contain letters, digits, hyphens and dots, with labels of 1 to 63 characters' };
   }
   // Private suffixes (github.io, ...) count: their customers own the names beneath them.
-  const p = parse(name, { allowPrivateDomains: true });
+  const p = tldts().parse(name, { allowPrivateDomains: true });
   if (p.isIp) return { ok: false, reason: 'is an IP address, not a domain' };
   if (!p.domain || !p.publicSuffix) return { ok: false, reason: 'is not a registrable domain (a bare public suffix or a single label)' };
   if (!p.isIcann && !p.isPrivate) return { ok: false, reason: `is not under a known public suffix (".${p.publicSuffix}")` };

@@ -40,6 +40,15 @@ export function createEmailCommitter(
   let scheduled = false;
   const concurrency = Math.max(1, opts.concurrency);
   const maxBatch = Math.max(1, opts.maxBatch);
+  // drain()'s callers, answered once nothing is pending, scheduled or in flight.
+  let idleWaiters: (() => void)[] = [];
+
+  function answerIfIdle() {
+    if (pending.length || inFlight || scheduled || !idleWaiters.length) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    waiters.forEach((w) => w());
+  }
 
   async function write(entries: Entry[]): Promise<CreatedEmail[][]> {
     const now = deps.now();
@@ -98,8 +107,10 @@ export function createEmailCommitter(
       void flush(batch).finally(() => {
         inFlight--;
         if (pending.length && !scheduled) schedule();
+        answerIfIdle();
       });
     }
+    answerIfIdle();
   }
 
   function schedule() {
@@ -116,6 +127,16 @@ export function createEmailCommitter(
         pending.push({ drafts, claim, resolve, reject });
         pendingDrafts += drafts.length;
         if (!scheduled && inFlight < concurrency) schedule();
+      });
+    },
+    /**
+     * Resolves once every call submitted so far is written and answered (the pending ones are
+     * flushed, those in flight awaited). Shutdown awaits it before closing `deps.sql`'s pool.
+     */
+    drain(): Promise<void> {
+      return new Promise<void>((resolve) => {
+        idleWaiters.push(resolve);
+        answerIfIdle();
       });
     },
     stats: () => ({ pending: pending.length, pendingDrafts, inFlight }),

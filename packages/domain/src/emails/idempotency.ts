@@ -4,6 +4,7 @@ import { ApiError } from '../errors/api-error';
 import type { Redis } from '@mailrail/platform/redis/client';
 import { redisScript, runScript } from '@mailrail/platform/redis/script';
 import { violatesConstraint } from '@mailrail/platform/db/sql/postgres-error';
+import type { SqlExecutor } from '@mailrail/platform/db/sql/executor';
 
 // Idempotency-Key as useSend has it (docs/emails.md, "Idempotency"): per team, 24 h, keyed to a
 // SHA-256 of the canonical body (same key + same body replays, another body is a 409).
@@ -177,9 +178,6 @@ async function runClaimed(db: Db, claim: IdempotencyClaim, operation: (claim: Id
 const isIdempotencyRowConflict = (err: unknown) => violatesConstraint(err, '23505', 'IdempotencyRecord_pkey');
 
 /** Deletes IdempotencyRecord rows past their 24 h (a periodic job of the worker); answers how many. */
-export async function purgeExpiredIdempotencyRecords(db: Db, now: Date): Promise<number> {
-  const { count } = await db.idempotencyRecord.deleteMany({
-    where: { createdAt: { lt: new Date(now.getTime() - RESULT_TTL_SECONDS * 1000) } },
-  });
-  return count;
+export async function purgeExpiredIdempotencyRecords(sql: SqlExecutor, now: Date): Promise<number> {
+  return sql.execute(`DELETE FROM "IdempotencyRecord" WHERE "createdAt" < $1`, [new Date(now.getTime() - RESULT_TTL_SECONDS * 1000)]);
 }

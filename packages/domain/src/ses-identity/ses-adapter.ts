@@ -1,10 +1,5 @@
-import {
-  CreateEmailIdentityCommand,
-  DeleteEmailIdentityCommand,
-  GetEmailIdentityCommand,
-  PutEmailIdentityMailFromAttributesCommand,
-  SESv2Client,
-} from '@aws-sdk/client-sesv2';
+import type * as SesV2 from '@aws-sdk/client-sesv2';
+import { loadOnFirstUse } from '@mailrail/platform/process/load-on-first-use';
 import { IdentityExistsError, IdentityServiceError, toIdentityStatusValue, type IdentityPort } from './port';
 
 export interface SesIdentityOptions {
@@ -17,6 +12,9 @@ export interface SesIdentityOptions {
 // BYODKIM wants the bare base64 of the key, without the PEM armour lines.
 export const pemToBase64 = (pem: string) => pem.replace(/-----(BEGIN|END)[^-]+-----/g, '').replace(/\s+/g, '');
 
+// The SDK (about 1 MB of source with its core) is loaded by the first identity call, not at start-up.
+const sdk = loadOnFirstUse<typeof SesV2>('@aws-sdk/client-sesv2');
+
 function wrap(err: unknown): Error {
   const e = err as { name?: string; message?: string };
   if (e?.name === 'AlreadyExistsException') return err as Error;
@@ -25,11 +23,11 @@ function wrap(err: unknown): Error {
 
 /** SES v2 identities, one client per region. */
 export function createSesIdentityPort(opts: SesIdentityOptions = {}): IdentityPort {
-  const clients = new Map<string, SESv2Client>();
+  const clients = new Map<string, SesV2.SESv2Client>();
   const client = (region: string) => {
     let c = clients.get(region);
     if (!c) {
-      c = new SESv2Client({
+      c = new (sdk().SESv2Client)({
         region,
         ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
         ...(opts.credentials ? { credentials: opts.credentials } : {}),
@@ -45,7 +43,7 @@ export function createSesIdentityPort(opts: SesIdentityOptions = {}): IdentityPo
       const ses = client(input.region);
       try {
         await ses.send(
-          new CreateEmailIdentityCommand({
+          new (sdk().CreateEmailIdentityCommand)({
             EmailIdentity: input.domain,
             DkimSigningAttributes: {
               DomainSigningSelector: input.dkimSelector,
@@ -59,7 +57,7 @@ export function createSesIdentityPort(opts: SesIdentityOptions = {}): IdentityPo
       }
       try {
         await ses.send(
-          new PutEmailIdentityMailFromAttributesCommand({
+          new (sdk().PutEmailIdentityMailFromAttributesCommand)({
             EmailIdentity: input.domain,
             MailFromDomain: input.mailFromDomain,
             BehaviorOnMxFailure: 'USE_DEFAULT_VALUE',
@@ -67,13 +65,13 @@ export function createSesIdentityPort(opts: SesIdentityOptions = {}): IdentityPo
         );
       } catch (err) {
         // Half an identity is worse than none: the caller's transaction rolls back, so undo SES too.
-        await ses.send(new DeleteEmailIdentityCommand({ EmailIdentity: input.domain })).catch(() => undefined);
+        await ses.send(new (sdk().DeleteEmailIdentityCommand)({ EmailIdentity: input.domain })).catch(() => undefined);
         throw wrap(err);
       }
     },
     async getIdentityStatus(ref) {
       try {
-        const r = await client(ref.region).send(new GetEmailIdentityCommand({ EmailIdentity: ref.domain }));
+        const r = await client(ref.region).send(new (sdk().GetEmailIdentityCommand)({ EmailIdentity: ref.domain }));
         return {
           verificationStatus: toIdentityStatusValue(r.VerificationStatus),
           dkimStatus: toIdentityStatusValue(r.DkimAttributes?.Status),
@@ -87,7 +85,7 @@ export function createSesIdentityPort(opts: SesIdentityOptions = {}): IdentityPo
     },
     async deleteIdentity(ref) {
       try {
-        await client(ref.region).send(new DeleteEmailIdentityCommand({ EmailIdentity: ref.domain }));
+        await client(ref.region).send(new (sdk().DeleteEmailIdentityCommand)({ EmailIdentity: ref.domain }));
       } catch (err) {
         if ((err as { name?: string }).name === 'NotFoundException') return;
         throw wrap(err);

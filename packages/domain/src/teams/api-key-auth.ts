@@ -6,7 +6,7 @@ import { ApiError } from '../errors/api-error';
 import type { Logger } from '@mailrail/platform/log/logger';
 import type { Metrics } from '@mailrail/platform/metrics/metrics';
 import { duplicateRedis, type Redis } from '@mailrail/platform/redis/client';
-import { apiKeyRevokedChannel, keyMatches, parseApiKey, type Permission } from './api-keys';
+import { apiKeyRevokedChannel, keyMatches, parseApiKey, type ApiKeyCache, type Permission } from './api-keys';
 import { createAuthFailureLimit } from './auth-failure-limit';
 
 // API key verification, the one rule for every door a key opens: the HTTP API's Bearer header
@@ -55,12 +55,14 @@ export interface ApiKeyVerifierDeps {
   clock: Clock;
 }
 
-export interface ApiKeyVerifier {
+export interface ApiKeyVerifier extends ApiKeyCache {
   /**
    * The key's context, or a throw: `invalidApiKey()` for a key that does not verify (counted as a
    * failure of `ip`), `TooManyAuthFailures` when `ip` is over AUTH_FAILURES_PER_MINUTE.
    */
   verify(key: string, ip: string): Promise<AuthContext>;
+  /** Drops these keys from the cache at once (a revocation made in this process). */
+  evict(clientIds: readonly string[]): void;
   /** Stops listening for revocations. */
   close(): void;
 }
@@ -151,6 +153,9 @@ export function createApiKeyVerifier(deps: ApiKeyVerifierDeps, metrics?: Pick<Me
       }
       touchLastUsed(found.keyId);
       return found.auth;
+    },
+    evict: (clientIds) => {
+      for (const clientId of clientIds) cache.delete(clientId);
     },
     close: () => subscriber.disconnect(),
   };

@@ -65,7 +65,18 @@ export async function revokeApiKey(db: Db, keyOrPrefix: string): Promise<{ clien
 /** Channel on which revocations are announced so every API replica drops its cached copy at once. */
 export const apiKeyRevokedChannel = (prefix: string) => `${prefix}:apikey:revoked`;
 
+/** The verified keys a process holds (api-key-auth's verifier): what a revocation must evict there. */
+export interface ApiKeyCache {
+  evict(clientIds: readonly string[]): void;
+}
+
 export interface AnnounceRevocationDeps {
+  /**
+   * The cache of the process that revokes, evicted before the announcement: the announcement
+   * reaches its own subscriber a moment after PUBLISH returns (on a Redis Cluster, measurably
+   * later), and the very next request must already be refused. Null where no key is verified.
+   */
+  apiKeyCache: ApiKeyCache | null;
   redis: Pick<Redis, 'publish'>;
   config: Pick<Config, 'REDIS_PREFIX' | 'API_KEY_CACHE_SECONDS'>;
   log: Logger;
@@ -85,6 +96,7 @@ export async function announceApiKeyRevocations(
 ): Promise<string[]> {
   const attempts = opts.attempts ?? 3;
   const retryDelayMs = opts.retryDelayMs ?? 100;
+  deps.apiKeyCache?.evict(clientIds);
   const channel = apiKeyRevokedChannel(deps.config.REDIS_PREFIX);
   let left = clientIds;
   let lastError: unknown;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { announceApiKeyRevocations, createApiKey } from '@mailrail/domain/teams/api-keys';
+import { announceApiKeyRevocations, createApiKey, type ApiKeyCache } from '@mailrail/domain/teams/api-keys';
 import { badRequest, notFound } from '@mailrail/domain/errors/api-error';
 import { ApiPermission } from '@mailrail/platform/db/generated/enums';
 import type { Metrics } from '@mailrail/platform/metrics/metrics';
@@ -53,7 +53,7 @@ export async function addApiKey(deps: Pick<ApiDeps, 'db'>, auth: AuthContext, in
 
 /** Revoked in PostgreSQL, then announced so every API replica drops its cached copy now. */
 export async function revokeTeamApiKey(
-  deps: ApiDeps & { metrics?: Pick<Metrics, 'apiKeyRevocationsUnannounced'> },
+  deps: ApiDeps & { metrics?: Pick<Metrics, 'apiKeyRevocationsUnannounced'>; apiKeyCache: ApiKeyCache | null },
   auth: AuthContext,
   id: number,
 ) {

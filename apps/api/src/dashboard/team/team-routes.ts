@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { ApiDeps } from '../../deps';
 import type { Metrics } from '@mailrail/platform/metrics/metrics';
+import type { ApiKeyCache } from '@mailrail/domain/teams/api-keys';
 import { parseOrThrow } from '../../http/validate';
 import { addApiKey, apiKeyIdParam, createApiKeyBody, listApiKeys, revokeTeamApiKey } from '../api-keys/api-keys';
 import { emailLogPage, emailLogQuery } from '../email-log/email-log';
@@ -12,7 +13,10 @@ import { teamSettings, updateSettingsBody, updateTeamSettings } from '../setting
 import { memberOf, requireAdmin } from './team-access';
 
 /** Dashboard-only routes of one team (after teamAccess): what the public API does not offer. */
-export function teamRoutes(deps: ApiDeps, opts: { mailer: DashboardMailer | null; metrics?: Metrics }): Router {
+export function teamRoutes(
+  deps: ApiDeps,
+  opts: { mailer: DashboardMailer | null; metrics?: Metrics; apiKeyCache: ApiKeyCache | null },
+): Router {
   const r = Router();
 
   r.get('/email-log', async (req, res) => {
@@ -30,7 +34,13 @@ export function teamRoutes(deps: ApiDeps, opts: { mailer: DashboardMailer | null
     res.json(await addApiKey(deps, req.auth, parseOrThrow(createApiKeyBody, req.body ?? {})));
   });
   r.delete('/api-keys/:id', requireAdmin, async (req, res) => {
-    res.json(await revokeTeamApiKey({ ...deps, metrics: opts.metrics }, req.auth, parseOrThrow(apiKeyIdParam, req.params, 'path').id));
+    res.json(
+      await revokeTeamApiKey(
+        { ...deps, metrics: opts.metrics, apiKeyCache: opts.apiKeyCache },
+        req.auth,
+        parseOrThrow(apiKeyIdParam, req.params, 'path').id,
+      ),
+    );
   });
 
   r.get('/members', async (req, res) => {

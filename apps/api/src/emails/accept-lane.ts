@@ -1,0 +1,134 @@
+import type { IncomingMessage } from 'node:http';
+import bytes from 'bytes';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { ApiError } from '@mailrail/domain/errors/api-error';
+import { BODY_LIMIT_PATTERN } from '@mailrail/platform/config/schema';
+import type { Metrics } from '@mailrail/platform/metrics/metrics';
+import { withRetryAfter, type Auth } from '../http/auth';
+import { isJsonType } from '../http/json-body';
+import type { ApplyRateLimit } from '../http/rate-limit';
+import { assertSafeBody } from '../http/unsafe-text';
+import { recordHttpMetrics } from '../ops/metrics';
+import { acceptBatch, acceptEmail, type SendContext } from './send-emails';
+
+// POST /api/v1/emails and /api/v1/emails/batch, the API's hot routes, answered by the first
+// middleware of the app instead of after a dozen router layers, express.json and res.json
+// (docs/emails.md, "Performance"). The steps are the same, in the same order, by the same
+// functions: request log and metrics, API key (auth.ts), per-team rate (rate-limit.ts), JSON
+// Content-Type, body size, JSON, NUL / lone-surrogate check, the zod schema and sendEmails
+// (send-emails.ts), and errors through the app's errorHandler. Only the body is read by hand:
+// one Buffer, one JSON.parse. Anything unusual (a query string, a trailing slash, another
+// charset, Content-Encoding, chunked or large bodies) is handed on to the express routes.
+
+const SINGLE = '/api/v1/emails';
+const BATCH = '/api/v1/emails/batch';
+/** Bodies above this go the express way (streamed by body-parser): attachments, mostly. */
+const LANE_MAX_BODY = 1024 * 1024;
+const UTF8_PARAMS = /^;\s*charset="?utf-8"?\s*$/i;
+
+export interface AcceptLaneDeps {
+  send: SendContext;
+  auth: Auth;
+  rateLimit: ApplyRateLimit;
+  metrics: Metrics;
+  /** The app's request log middleware (request id, one line per request). */
+  logRequest: RequestHandler;
+  errorHandler: ErrorRequestHandler;
+  /** BODY_LIMIT ("55mb"). */
+  bodyLimit: string;
+}
+
+/** BODY_LIMIT in bytes, read by the parser body-parser uses (`bytes`), in the form the configuration accepts. */
+export function bodyLimitBytes(limit: string): number {
+  const n = BODY_LIMIT_PATTERN.test(limit) ? bytes.parse(limit) : null;
+  if (n === null) throw new Error(`BODY_LIMIT ${limit} is not <n>kb or <n>mb`);
+  return n;
+}
+
+/** A UTF-8 JSON body of a known, small length, nothing that asks for a decoder: the lane's case. */
+function laneTakes(req: IncomingMessage, maxBody: number): boolean {
+  const type = req.headers['content-type'];
+  if (!type || !isJsonType(type)) return false;
+  const params = type.indexOf(';');
+  if (params >= 0 && !UTF8_PARAMS.test(type.slice(params))) return false;
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false;
+  if (req.headers['transfer-encoding'] !== undefined) return false;
+  const length = Number(req.headers['content-length']);
+  return length > 0 && length <= maxBody;
+}
+
+/** The body as one string (at most `length` bytes, the Content-Length), without a UTF-8 BOM. */
+function readBody(req: IncomingMessage, length: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      if (received !== length) return reject(new ApiError('BAD_REQUEST', 'Request aborted'));
+      const buf = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received);
+      // body-parser's decoder drops a byte order mark; JSON.parse would not.
+      const bom = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;
+      resolve(buf.toString('utf8', bom ? 3 : 0));
+    };
+    const onAbort = () => {
+      cleanup();
+      reject(new ApiError('BAD_REQUEST', 'Request aborted'));
+    };
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('aborted', onAbort);
+      req.off('error', onAbort);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('aborted', onAbort);
+    req.on('error', onAbort);
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError('BAD_REQUEST', 'Malformed JSON in request body');
+  }
+}
+
+/** 200 with a JSON body, without res.json's ETag (a hash of every answer, useless on a POST). */
+function sendJson(res: Response, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+export function emailAcceptLane(deps: AcceptLaneDeps): RequestHandler {
+  const maxBody = Math.min(LANE_MAX_BODY, bodyLimitBytes(deps.bodyLimit));
+  const countSingle = recordHttpMetrics(deps.metrics, SINGLE);
+  const countBatch = recordHttpMetrics(deps.metrics, BATCH);
+  const noop = () => undefined;
+
+  async function accept(req: Request, res: Response, batch: boolean): Promise<void> {
+    const auth = await deps.auth.authenticate(req);
+    req.auth = auth;
+    await deps.rateLimit(auth, res);
+    // Authenticated and counted before a byte of the body is read, as on the express path.
+    const body = parseJson(await readBody(req, Number(req.headers['content-length'])));
+    assertSafeBody(body);
+    const idempotency = req.headers['idempotency-key'];
+    sendJson(res, batch ? await acceptBatch(deps.send, auth, body, idempotency) : await acceptEmail(deps.send, auth, body, idempotency));
+  }
+
+  return (req, res, next) => {
+    const batch = req.url === BATCH;
+    if (req.method !== 'POST' || (req.url !== SINGLE && !batch) || !laneTakes(req, maxBody)) return next();
+    deps.logRequest(req, res, noop);
+    (batch ? countBatch : countSingle)(req, res, noop);
+    accept(req, res, batch).catch((err: unknown) => deps.errorHandler(withRetryAfter(res, err), req, res, noop));
+  };
+}
