@@ -18,7 +18,14 @@ export const benches = {
   import: { script: 'bench/audience/import.ts', args: ['--rows', '1000000'], quickArgs: ['--rows', '50000'] },
   analytics: { script: 'bench/events/analytics-time-series.ts', quickEnv: { BENCH_TEAMS: '10', BENCH_SECONDS: '3' } },
   ingest: { script: 'bench/events/ingest.ts', env: { BENCH_EVENTS: '20000' }, quickEnv: { BENCH_EVENTS: '3000' } },
-  campaigns: { script: 'bench/campaigns/run.ts', args: ['100000', '2000'], quickArgs: ['10000', '2000'] },
+  // Issue 21 §5: memory of the compiled build (`npm run build`, as in production).
+  'idle-rss': { script: 'bench/idle-rss/run.ts', args: ['3', '20'], quickArgs: ['1', '5'] },
+  campaigns: {
+    script: 'bench/campaigns/run.ts',
+    args: ['100000', '2000'],
+    env: { BENCH_WORKER_DIST: 'dist' },
+    quickArgs: ['10000', '2000'],
+  },
   dashboard: {
     script: 'bench/dashboard/email-log.ts',
     args: ['--emails', '1000000', '--requests', '100'],

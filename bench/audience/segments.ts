@@ -13,6 +13,7 @@ import { segmentFilterSql } from '@mailrail/domain/audience/segments/segment-sql
 import { segmentFilter, type SegmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
 import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
 import { writeResult } from '../report-kit';
+import { seedContacts } from '@mailrail/testing/contact-seed';
 import { startBenchApi } from '../bench-api';
 
 const arg = (name: string, def: number) => {
@@ -113,20 +114,7 @@ async function main() {
     const book = JSON.parse((await call('POST', '/api/v1/contactBooks', { name: 'bench' })).text).id as string;
     const now = new Date();
     let t = performance.now();
-    // One statement: ids time-ordered like the API's; emails on 10 domains; 10 % unsubscribed;
-    // createdAt spread over two years; properties of three JSON types.
-    await pg.query(
-      `INSERT INTO "Contact" (id, "contactBookId", email, "firstName", "lastName", properties, subscribed, "unsubscribeReason", "createdAt", "updatedAt")
-       SELECT lpad(to_hex(g), 9, '0') || substr(md5('c' || g), 1, 15), $1, 'user' || g || '@d' || (g % 10) || '.example.com',
-              'First' || g, 'Last' || g,
-              jsonb_build_object('plan', CASE WHEN g % 2 = 0 THEN 'pro' ELSE 'free' END, 'age', g % 90, 'vip', g % 7 = 0,
-                                 'city', (ARRAY['Oslo','Lima','Rome','Kyiv','Pune','Riga','Doha','Baku','Bern','Nice',
-                                               'Accra','Cairo','Dakar','Hanoi','Quito','Sofia','Tunis','Turin','Omaha','Perth'])[1 + g % 20]),
-              g % 10 <> 0, CASE WHEN g % 10 = 0 THEN 'UNSUBSCRIBED'::"UnsubscribeReason" END,
-              $2::timestamptz - (g % 730) * interval '1 day', $2::timestamptz
-       FROM generate_series(1, $3::int) AS g`,
-      [book, now, CONTACTS],
-    );
+    await seedContacts((text, params) => pg.query(text, params), book, CONTACTS, now);
     console.log(`seeded ${CONTACTS} contacts in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     t = performance.now();
     await pg.query('VACUUM ANALYZE "Contact"');

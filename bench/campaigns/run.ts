@@ -4,6 +4,9 @@
 // Email row and send job created), all messages accepted at SES, campaign SENT; and the worker's
 // peak RSS from /proc.
 // Run: npx tsx bench/campaigns/run.ts [contacts=100000] [sesRatePerSecond=4000]
+// BENCH_WORKER_DIST=dist: the compiled worker (built first by `npm run build`'s buildAll), as in
+// production and as `npm run bench` runs it. The worker gets the flag `npm run start:worker` passes.
+// BENCH_CAMPAIGN_TIMEOUT_MINUTES (default 30): a loaded machine needs more for 100,000 contacts.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -18,18 +21,23 @@ import { startFakeSes } from '@mailrail/testing/fake-ses';
 import { createRedis } from '@mailrail/platform/redis/client';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 import { writeResult } from '../report-kit';
+import { buildAll } from '../../scripts/build';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const N = Number(process.argv[2] ?? 100_000);
 const RATE = Number(process.argv[3] ?? 4000);
 const root = path.resolve(__dirname, '../..');
 
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+const TIMEOUT_MS = Number(process.env.BENCH_CAMPAIGN_TIMEOUT_MINUTES ?? 30) * 60_000;
+
+function statusMb(pid: number, field: 'VmRSS' | 'RssAnon'): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
 }
+const rssMb = (pid: number) => statusMb(pid, 'VmRSS');
 
 async function main() {
+  if (process.env.BENCH_WORKER_DIST) await buildAll(path.join(root, process.env.BENCH_WORKER_DIST));
   await prepareTemplateDatabase();
   const databaseUrl = await createTestDatabase();
   const prefix = testRedisPrefix();
@@ -56,7 +64,8 @@ async function main() {
   console.log(`seeded ${N} contacts in ${((performance.now() - seed0) / 1000).toFixed(1)} s`);
 
   // BENCH_WORKER_NODE_ARGS: V8 flags for the worker process only (heap experiments), e.g. --max-old-space-size=128
-  const workerNodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // --max-semi-space-size=2: what every start path passes (docs/worker.md, "Memory").
+  const workerNodeArgs = ['--max-semi-space-size=2', ...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   // BENCH_WORKER_DIST=dist: the compiled worker of `npm run build` (as in production) instead of tsx.
   const entry = process.env.BENCH_WORKER_DIST
     ? [path.join(root, process.env.BENCH_WORKER_DIST, 'worker/main.js')]
@@ -90,9 +99,14 @@ async function main() {
   const t0 = start.getTime();
   const marks: Record<string, number> = {};
   let peakRss = idleRss;
+  let anonAtPeak = statusMb(worker.pid!, 'RssAnon');
   for (;;) {
     await sleep(250);
-    peakRss = Math.max(peakRss, rssMb(worker.pid!));
+    const rss = rssMb(worker.pid!);
+    if (rss > peakRss) {
+      peakRss = rss;
+      anonAtPeak = statusMb(worker.pid!, 'RssAnon');
+    }
     const elapsed = Date.now() - t0;
     if (!marks.recipients || !marks.enqueued) {
       const [c] = await db.$queryRawUnsafe<{ ready: boolean; pending: number }[]>(
@@ -113,7 +127,7 @@ async function main() {
         break;
       }
     }
-    if (elapsed > 30 * 60_000) throw new Error('benchmark timed out');
+    if (elapsed > TIMEOUT_MS) throw new Error('benchmark timed out');
   }
   worker.kill('SIGTERM');
   await new Promise((r) => worker.on('exit', r));
@@ -148,8 +162,9 @@ async function main() {
       sentSeconds: marks.campaignSent / 1000,
       workerIdleRssMb: idleRss,
       workerPeakRssMb: peakRss,
+      workerPeakRssAnonMb: anonAtPeak,
     },
-    { contacts: N, sesRateLimitForMarketing: RATE, fakeSesMessages: ses.messages.length },
+    { contacts: N, sesRateLimitForMarketing: RATE, fakeSesMessages: ses.messages.length, worker: entry.join(' '), workerNodeArgs },
   );
   await ses.close();
   await db.$disconnect();

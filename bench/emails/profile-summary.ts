@@ -1,4 +1,6 @@
-// Self time of a V8 CPU profile (node --cpu-prof) by function and by file, highest first.
+// Self time of a V8 CPU profile (node --cpu-prof) by function and by file, highest first, and
+// inclusive time (the function and everything it called) of functions, to charge a whole step
+// (the body parser, the zod parse, the committer's write) with what it costs.
 //   npx tsx bench/emails/profile-summary.ts bench/out/profile/CPU.<...>.cpuprofile [--top 40]
 // Files under node_modules are grouped by package, so "what the accept path costs" reads as
 // express, pino, zod, prisma, ioredis, bullmq, pg, our own code, and V8 (GC, idle, program).
@@ -46,6 +48,23 @@ function scriptedCaller(node: ProfileNode): string {
   return '(none)';
 }
 
+const frameName = (n: ProfileNode) => {
+  const { functionName, url, lineNumber } = n.callFrame;
+  return `${functionName || '(anonymous)'} ${owner(url)}:${lineNumber + 1}`;
+};
+// Inclusive time: every scripted function on a sample's stack, once per sample (recursion counts once).
+const inclusive = new Map<string, number>();
+function chargeStack(leaf: ProfileNode, dt: number) {
+  const seen = new Set<string>();
+  for (let n: ProfileNode | undefined = leaf; n; n = parentOf.get(n.id)) {
+    if (!n.callFrame.url) continue;
+    const name = frameName(n);
+    if (seen.has(name)) continue;
+    seen.add(name);
+    inclusive.set(name, (inclusive.get(name) ?? 0) + dt);
+  }
+}
+
 const selfByFunction = new Map<string, number>();
 const selfByOwner = new Map<string, number>();
 const nativeByCaller = new Map<string, number>();
@@ -56,6 +75,7 @@ profile.samples.forEach((id, i) => {
   if (!node) return;
   const { functionName, url, lineNumber } = node.callFrame;
   const where = functionName === '(idle)' ? '(idle)' : owner(url);
+  if (functionName !== '(idle)') chargeStack(node, dt);
   if (!url && functionName !== '(idle)' && functionName !== '(garbage collector)' && functionName !== '(program)') {
     const caller = `${functionName} <- ${scriptedCaller(node)}`;
     nativeByCaller.set(caller, (nativeByCaller.get(caller) ?? 0) + dt);
@@ -79,3 +99,4 @@ console.log(`profile ${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1
 table('by package or file', selfByOwner);
 table('by function', selfByFunction);
 table('native code by its nearest scripted caller', nativeByCaller);
+table('inclusive, by function (self and callees)', inclusive);

@@ -1,0 +1,259 @@
+// What bench/emails/run.ts and bench/emails/cpu-per-request.ts share: the scratch database with a
+// team, a SENDING key and a verified domain; the servers under test (the API, the plain floor)
+// started as child processes on free loopback ports; one measured autocannon run per server with
+// its CPU time from /proc; and the round loop that alternates the servers so outside load hits
+// them alike.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { Client } from 'pg';
+import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
+import { insertDomain } from '@mailrail/domain/domains/add-domain';
+import { createDb, type Db } from '@mailrail/platform/db/client';
+import { dropDatabase, ensureDatabase } from '@mailrail/platform/db/admin';
+import { createRedis } from '@mailrail/platform/redis/client';
+import { prepareTemplateDatabase, templateDatabaseName, testServerUrl } from '@mailrail/testing/databases';
+import { deleteRedisPrefix } from '@mailrail/testing/redis';
+
+export const root = path.resolve(__dirname, '../..');
+
+/** `--name value` as a number, or the default. */
+export function numberArg(name: string, def: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+}
+
+/** `--name value` as a string, or undefined. */
+export function stringArg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+}
+
+/** Every `--flag KEY=VALUE` (repeatable) as an environment, e.g. `--env EMAIL_COMMIT_CONCURRENCY=4`. */
+export function envArgs(flag: string): Record<string, string> {
+  return Object.fromEntries(
+    process.argv.flatMap((a, i) => (a === `--${flag}` ? [process.argv[i + 1].split(/=(.*)/s).slice(0, 2)] : [])),
+  ) as Record<string, string>;
+}
+
+/** The email every bench request sends (a batch is 100 of it). */
+export const benchEmail = {
+  to: 'someone@dest.example.org',
+  from: 'Bench <hello@bench.example.com>',
+  subject: 'Hello',
+  html: '<p>Hello there</p>',
+  text: 'Hello there',
+};
+
+export interface EmailBench {
+  dbUrl: string;
+  db: Db;
+  teamId: number;
+  /** The request headers: JSON and the SENDING key. */
+  headers: Record<string, string>;
+  /** The environment of every server: the scratch database, its own Redis prefix, production mode. */
+  env: Record<string, string>;
+  /** PostgreSQL transactions committed in the scratch database so far (pg_stat_database). */
+  commits(): Promise<number>;
+  /** Deletes the Redis keys and drops the database. */
+  close(): Promise<void>;
+}
+
+/** A scratch database (named after `name` and this process) with a team, a SENDING key and a verified domain. */
+export async function setUpEmailBench(name: string): Promise<EmailBench> {
+  await prepareTemplateDatabase();
+  const dbUrl = `${testServerUrl}/mailrail_bench_${name}_${process.pid}`;
+  await dropDatabase(dbUrl);
+  await ensureDatabase(dbUrl, templateDatabaseName());
+  const db = createDb(dbUrl, 2);
+  const team = await createTeam(db, 'Bench');
+  const { apiKey } = await createApiKey(db, { teamId: team.id, permission: 'SENDING' });
+  await insertDomain(db, 'dev-secret-change-me-dev-secret-change-me', {
+    teamId: team.id,
+    name: 'bench.example.com',
+    region: 'us-east-1',
+    dkimSelector: 'usesend',
+    verified: true,
+  });
+  const prefix = `bench_${name}_${process.pid}`;
+  const stats = new Client({ connectionString: dbUrl });
+  await stats.connect();
+  return {
+    dbUrl,
+    db,
+    teamId: team.id,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+    env: {
+      DATABASE_URL: dbUrl,
+      REDIS_PREFIX: prefix,
+      LOG_LEVEL: 'warn',
+      API_RATE_LIMIT: '0',
+      NODE_ENV: 'production',
+      SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+      FLOOR_TEAM_ID: String(team.id),
+    },
+    async commits() {
+      const { rows } = await stats.query<{ n: string }>(`SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`);
+      // The statistics query is itself a transaction.
+      return Number(rows[0].n) - 1;
+    },
+    async close() {
+      await stats.end();
+      const redis = createRedis('redis://127.0.0.1:6379');
+      await deleteRedisPrefix(redis, prefix);
+      redis.disconnect();
+      await db.$disconnect();
+      await dropDatabase(dbUrl);
+    },
+  };
+}
+
+/** A loopback port nobody listens on right now (benches of other checkouts may run beside this one). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface BenchServer {
+  name: string;
+  child: ChildProcess;
+  base: string;
+}
+
+/**
+ * Starts `args` (node arguments: flags and the entry) on a free port in its own process group and
+ * waits until `readyPath` answers below 500.
+ */
+export async function startServer(name: string, args: string[], env: Record<string, string>, readyPath: string): Promise<BenchServer> {
+  const port = await freePort();
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'inherit', 'inherit'],
+    detached: true,
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(base + readyPath)).status < 500) return { name, child, base };
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timeout waiting for ${name} at ${base}${readyPath}`);
+}
+
+/** SIGTERM to the server's process group, then waits (at most 10 s) for it to exit. */
+export async function stopServer(server: BenchServer | undefined): Promise<void> {
+  if (!server || server.child.exitCode !== null) return;
+  const done = new Promise((r) => server.child.once('exit', r));
+  process.kill(-server.child.pid!, 'SIGTERM');
+  await Promise.race([done, new Promise((r) => setTimeout(r, 10_000))]);
+}
+
+/** CPU seconds (user + system) used so far by a process, from /proc (Linux). */
+export function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+// autocannon ships no types; this is the part we use.
+interface CannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require('autocannon') as (o: Record<string, unknown>) => Promise<CannonResult>;
+
+export interface Load {
+  /** Path under the server's base URL. */
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  connections: number;
+  /** Seconds, or else `amount` requests. */
+  duration?: number;
+  amount?: number;
+  /** Requests per second offered in all (autocannon's overallRate); full speed without. */
+  overallRate?: number;
+  /** Emails in one request (100 for a batch). */
+  emailsPerRequest?: number;
+}
+
+export interface Figures {
+  requestsPerSec: number;
+  emailsPerSec: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  /** CPU time of the server process per request and per email, in microseconds: independent of other load. */
+  serverCpuMicrosPerRequest: number;
+  serverCpuMicrosPerEmail: number;
+  /** PostgreSQL transactions per request, when the bench counts them. */
+  txPerRequest?: number;
+}
+
+/** One autocannon run against one server, with the server's CPU time and (given `commits`) its transactions. */
+export async function measure(server: BenchServer, load: Load, commits?: () => Promise<number>): Promise<Figures> {
+  const perRequest = load.emailsPerRequest ?? 1;
+  const cpu0 = cpuSeconds(server.child.pid);
+  const tx0 = commits ? await commits() : 0;
+  const r = await autocannon({
+    url: server.base + load.path,
+    method: 'POST',
+    headers: load.headers,
+    body: load.body,
+    connections: load.connections,
+    ...(load.amount ? { amount: load.amount } : { duration: load.duration ?? 10 }),
+    ...(load.overallRate ? { overallRate: load.overallRate } : {}),
+  });
+  const cpu = cpuSeconds(server.child.pid) - cpu0;
+  const requests = Math.max(1, r.requests.total);
+  return {
+    requestsPerSec: Math.round(r.requests.average),
+    emailsPerSec: Math.round(r.requests.average * perRequest),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    serverCpuMicrosPerRequest: Math.round((cpu * 1e6) / requests),
+    serverCpuMicrosPerEmail: Math.round((cpu * 1e6) / (requests * perRequest)),
+    ...(commits ? { txPerRequest: ((await commits()) - tx0) / requests } : {}),
+  };
+}
+
+/**
+ * The round loop: each round runs every entry once, in order, so load from elsewhere on the
+ * machine falls on all of them alike; answers each entry's figures, one per round.
+ */
+export async function alternate<K extends string>(rounds: number, runs: Record<K, () => Promise<Figures>>): Promise<Record<K, Figures[]>> {
+  const out = Object.fromEntries(Object.keys(runs).map((k) => [k, [] as Figures[]])) as Record<K, Figures[]>;
+  for (let round = 0; round < rounds; round++) {
+    for (const key of Object.keys(runs) as K[]) out[key].push(await runs[key]());
+  }
+  return out;
+}
+
+/** Per-round ratios a/b of a figure (requests/s by default). */
+export function ratios(a: Figures[], b: Figures[], key: (f: Figures) => number = (f) => f.requestsPerSec): number[] {
+  return a.map((x, i) => key(x) / key(b[i]));
+}
+
+/** The middle element by `key` (the upper one of two). */
+export function median<T>(xs: T[], key: (x: T) => number): T {
+  return [...xs].sort((x, y) => key(x) - key(y))[Math.floor(xs.length / 2)];
+}
