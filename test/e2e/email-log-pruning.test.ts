@@ -1,13 +1,13 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { ServerResponse } from 'node:http';
 import { Pool } from 'pg';
-import { insertEmailRows, prepareEmails } from '@mailrail/domain/emails/create-emails';
 import { EMAIL_ID_HEADER } from '@mailrail/domain/emails/headers';
 import { processSesEventJob } from '@mailrail/domain/ses-events/process-ses-event';
 import { recordSesAcceptances } from '@mailrail/domain/sql/ses-acceptance';
 import { PrismaClient } from '@mailrail/platform/db/client';
 import { createSqlPool, poolExecutor, type SqlPool } from '@mailrail/platform/db/sql/executor';
 import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
+import { insertEmailsAt } from '@mailrail/testing/emails-at';
 import { explainingPool, type ExplainingPool } from '@mailrail/testing/partition-scans';
 import type { ApiDeps } from '../../apps/api/src/deps';
 import { emailLogPage } from '../../apps/api/src/dashboard/email-log/email-log';
@@ -53,23 +53,7 @@ beforeAll(async () => {
   const team = await seed.query<{ id: number }>(`INSERT INTO "Team" (name, "updatedAt") VALUES ('t', now()) RETURNING id`);
   teamId = team[0].id;
   for (let n = -5; n <= 0; n++) {
-    const prepared = prepareEmails(
-      Array.from({ length: 3 }, () => ({
-        teamId,
-        domainId: null,
-        region: 'us-east-1',
-        from: 'a@example.com',
-        to: ['b@example.org'],
-        subject: 's',
-        html: 'h',
-      })),
-      at(n),
-    );
-    await insertEmailRows(seed, prepared, at(n));
-    ids.set(
-      n,
-      prepared.map((p) => p.created.id),
-    );
+    ids.set(n, await insertEmailsAt(seed, at(n), teamId, 3));
   }
   await seed.execute('ANALYZE "Email", "EmailEvent"');
 

@@ -1,20 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
 import { queueNames } from '@mailrail/platform/queue/queues';
 import { completedSince } from '@mailrail/testing/queue-state';
-import { spawnWorkerProcess, startTestWorkerEnv, workerStarted, type TestWorkerEnv } from './testing/worker-harness';
+import { spawnWorkerProcess, useTestWorkerEnv, workerStarted } from './testing/worker-harness';
 
 // The worker as a real process (`node --import tsx apps/worker/src/main.ts`, what
 // `npm run start:worker` runs): SIGTERM finishes the sends in flight and exits 0; SIGKILL loses
 // nothing because the lease expires and the email is sent by whoever runs next, one sweep later.
 
-let env: TestWorkerEnv;
-beforeAll(async () => {
-  env = await startTestWorkerEnv();
-});
-afterAll(async () => {
-  await env?.close();
-});
-beforeEach(() => env.ses.reset());
+const env = useTestWorkerEnv();
 
 const startWorkerProcess = (logLevel = 'silent') => spawnWorkerProcess(env, { logLevel });
 

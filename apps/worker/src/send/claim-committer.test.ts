@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SqlExecutor } from '@mailrail/platform/db/sql/executor';
-import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
+import { useTestWorkerEnv } from '../testing/worker-harness';
 import { createClaimCommitter } from './claim-committer';
 import { claimEmailForSending, sendOneEmail, type ClaimAnswer } from './send-email';
 
@@ -9,14 +9,7 @@ import { claimEmailForSending, sendOneEmail, type ClaimAnswer } from './send-ema
 // stands, a row another transaction holds is left to the job to claim alone, and a failed
 // statement fails only its own group.
 
-let env: TestWorkerEnv;
-beforeAll(async () => {
-  env = await startTestWorkerEnv();
-});
-afterAll(async () => {
-  await env?.close();
-});
-beforeEach(() => env.ses.reset());
+const env = useTestWorkerEnv();
 
 /** The pool, counting the statements that reach it; `failNext` fails that many statements first. */
 function countingSql(sql: SqlExecutor, failNext = 0): SqlExecutor & { statements: number } {

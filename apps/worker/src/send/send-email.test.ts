@@ -1,18 +1,11 @@
 import { simpleParser, type AddressObject } from 'mailparser';
-import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
+import { useTestWorkerEnv } from '../testing/worker-harness';
 import { claimEmailForSending, configurationSetFor, retryDelayMs, sendOneEmail } from './send-email';
 
 // sendOneEmail called directly (no BullMQ worker runs in this file): the claim, the outcomes and
 // what the database says afterwards. SES is the fake SES HTTP endpoint, reached by the real SDK.
 
-let env: TestWorkerEnv;
-beforeAll(async () => {
-  env = await startTestWorkerEnv();
-});
-afterAll(async () => {
-  await env?.close();
-});
-beforeEach(() => env.ses.reset());
+const env = useTestWorkerEnv();
 
 const sentTo = (address: string) => env.ses.messagesTo(address).length;
 

@@ -60,6 +60,24 @@ const TEST_ENV: Record<string, string> = {
 };
 
 /** A worker on the test file's own database and Redis prefix, talking to a fake SES over HTTP. */
+/**
+ * One environment for a whole test file: started before its first test, closed after its last,
+ * the fake SES's record cleared before each test. The handle's fields are filled in by beforeAll.
+ */
+export function useTestWorkerEnv(env: Record<string, string> = {}): TestWorkerEnv {
+  const handle = {} as TestWorkerEnv;
+  let started: TestWorkerEnv | undefined;
+  beforeAll(async () => {
+    started = await startTestWorkerEnv(env);
+    Object.assign(handle, started);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  beforeEach(() => handle.ses.reset());
+  return handle;
+}
+
 export async function startTestWorkerEnv(env: Record<string, string> = {}): Promise<TestWorkerEnv> {
   const ses = await startFakeSes();
   const databaseUrl = await createTestDatabase();

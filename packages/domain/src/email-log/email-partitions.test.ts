@@ -1,7 +1,8 @@
-import { insertEmailRows, prepareEmails, type EmailDraft } from '@mailrail/domain/emails/create-emails';
+import type { EmailDraft } from '@mailrail/domain/emails/create-emails';
 import { createSqlPool, type SqlPool } from '@mailrail/platform/db/sql/executor';
 import { emailIdTime, newEmailId } from '@mailrail/platform/ids';
 import { useTestDatabase } from '@mailrail/testing/databases';
+import { insertEmailsAt } from '@mailrail/testing/emails-at';
 import { maintainEmailPartitions, partitionDay, type EmailPartitionSettings } from './email-partitions';
 
 // The email log's partitions on a real PostgreSQL: days created ahead, stray rows caught by the
@@ -21,29 +22,8 @@ const settings = (s: Partial<EmailPartitionSettings> = {}): EmailPartitionSettin
   ...s,
 });
 
-function draft(over: Partial<EmailDraft> = {}): EmailDraft {
-  return {
-    teamId,
-    domainId: null,
-    region: 'us-east-1',
-    from: 'a@example.com',
-    to: ['b@example.org'],
-    subject: 's',
-    html: '<p>hi</p>',
-    text: 'hi',
-    ...over,
-  };
-}
-
 /** Stores emails minted at `at` through the production insert (ids and createdAt from that instant). */
-async function insertAt(at: Date, n = 1, over: Partial<EmailDraft> = {}): Promise<string[]> {
-  const prepared = prepareEmails(
-    Array.from({ length: n }, () => draft(over)),
-    at,
-  );
-  await insertEmailRows(sql, prepared, at);
-  return prepared.map((p) => p.created.id);
-}
+const insertAt = (at: Date, n = 1, over: Partial<EmailDraft> = {}) => insertEmailsAt(sql, at, teamId, n, over);
 
 async function partitionOf(table: 'Email' | 'EmailEvent', id: string): Promise<string> {
   const key = table === 'Email' ? 'id' : '"emailId"';
