@@ -1,7 +1,7 @@
 // Email API benchmark: single and batch sends against two floors (bench/emails/plain-floor.ts:
 // node:http, one INSERT + one add, or one multi-row INSERT + one addBulk per request; and
 // bench/emails/floor.ts: the same single send on Express), measured alternately, with the worker stopped.
-//   npx tsx bench/emails/run.ts [--duration 15] [--connections 32] [--rounds 3] [--rate 2000] [--batch-connections 16] [--env K=V] [--profile] [--compiled]
+//   npx tsx bench/emails/run.ts [--duration 15] [--connections 32] [--rounds 3] [--rate 2000] [--batch-connections 16] [--env K=V] [--profile] [--compiled] [--batch-only]
 // Writes bench/out/emails.json and prints a markdown summary ending in the three verdict lines
 // (single and batch ratios to the plain floor, p99 at --rate offered).
 import os from 'node:os';
@@ -30,6 +30,8 @@ const CONNECTIONS = numberArg('connections', 32);
 const TARGET_RATE = numberArg('rate', 2000);
 const ROUNDS = numberArg('rounds', 3);
 const BATCH_CONNECTIONS = numberArg('batch-connections', 16);
+// --batch-only: just the batch rounds (to profile or compare the batch route alone).
+const BATCH_ONLY = process.argv.includes('--batch-only');
 
 async function main() {
   const bench = await setUpEmailBench('emails');
@@ -38,9 +40,10 @@ async function main() {
 
   // All three servers run side by side (only one is loaded at a time) and the runs alternate
   // plain floor, Express floor, API... so load from elsewhere on the machine hits all alike.
-  // --profile writes a V8 CPU profile of the API to bench/out/profile (summarize it with
-  // bench/emails/profile-summary.ts); --compiled runs the API from `npm run build`'s dist/.
-  const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, 'bench/out/profile')}`] : [];
+  // --profile writes V8 CPU profiles of the API (bench/out/profile) and of the plain floor
+  // (bench/out/profile-floor), to summarise with bench/emails/profile-summary.ts; --compiled runs the API from `npm run build`'s dist/.
+  const profileTo = (dir: string) => (process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, dir)}`] : []);
+  const profile = profileTo('bench/out/profile');
   const apiEntry = process.argv.includes('--compiled') ? ['dist/api/main.js'] : ['--import', 'tsx', 'apps/api/src/main.ts'];
   let api: BenchServer | undefined;
   let floor: BenchServer | undefined;
@@ -50,7 +53,7 @@ async function main() {
   try {
     api = await startServer('API', [...profile, ...apiEntry], { ...bench.env, ...apiEnv }, '/health');
     floor = await startServer('Express floor', ['--import', 'tsx', 'bench/emails/floor.ts'], bench.env, '/nothing');
-    plain = await startServer('plain floor', ['--import', 'tsx', 'bench/emails/plain-floor.ts'], bench.env, '/nothing');
+    plain = await startServer('plain floor', [...profileTo('bench/out/profile-floor'), '--import', 'tsx', 'bench/emails/plain-floor.ts'], bench.env, '/nothing');
     const s: Load = { path: '/api/v1/emails', headers: bench.headers, body: JSON.stringify(benchEmail), connections: CONNECTIONS };
     const floorS: Load = { ...s, path: '/floor' };
     const b: Load = {
@@ -63,20 +66,22 @@ async function main() {
     const floorB: Load = { ...b, path: '/floor/batch' };
     const [a, f, p] = [api, floor, plain];
     // Warm-up (JIT, pools).
-    if (ROUNDS > 0) {
+    if (ROUNDS > 0 && !BATCH_ONLY) {
       await alternate(1, {
         plain: () => measure(p, { ...floorS, duration: 3 }),
         floor: () => measure(f, { ...floorS, duration: 3 }),
         api: () => measure(a, { ...s, duration: 3 }),
       });
     }
-    single = await alternate(ROUNDS, {
+    single = await alternate(BATCH_ONLY ? 0 : ROUNDS, {
       plain: () => measure(p, { ...floorS, duration: DURATION }),
       floor: () => measure(f, { ...floorS, duration: DURATION }),
       api: () => measure(a, { ...s, duration: DURATION }),
     });
-    results.singleAtTargetRate = await measure(a, { ...s, duration: DURATION, overallRate: TARGET_RATE });
-    results.plainAtTargetRate = await measure(p, { ...floorS, duration: DURATION, overallRate: TARGET_RATE });
+    if (!BATCH_ONLY) {
+      results.singleAtTargetRate = await measure(a, { ...s, duration: DURATION, overallRate: TARGET_RATE });
+      results.plainAtTargetRate = await measure(p, { ...floorS, duration: DURATION, overallRate: TARGET_RATE });
+    }
     if (ROUNDS > 0) {
       await alternate(1, { plain: () => measure(p, { ...floorB, duration: 3 }), api: () => measure(a, { ...b, duration: 3 }) });
     }
