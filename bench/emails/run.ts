@@ -44,7 +44,9 @@ async function main() {
   // (bench/out/profile-floor), to summarise with bench/emails/profile-summary.ts; --compiled runs the API from `npm run build`'s dist/.
   const profileTo = (dir: string) => (process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, dir)}`] : []);
   const profile = profileTo('bench/out/profile');
-  const apiEntry = process.argv.includes('--compiled') ? ['dist/api/main.js'] : ['--import', 'tsx', 'apps/api/src/main.ts'];
+  // BENCH_API_NODE_ARGS: Node flags for the API process, e.g. the start scripts' young-generation cap.
+  const apiNodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const apiEntry = [...apiNodeArgs, ...(process.argv.includes('--compiled') ? ['dist/api/main.js'] : ['--import', 'tsx', 'apps/api/src/main.ts'])];
   let api: BenchServer | undefined;
   let floor: BenchServer | undefined;
   let plain: BenchServer | undefined;
