@@ -46,7 +46,10 @@ async function main() {
   const profile = profileTo('bench/out/profile');
   // BENCH_API_NODE_ARGS: Node flags for the API process, e.g. the start scripts' young-generation cap.
   const apiNodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const apiEntry = [...apiNodeArgs, ...(process.argv.includes('--compiled') ? ['dist/api/main.js'] : ['--import', 'tsx', 'apps/api/src/main.ts'])];
+  const apiEntry = [
+    ...apiNodeArgs,
+    ...(process.argv.includes('--compiled') ? ['dist/api/main.js'] : ['--import', 'tsx', 'apps/api/src/main.ts']),
+  ];
   let api: BenchServer | undefined;
   let floor: BenchServer | undefined;
   let plain: BenchServer | undefined;
@@ -55,7 +58,12 @@ async function main() {
   try {
     api = await startServer('API', [...profile, ...apiEntry], { ...bench.env, ...apiEnv }, '/health');
     floor = await startServer('Express floor', ['--import', 'tsx', 'bench/emails/floor.ts'], bench.env, '/nothing');
-    plain = await startServer('plain floor', [...profileTo('bench/out/profile-floor'), '--import', 'tsx', 'bench/emails/plain-floor.ts'], bench.env, '/nothing');
+    plain = await startServer(
+      'plain floor',
+      [...profileTo('bench/out/profile-floor'), '--import', 'tsx', 'bench/emails/plain-floor.ts'],
+      bench.env,
+      '/nothing',
+    );
     const s: Load = { path: '/api/v1/emails', headers: bench.headers, body: JSON.stringify(benchEmail), connections: CONNECTIONS };
     const floorS: Load = { ...s, path: '/floor' };
     const b: Load = {
