@@ -8,7 +8,7 @@ import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { findTeamContactBook } from '../contact-books/service';
 import { findBookSegment } from '../segments/service';
-import { segmentQueryError } from '../segments/bounded-query';
+import { SEGMENT_POOL_WAIT_MS, segmentQueryError } from '../segments/bounded-query';
 
 // A book (or one segment of it) as CSV, streamed: rows are read in keyset batches by id, so memory
 // holds one batch whatever the book's size, and each batch is written only once the client has
@@ -100,7 +100,7 @@ export async function exportContactsCsv(
         if (filter) await setLocalStatementTimeout(sql, timeoutMs);
         await streamCsv(sql, book.id, filter, res);
       },
-      { maxWait: 30_000, timeout: EXPORT_MAX_MS },
+      { maxWait: SEGMENT_POOL_WAIT_MS, timeout: EXPORT_MAX_MS },
     );
   } catch (err) {
     // Before the header: a JSON error (503 for a filter that was too slow). After: the only honest

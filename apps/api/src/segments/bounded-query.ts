@@ -9,7 +9,8 @@ import type { Db } from '@mailrail/platform/db/client';
 // that evaluates one runs under SEGMENT_QUERY_TIMEOUT_MS, so such a filter costs one connection for
 // that long at most and answers 503, instead of holding the pool every other request needs.
 
-const POOL_WAIT_MS = 30_000;
+/** How long a bounded transaction (a segment statement, an export) may wait for a pooled connection. */
+export const SEGMENT_POOL_WAIT_MS = 30_000;
 
 export type SegmentQueryDeps = { db: Db; config: Pick<Config, 'SEGMENT_QUERY_TIMEOUT_MS'> };
 
@@ -47,7 +48,7 @@ export async function boundedSegmentQuery<T>(deps: SegmentQueryDeps, text: strin
       },
       // Prisma's transaction timeout only backs up the server's. Its wait for a connection must be
       // a number where an ordinary query waits as long as it takes: the same generous bound.
-      { maxWait: POOL_WAIT_MS, timeout: ms + 5_000 },
+      { maxWait: SEGMENT_POOL_WAIT_MS, timeout: ms + 5_000 },
     );
   } catch (err) {
     throw segmentQueryError(err, ms);
