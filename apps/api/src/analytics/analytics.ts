@@ -3,7 +3,7 @@ import { notFound } from '@mailrail/domain/errors/api-error';
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { emailIdCreatedWithinSql } from '@mailrail/domain/sql/email-id-range';
 import { utcDay } from '@mailrail/domain/ses-events/count-email-status';
-import { deltaSumsSql } from '@mailrail/domain/ses-events/counter-deltas';
+import { CUMULATED_COUNTERS, deltaSumsSql } from '@mailrail/domain/ses-events/counter-deltas';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { intString } from '../http/query';
@@ -127,7 +127,7 @@ export async function reputationMetrics(deps: ApiDeps, auth: AuthContext, q: z.i
             COALESCE(SUM(complained), 0)::bigint AS complained
        FROM (SELECT delivered, "hardBounced", complained FROM "CumulatedMetrics" WHERE ${where}
              UNION ALL
-             SELECT ${deltaSumsSql(['delivered', 'hardBounced', 'complained'])} FROM "EmailCounterDelta" WHERE ${where}) counted`,
+             SELECT ${deltaSumsSql(CUMULATED_COUNTERS)} FROM "EmailCounterDelta" WHERE ${where}) counted`,
     params,
   );
   const delivered = Number(row.delivered);

@@ -16,11 +16,12 @@ export function deltaSumsSql(counters: readonly Counter[], alias = ''): string {
 }
 
 const DAILY: Counter[] = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'hardBounced', 'complained'];
-const TOTALS: Counter[] = ['delivered', 'hardBounced', 'complained'];
+/** The all-time totals behind the reputation metrics: CumulatedMetrics' counters. */
+export const CUMULATED_COUNTERS: Counter[] = ['delivered', 'hardBounced', 'complained'];
 // Campaign.sent is not here: the campaign engine counts it when a recipient settles
 // (recordOutcomes), and adding the SES Send event too counted every recipient twice.
 const CAMPAIGN: Counter[] = ['delivered', 'opened', 'clicked', 'bounced', 'hardBounced', 'complained'];
-const TOTALS_BITS = TOTALS.reduce((b, c) => b | COUNTED_BITS[c], 0);
+const CUMULATED_BITS = CUMULATED_COUNTERS.reduce((b, c) => b | COUNTED_BITS[c], 0);
 
 const addEach = (table: string, counters: Counter[]) => counters.map((c) => `"${c}" = ${table}."${c}" + EXCLUDED."${c}"`).join(', ');
 const col = (counters: Counter[]) => counters.map((c) => `"${c}"`).join(', ');
@@ -52,10 +53,10 @@ export async function foldCounterDeltasOnce(sql: SqlExecutor, batch: number): Pr
       ON CONFLICT ("teamId", "domainId", "date", "type") DO UPDATE SET ${addEach('"DailyEmailUsage"', DAILY)}, "updatedAt" = now()
     ),
     cumulated AS (
-      INSERT INTO "CumulatedMetrics" ("teamId", "domainId", ${col(TOTALS)}, "updatedAt")
-      SELECT "teamId", "domainId", ${deltaSumsSql(TOTALS)}, now()
-      FROM live WHERE bits & ${TOTALS_BITS} <> 0 GROUP BY "teamId", "domainId" ORDER BY "teamId", "domainId"
-      ON CONFLICT ("teamId", "domainId") DO UPDATE SET ${addEach('"CumulatedMetrics"', TOTALS)}, "updatedAt" = now()
+      INSERT INTO "CumulatedMetrics" ("teamId", "domainId", ${col(CUMULATED_COUNTERS)}, "updatedAt")
+      SELECT "teamId", "domainId", ${deltaSumsSql(CUMULATED_COUNTERS)}, now()
+      FROM live WHERE bits & ${CUMULATED_BITS} <> 0 GROUP BY "teamId", "domainId" ORDER BY "teamId", "domainId"
+      ON CONFLICT ("teamId", "domainId") DO UPDATE SET ${addEach('"CumulatedMetrics"', CUMULATED_COUNTERS)}, "updatedAt" = now()
     ),
     campaign AS (
       UPDATE "Campaign" c SET ${CAMPAIGN.map((k) => `"${k}" = c."${k}" + s."${k}"`).join(', ')}, "updatedAt" = now()
