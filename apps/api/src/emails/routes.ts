@@ -5,9 +5,9 @@ import { getEmail } from './get-email';
 import { listEmailsQuery, streamEmailList } from './list-emails';
 import { cancelEmail, rescheduleEmail } from './schedule-email';
 import { emailIdParam, rescheduleBody } from './schemas';
-import { acceptBatch, acceptEmail, createSendContext, type SendContext } from './send-emails';
+import { acceptBatch, acceptEmail, type SendContext } from './send-emails';
 
-export function emailRoutes(deps: ApiDeps, ctx: SendContext = createSendContext(deps)): Router {
+export function emailRoutes(deps: ApiDeps, ctx: SendContext): Router {
   const r = Router();
 
   // The API's own POST / and /batch are answered ahead of the router by accept-lane.ts; these serve
