@@ -1,4 +1,5 @@
-import { bareAddress, formatAddress, MAX_ADDRESS_FIELD_LENGTH, normalisedEmailField, parseAddress } from './address';
+import { z } from 'zod';
+import { bareAddress, formatAddress, isEmailAddress, MAX_ADDRESS_FIELD_LENGTH, normalisedEmailField, parseAddress } from './address';
 
 describe('parseAddress', () => {
   it.each([
@@ -47,10 +48,37 @@ describe('parseAddress', () => {
   });
 });
 
+describe('isEmailAddress', () => {
+  // It tests z.email()'s pattern directly: it must keep agreeing with z.email() itself.
+  it.each([
+    'ada@example.org',
+    'a.b+tag@sub.example.co',
+    "o'brien@example.org",
+    '.ada@example.org',
+    'ada.@example.org',
+    'a..b@example.org',
+    'ada@example',
+    'ada@-example.org',
+    'ada@example.o',
+    'ada example@example.org',
+    'ada@exa_mple.org',
+    'Ada@Example.ORG',
+    'ada@@example.org',
+    '',
+  ])('agrees with z.email() on %j', (address) => {
+    expect(isEmailAddress(address)).toBe(z.email().safeParse(address).success);
+  });
+});
+
 describe('bareAddress', () => {
   it('strips the name of a stored recipient', () => {
     expect(bareAddress('Ada <ada@example.org>')).toBe('ada@example.org');
     expect(bareAddress(' ada@example.org ')).toBe('ada@example.org');
+  });
+
+  it('gives the trimmed field when it does not parse, with or without brackets', () => {
+    expect(bareAddress(' not an address ')).toBe('not an address');
+    expect(bareAddress(' Ada <nope> ')).toBe('Ada <nope>');
   });
 });
 
