@@ -7,7 +7,7 @@ import type { Metrics } from '@mailrail/platform/metrics/metrics';
 import { withRetryAfter, type Auth } from '../http/auth';
 import { isJsonType } from '../http/json-body';
 import type { ApplyRateLimit } from '../http/rate-limit';
-import { assertSafeBody } from '../http/unsafe-text';
+import { assertSafeJsonBody } from '../http/unsafe-text';
 import { recordHttpMetrics } from '../ops/metrics';
 import { acceptBatch, acceptEmail, type SendContext } from './send-emails';
 
@@ -118,8 +118,9 @@ export function emailAcceptLane(deps: AcceptLaneDeps): RequestHandler {
     req.auth = auth;
     await deps.rateLimit(auth, res);
     // Authenticated and counted before a byte of the body is read, as on the express path.
-    const body = parseJson(await readBody(req, Number(req.headers['content-length'])));
-    assertSafeBody(body);
+    const text = await readBody(req, Number(req.headers['content-length']));
+    const body = parseJson(text);
+    assertSafeJsonBody(text, body);
     const idempotency = req.headers['idempotency-key'];
     sendJson(res, batch ? await acceptBatch(deps.send, auth, body, idempotency) : await acceptEmail(deps.send, auth, body, idempotency));
   }

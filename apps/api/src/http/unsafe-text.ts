@@ -79,6 +79,16 @@ export function assertSafeBody(body: unknown): void {
   if (inBody) throw unsafeTextError('request body', inBody);
 }
 
+/**
+ * assertSafeBody for a body JSON.parse read from `text`, without the walk in the common case:
+ * JSON can spell a NUL or a lone surrogate only as a `\u` escape (a raw control character is not
+ * JSON), so the parsed value of a well-formed text with no `\u` in it holds neither.
+ */
+export function assertSafeJsonBody(text: string, body: unknown): void {
+  if (!text.includes('\\u') && !isUnsafeText(text)) return;
+  assertSafeBody(body);
+}
+
 export const rejectUnsafeBody: RequestHandler = (req, _res, next) => {
   try {
     assertSafeBody(req.body);
