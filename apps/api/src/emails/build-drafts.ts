@@ -40,13 +40,12 @@ export async function buildDrafts(
   const { templateById, repliedIds } = await loadReferences(ctx, auth, payloads);
   const maxBytes = maxMessageBytes(config);
 
-  // A batch mostly sends from one domain: the sender rule is checked once per domain name.
+  // A batch mostly sends from one address: it is parsed, and the sender rule checked, once per from.
   const checks = new Map<string, Awaited<ReturnType<typeof checkSender>>>();
   const drafts: EmailDraft[] = [];
   for (const [i, p] of payloads.entries()) {
-    const from = parseAddress(p.from)!; // the schema validated it
-    let check = checks.get(from.domain);
-    if (!check) checks.set(from.domain, (check = await checkSender(ctx.intake, auth, from.domain)));
+    let check = checks.get(p.from);
+    if (!check) checks.set(p.from, (check = await checkSender(ctx.intake, auth, parseAddress(p.from)!.domain))); // the schema validated it
     if (!check.ok) {
       // A key bound to another domain refuses the whole request (403) at once.
       if (check.refusal === 'forbidden') throw senderDomainError(check, at(i, 'from'));
