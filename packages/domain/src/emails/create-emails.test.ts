@@ -73,10 +73,31 @@ describe('insertEmailRows', () => {
       unsubUrl: 'https://u/x',
       createdAt: now,
       updatedAt: now,
+      toAddresses: draft.to,
     });
     expect(row.emailEvents).toEqual([
       expect.objectContaining({ status: 'SCHEDULED', data: { scheduledAt: scheduledAt.toISOString() }, createdAt: now }),
     ]);
+  });
+
+  it('stores a draft that leaves out what it may: empty lists, no key, a raw message, Name <addr> recipients', async () => {
+    const now = new Date('2026-03-01T10:00:00.456Z');
+    const raw = Buffer.from('Subject: hi\r\n\r\nbody \u00ff');
+    const draft: EmailDraft = {
+      teamId,
+      domainId: null,
+      region: 'us-east-1',
+      from: 'a@x.org',
+      to: ['Bob <Bob@X.org>'],
+      subject: 's',
+      rawMessage: raw,
+    };
+    const [p] = prepareEmails([draft], now);
+    await insertEmailRows(prismaExecutor(db), [p], now);
+    const row = await db.email.findUniqueOrThrow({ where: { id: p.created.id } });
+    expect(row).toMatchObject({ apiKeyId: null, replyTo: [], cc: [], bcc: [], html: null, text: null, headers: null, isMarketing: false });
+    expect(row).toMatchObject({ latestStatus: 'QUEUED', toAddresses: ['bob@x.org'], searchText: 's\nbob <bob@x.org>', createdAt: now });
+    expect(Buffer.from(row.rawMessage!)).toEqual(raw);
   });
 
   it('writes nothing when one row is refused', async () => {

@@ -6,6 +6,7 @@ import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '../sql/email-outbo
 import { prismaExecutor, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { emailSearchTextSql } from '../sql/email-search';
 import { bareAddress } from './address';
+import { textArrayLiteral } from '@mailrail/platform/db/sql/text-array';
 
 /** An email ready to be stored: recipients normalised, template already rendered. */
 export interface EmailDraft {
@@ -62,6 +63,9 @@ export function prepareEmails(drafts: EmailDraft[], now: Date): PreparedEmail[] 
 // One statement writes the emails and their first events: the rows travel as one JSON parameter
 // expanded by json_populate_recordset, which is several times cheaper than Prisma's createMany.
 // A single statement is atomic, so no explicit transaction (and no extra round trips) is needed.
+// PostgreSQL's share is kept small too (bench/RESULTS.md, issue 21 §4): a row's JSON leaves out
+// its null columns (json_populate_recordset's NULL base fills them), its text[] columns travel as
+// array literals, and the creation time, the same for every row, is one parameter ($4).
 const EMAIL_COLUMNS = [
   'id',
   'teamId',
@@ -89,23 +93,31 @@ const EMAIL_COLUMNS = [
   'createdAt',
   'updatedAt',
   'toAddresses',
-]
-  .map((c) => `"${c}"`)
-  .join(', ');
+];
+/** text[] columns: NOT NULL or defaulting to empty, so a row may leave an empty one out. */
+const ARRAY_COLUMNS = new Set(['to', 'replyTo', 'cc', 'bcc', 'toAddresses']);
+const NOW_COLUMNS = new Set(['createdAt', 'updatedAt']);
+
+const quoted = (c: string) => `"${c}"`;
+const emailValueSql = (c: string) =>
+  NOW_COLUMNS.has(c) ? '$4::timestamptz' : ARRAY_COLUMNS.has(c) ? `COALESCE(r.${quoted(c)}, '{}')` : `r.${quoted(c)}`;
 
 const INSERT_EMAILS_SQL = `
-WITH inserted AS (
-  INSERT INTO "Email" (${EMAIL_COLUMNS}, "searchText")
-  SELECT ${EMAIL_COLUMNS}, ${emailSearchTextSql('r.')} FROM json_populate_recordset(NULL::"Email", $1::json) r
+WITH email_rows AS (
+  SELECT ${EMAIL_COLUMNS.map((c) => `${emailValueSql(c)} AS ${quoted(c)}`).join(', ')}
+  FROM json_populate_recordset(NULL::"Email", $1::json) r
+), inserted AS (
+  INSERT INTO "Email" (${EMAIL_COLUMNS.map(quoted).join(', ')}, "searchText")
+  SELECT r.*, ${emailSearchTextSql('r.')} FROM email_rows r
   RETURNING ${EMAIL_OUTBOX_RETURNING}
 ), outbox AS (
   ${emailOutboxInsertSql('inserted')}
 ), idempotency AS (
   INSERT INTO "IdempotencyRecord" ("teamId", "key", "bodyHash", "emailIds", "createdAt")
-  SELECT k."teamId", k."key", k."bodyHash", k."emailIds", k."createdAt" FROM json_populate_recordset(NULL::"IdempotencyRecord", $3::json) k
+  SELECT k."teamId", k."key", k."bodyHash", k."emailIds", $4::timestamptz FROM json_populate_recordset(NULL::"IdempotencyRecord", $3::json) k
 )
 INSERT INTO "EmailEvent" ("emailId", status, data, "createdAt")
-SELECT e."emailId", e.status, e.data, e."createdAt"
+SELECT e."emailId", e.status, e.data, $4::timestamptz
 FROM json_populate_recordset(NULL::"EmailEvent", $2::json) e
 JOIN inserted i ON i.id = e."emailId"`;
 
@@ -129,45 +141,44 @@ export async function insertEmailRows(
   idempotency: IdempotencyRow[] = [],
 ): Promise<void> {
   if (items.length === 0) return;
-  const at = now.toISOString();
-  const rows = items.map(({ draft: d, created }) => ({
-    id: created.id,
-    teamId: d.teamId,
-    domainId: d.domainId,
-    apiKeyId: d.apiKeyId ?? null,
-    from: d.from,
-    to: d.to,
-    replyTo: d.replyTo ?? [],
-    cc: d.cc ?? [],
-    bcc: d.bcc ?? [],
-    subject: d.subject,
-    html: d.html ?? null,
-    text: d.text ?? null,
-    headers: d.headers ?? null,
-    attachments: d.attachments ?? null,
+  const rows = items.map(({ draft: d, created }) => {
+    const row: Record<string, unknown> = {
+      id: created.id,
+      teamId: d.teamId,
+      from: d.from,
+      to: textArrayLiteral(d.to),
+      subject: d.subject,
+      latestStatus: created.status,
+      isMarketing: d.lane === 'marketing',
+      // The dashboard's exact recipient search (GIN over the array).
+      toAddresses: textArrayLiteral(d.to.map((a) => bareAddress(a).toLowerCase())),
+    };
+    // The rest only when set: a missing key is NULL (or, for an array, empty).
+    if (d.domainId != null) row.domainId = d.domainId;
+    if (d.apiKeyId != null) row.apiKeyId = d.apiKeyId;
+    if (d.replyTo?.length) row.replyTo = textArrayLiteral(d.replyTo);
+    if (d.cc?.length) row.cc = textArrayLiteral(d.cc);
+    if (d.bcc?.length) row.bcc = textArrayLiteral(d.bcc);
+    if (d.html != null) row.html = d.html;
+    if (d.text != null) row.text = d.text;
+    if (d.headers != null) row.headers = d.headers;
+    if (d.attachments != null) row.attachments = d.attachments;
     // bytea's hex text form, which json_populate_recordset hands to bytea's input function.
-    rawMessage: d.rawMessage ? `\\x${d.rawMessage.toString('hex')}` : null,
-    templateId: d.templateId ?? null,
-    inReplyToId: d.inReplyToId ?? null,
-    scheduledAt: d.scheduledAt ? d.scheduledAt.toISOString() : null,
-    latestStatus: created.status,
-    campaignId: d.campaignId ?? null,
-    contactId: d.contactId ?? null,
-    isMarketing: d.lane === 'marketing',
-    unsubUrl: d.unsubUrl ?? null,
-    createdAt: at,
-    updatedAt: at,
-    // The dashboard's exact recipient search (GIN over the array).
-    toAddresses: d.to.map((a) => bareAddress(a).toLowerCase()),
-  }));
+    if (d.rawMessage) row.rawMessage = `\\x${d.rawMessage.toString('hex')}`;
+    if (d.templateId != null) row.templateId = d.templateId;
+    if (d.inReplyToId != null) row.inReplyToId = d.inReplyToId;
+    if (d.scheduledAt) row.scheduledAt = d.scheduledAt.toISOString();
+    if (d.campaignId != null) row.campaignId = d.campaignId;
+    if (d.contactId != null) row.contactId = d.contactId;
+    if (d.unsubUrl != null) row.unsubUrl = d.unsubUrl;
+    return row;
+  });
   const events = items.map(({ draft: d, created }) => ({
     emailId: created.id,
     status: created.status,
     data: d.suppressed ? { error: d.suppressed.reason } : d.scheduledAt ? { scheduledAt: d.scheduledAt.toISOString() } : null,
-    createdAt: at,
   }));
-  const keys = idempotency.map((k) => ({ ...k, createdAt: at }));
-  await sql.execute(INSERT_EMAILS_SQL, [JSON.stringify(rows), JSON.stringify(events), JSON.stringify(keys)]);
+  await sql.execute(INSERT_EMAILS_SQL, [JSON.stringify(rows), JSON.stringify(events), JSON.stringify(idempotency), now.toISOString()]);
 }
 
 /**
