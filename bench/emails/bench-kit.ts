@@ -4,7 +4,7 @@
 // its CPU time from /proc; and the round loop that alternates the servers so outside load hits
 // them alike.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -168,6 +168,27 @@ export function cpuSeconds(pid: number | undefined): number {
   }
 }
 
+/**
+ * CPU seconds used so far by every process whose command name is `comm` (postgres, redis-server),
+ * with the children they have reaped: PostgreSQL's backends come and go, and an ended one's time
+ * moves to the postmaster's cutime / cstime.
+ */
+export function cpuSecondsOfCommand(comm: string): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== comm) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
 // autocannon ships no types; this is the part we use.
 interface CannonResult {
   requests: { average: number; total: number };
@@ -203,6 +224,13 @@ export interface Figures {
   /** CPU time of the server process per request and per email, in microseconds: independent of other load. */
   serverCpuMicrosPerRequest: number;
   serverCpuMicrosPerEmail: number;
+  /**
+   * CPU time per request of PostgreSQL's and Redis's processes and of this load generator: on a
+   * 2-core machine the servers share the cores with them, so the rates follow the sum.
+   */
+  postgresCpuMicrosPerRequest: number;
+  redisCpuMicrosPerRequest: number;
+  loadCpuMicrosPerRequest: number;
   /** PostgreSQL transactions per request, when the bench counts them. */
   txPerRequest?: number;
 }
@@ -211,6 +239,7 @@ export interface Figures {
 export async function measure(server: BenchServer, load: Load, commits?: () => Promise<number>): Promise<Figures> {
   const perRequest = load.emailsPerRequest ?? 1;
   const cpu0 = cpuSeconds(server.child.pid);
+  const others0 = [cpuSecondsOfCommand('postgres'), cpuSecondsOfCommand('redis-server'), process.cpuUsage()] as const;
   const tx0 = commits ? await commits() : 0;
   const r = await autocannon({
     url: server.base + load.path,
@@ -223,6 +252,8 @@ export async function measure(server: BenchServer, load: Load, commits?: () => P
   });
   const cpu = cpuSeconds(server.child.pid) - cpu0;
   const requests = Math.max(1, r.requests.total);
+  const perRequestMicros = (seconds: number) => Math.round((seconds * 1e6) / requests);
+  const loadCpu = process.cpuUsage(others0[2]);
   return {
     requestsPerSec: Math.round(r.requests.average),
     emailsPerSec: Math.round(r.requests.average * perRequest),
@@ -232,6 +263,9 @@ export async function measure(server: BenchServer, load: Load, commits?: () => P
     errors: r.errors,
     serverCpuMicrosPerRequest: Math.round((cpu * 1e6) / requests),
     serverCpuMicrosPerEmail: Math.round((cpu * 1e6) / (requests * perRequest)),
+    postgresCpuMicrosPerRequest: perRequestMicros(cpuSecondsOfCommand('postgres') - others0[0]),
+    redisCpuMicrosPerRequest: perRequestMicros(cpuSecondsOfCommand('redis-server') - others0[1]),
+    loadCpuMicrosPerRequest: perRequestMicros((loadCpu.user + loadCpu.system) / 1e6),
     ...(commits ? { txPerRequest: ((await commits()) - tx0) / requests } : {}),
   };
 }

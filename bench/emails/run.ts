@@ -176,7 +176,7 @@ async function main() {
   const line = (name: string, f: Figures | undefined) =>
     !f
       ? `| ${name} | not run |`
-      : `| ${name} | ${f.requestsPerSec} | ${f.emailsPerSec} | ${f.p50} | ${f.p99} | ${f.serverCpuMicrosPerRequest} | ${f.non2xx} | ${f.errors} |`;
+      : `| ${name} | ${f.requestsPerSec} | ${f.emailsPerSec} | ${f.p50} | ${f.p99} | ${f.serverCpuMicrosPerRequest} | ${f.postgresCpuMicrosPerRequest} / ${f.redisCpuMicrosPerRequest} / ${f.loadCpuMicrosPerRequest} | ${f.non2xx} | ${f.errors} |`;
   const list = (xs: number[]) => xs.map((r) => r.toFixed(2)).join(', ');
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
   const atRate = results.singleAtTargetRate;
@@ -185,8 +185,8 @@ async function main() {
     [
       `machine: ${machine.nproc} cores (${machine.cpu}), ${machine.memoryGB} GB, node ${machine.node}; ${DURATION} s per run, ${CONNECTIONS} connections; load average ${loadAverage.before} -> ${loadAverage.after}; API env ${JSON.stringify(apiEnv)}`,
       '',
-      '| run | requests/s | emails/s | p50 ms | p99 ms | server CPU µs/request | non-2xx | errors |',
-      '|---|---|---|---|---|---|---|---|',
+      '| run | requests/s | emails/s | p50 ms | p99 ms | server CPU µs/request | PostgreSQL / Redis / load generator CPU µs/request | non-2xx | errors |',
+      '|---|---|---|---|---|---|---|---|---|',
       line(`POST /api/v1/emails, max (median of ${ROUNDS} rounds)`, results.single),
       line('plain floor: node:http, 1 INSERT + 1 add (median round)', results.plain),
       line('Express floor: 1 INSERT + 1 add (median round)', results.floor),
