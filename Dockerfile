@@ -51,4 +51,4 @@ COPY --from=build /app/apps/web/dist apps/web/dist
 USER node
 EXPOSE 3000 2587 2465
 # node itself is PID 1 (not npm), so SIGTERM reaches the process and shutdown is graceful.
-CMD ["node", "--max-semi-space-size=2", "dist/api/main.js"]
+CMD ["node", "--max-semi-space-size=16", "dist/api/main.js"]

@@ -22,6 +22,7 @@ import { hashPassword } from '@mailrail/domain/users/passwords';
 import { ensureUserInTeam } from '@mailrail/domain/users/users';
 import { startSesLocal } from './start-ses-local';
 import { ensureWebBuilt } from './web-build';
+import { youngGenerationFlag } from '@mailrail/platform/process/memory-flags';
 
 const DEMO_TEAM = 'Demo team';
 const DEMO_DOMAIN = 'demo.example.com';
@@ -132,9 +133,9 @@ async function main() {
   }
   // `node --import tsx` (not the tsx CLI) so that our SIGTERM reaches each process itself.
   const relay = !!(config.SMTP_PORT || config.SMTPS_PORT);
-  for (const app of ['api', 'worker', ...(relay ? ['smtp'] : [])]) {
+  for (const app of ['api', 'worker', ...(relay ? ['smtp' as const] : [])] as const) {
     children.push(
-      spawn(process.execPath, ['--max-semi-space-size=2', '--import', 'tsx', path.join(__dirname, `../apps/${app}/src/main.ts`)], {
+      spawn(process.execPath, [youngGenerationFlag(app), '--import', 'tsx', path.join(__dirname, `../apps/${app}/src/main.ts`)], {
         cwd: path.join(__dirname, '..'),
         env,
         stdio: ['ignore', 'inherit', 'inherit'],

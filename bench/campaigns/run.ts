@@ -23,6 +23,7 @@ import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 import { writeResult } from '../report-kit';
 import { buildAll } from '../../scripts/build';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { youngGenerationFlag } from '@mailrail/platform/process/memory-flags';
 
 const N = Number(process.argv[2] ?? 100_000);
 const RATE = Number(process.argv[3] ?? 4000);
@@ -64,8 +65,8 @@ async function main() {
   console.log(`seeded ${N} contacts in ${((performance.now() - seed0) / 1000).toFixed(1)} s`);
 
   // BENCH_WORKER_NODE_ARGS: V8 flags for the worker process only (heap experiments), e.g. --max-old-space-size=128
-  // --max-semi-space-size=2: what every start path passes (docs/worker.md, "Memory").
-  const workerNodeArgs = ['--max-semi-space-size=2', ...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  // The young-generation flag every start path passes (docs/worker.md, "Memory").
+  const workerNodeArgs = [youngGenerationFlag('worker'), ...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   // BENCH_WORKER_DIST=dist: the compiled worker of `npm run build` (as in production) instead of tsx.
   const entry = process.env.BENCH_WORKER_DIST
     ? [path.join(root, process.env.BENCH_WORKER_DIST, 'worker/main.js')]

@@ -26,6 +26,7 @@ import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mail
 import { startFakeSes } from '@mailrail/testing/fake-ses';
 import { freePort } from '@mailrail/testing/free-port';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
+import { youngGenerationFlag, type NodeApp } from '@mailrail/platform/process/memory-flags';
 
 const N = Number(process.argv[2] ?? 3000);
 const CONNECTIONS = Number(process.argv[3] ?? 16);
@@ -119,8 +120,8 @@ async function prefixMemory(redis: Redis, prefix: string): Promise<number> {
 }
 const usedMemory = async (redis: Redis) => Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
 
-function startChild(entry: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--max-semi-space-size=2', '--import', 'tsx', entry], {
+function startChild(app: NodeApp, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [youngGenerationFlag(app), '--import', 'tsx', `apps/${app}/src/main.ts`], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -172,7 +173,7 @@ async function main() {
       SES_EVENT_SIMULATOR_DELAY_MS: '10',
     };
     const port = await freePort();
-    const api = startChild('apps/api/src/main.ts', { ...env, PORT: String(port), WORKER_METRICS_PORT: '0' });
+    const api = startChild('api', { ...env, PORT: String(port), WORKER_METRICS_PORT: '0' });
     children.push(api);
     const base = `http://127.0.0.1:${port}`;
     await until(async () => (await fetch(`${base}/health`).catch(() => null))?.ok === true, 'the API', 60_000);
@@ -217,7 +218,7 @@ async function main() {
     const used1 = await usedMemory(redis);
 
     // ---- deliver (send + SES Send/Delivery events + counter folds)
-    const worker = startChild('apps/worker/src/main.ts', {
+    const worker = startChild('worker', {
       ...env,
       WORKER_METRICS_PORT: '0',
       SEND_CONCURRENCY: '16',

@@ -10,6 +10,7 @@
 // --profile writes a V8 CPU profile of the API (these requests only, no batch or floor work in it)
 // to bench/out/profile; summarize it with bench/emails/profile-summary.ts.
 import path from 'node:path';
+import { youngGenerationFlag } from '@mailrail/platform/process/memory-flags';
 import {
   alternate,
   benchEmail,
@@ -41,10 +42,16 @@ async function main() {
   try {
     const plain = await startServer('plain floor', ['--import', 'tsx', 'bench/emails/plain-floor.ts'], bench.env, '/nothing');
     servers.push(plain);
-    const api = await startServer('API', [...profile, 'dist/api/main.js'], { ...bench.env, ...apiEnv }, '/health');
+    // With the young-generation flag production passes (memory-flags.ts).
+    const api = await startServer(
+      'API',
+      [...profile, youngGenerationFlag('api'), 'dist/api/main.js'],
+      { ...bench.env, ...apiEnv },
+      '/health',
+    );
     servers.push(api);
     const base = BASELINE
-      ? await startServer('baseline API', [BASELINE], { ...bench.env, ...apiEnv, ...baselineEnv }, '/health')
+      ? await startServer('baseline API', [youngGenerationFlag('api'), BASELINE], { ...bench.env, ...apiEnv, ...baselineEnv }, '/health')
       : undefined;
     if (base) servers.push(base);
     const load: Load = {

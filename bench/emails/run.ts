@@ -7,6 +7,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { writeResult } from '../report-kit';
+import { youngGenerationFlag } from '@mailrail/platform/process/memory-flags';
 import {
   alternate,
   benchEmail,
@@ -44,8 +45,9 @@ async function main() {
   // (bench/out/profile-floor), to summarise with bench/emails/profile-summary.ts; --compiled runs the API from `npm run build`'s dist/.
   const profileTo = (dir: string) => (process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, dir)}`] : []);
   const profile = profileTo('bench/out/profile');
-  // BENCH_API_NODE_ARGS: Node flags for the API process, e.g. the start scripts' young-generation cap.
-  const apiNodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // The API starts with the young-generation flag production passes (memory-flags.ts);
+  // BENCH_API_NODE_ARGS adds Node flags (a later --max-semi-space-size wins).
+  const apiNodeArgs = [youngGenerationFlag('api'), ...(process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const apiEntry = [
     ...apiNodeArgs,
     ...(process.argv.includes('--compiled') ? ['dist/api/main.js'] : ['--import', 'tsx', 'apps/api/src/main.ts']),

@@ -12,6 +12,7 @@ import { createRedis } from '@mailrail/platform/redis/client';
 import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/testing/databases';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 import { buildAll } from '../../scripts/build';
+import { youngGenerationFlag } from '@mailrail/platform/process/memory-flags';
 import { writeResult } from '../report-kit';
 import { freePort } from '@mailrail/testing/free-port';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -40,8 +41,8 @@ const variants: { app: App; mode: Mode }[] = [
 function nodeArgs(app: App, mode: Mode): string[] {
   // The process flag `npm run start:*` and `dev:*` pass (docs/worker.md, "Memory").
   return mode === 'tsx'
-    ? ['--max-semi-space-size=2', '--import', 'tsx', `apps/${app}/src/main.ts`]
-    : ['--max-semi-space-size=2', `dist/${app}/main.js`];
+    ? [youngGenerationFlag(app), '--import', 'tsx', `apps/${app}/src/main.ts`]
+    : [youngGenerationFlag(app), `dist/${app}/main.js`];
 }
 
 async function measure(app: App, mode: Mode, databaseUrl: string, prefix: string) {

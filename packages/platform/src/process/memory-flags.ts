@@ -14,7 +14,7 @@ import { setFlagsFromString } from 'node:v8';
  *   allowed instead. Not a heap cap: the heap still grows as far as live data needs.
  *
  * The young-generation cap (`--max-semi-space-size`) cannot be set here (the heap is sized when
- * the process starts): it is a process flag passed wherever the processes start.
+ * the process starts): it is a process flag passed wherever the processes start (youngGenerationFlag).
  */
 const HEAP_GROWING_PERCENT = 50;
 
@@ -22,3 +22,17 @@ export function useLowMemoryV8Flags(): void {
   setFlagsFromString('--liftoff-only');
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
+
+export type NodeApp = 'api' | 'worker' | 'smtp';
+
+/**
+ * Each process's semi-space cap in MB (docs/worker.md, "Memory"). The worker and the relay keep
+ * 2 MB for their idle and campaign-peak memory. The API takes V8's own 16 MB: each 100-email batch
+ * in flight is young garbage, and with 2 MB semi-spaces the scavenges copied it over and over, 1.2
+ * to 1.6 times the CPU per batch; its idle RSS is the same, 120 MB against 117 MB 40 s after a
+ * burst (bench/RESULTS.md, issue 21 §4).
+ */
+export const SEMI_SPACE_MB: Record<NodeApp, number> = { api: 16, worker: 2, smtp: 2 };
+
+/** The flag every way of starting `app` passes (npm scripts, Dockerfile, compose, start-all, benches); deploy tests hold them to it. */
+export const youngGenerationFlag = (app: NodeApp) => `--max-semi-space-size=${SEMI_SPACE_MB[app]}`;
