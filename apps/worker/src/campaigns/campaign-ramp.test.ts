@@ -1,4 +1,4 @@
-import type { SqlExecutor, SqlPool } from '@mailrail/platform/db/sql/executor';
+import { statementText, type SqlExecutor, type SqlPool } from '@mailrail/platform/db/sql/executor';
 import { insertScheduledCampaign, seedContactBook } from '@mailrail/testing/campaign-fixtures';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 import { runCampaignWindow, type CampaignWindowDeps } from './run-campaign-window';
@@ -64,7 +64,7 @@ function crashingDeps(crashAt: RegExp): CampaignWindowDeps {
           query: tx.query.bind(tx),
           execute: async (text, params) => {
             const n = await tx.execute(text, params);
-            if (crashAt.test(text)) throw new Error('worker killed before COMMIT');
+            if (crashAt.test(statementText(text))) throw new Error('worker killed before COMMIT');
             return n;
           },
         };

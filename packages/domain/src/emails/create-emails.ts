@@ -3,7 +3,7 @@ import type { Db } from '@mailrail/platform/db/client';
 import { newEmailId } from '@mailrail/platform/ids';
 import { queueNames, type QueueFactory, type SendEmailJob, type SendLane } from '@mailrail/platform/queue/queues';
 import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '../sql/email-outbox';
-import { prismaExecutor, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
+import { prismaExecutor, type NamedStatement, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { emailSearchTextSql } from '../sql/email-search';
 import { bareAddress } from './address';
 import { textArrayLiteral } from '@mailrail/platform/db/sql/text-array';
@@ -102,7 +102,9 @@ const quoted = (c: string) => `"${c}"`;
 const emailValueSql = (c: string) =>
   NOW_COLUMNS.has(c) ? '$4::timestamptz' : ARRAY_COLUMNS.has(c) ? `COALESCE(r.${quoted(c)}, '{}')` : `r.${quoted(c)}`;
 
-const INSERT_EMAILS_SQL = `
+const INSERT_EMAILS: NamedStatement = {
+  name: 'mailrail_insert_emails',
+  text: `
 WITH email_rows AS (
   SELECT ${EMAIL_COLUMNS.map((c) => `${emailValueSql(c)} AS ${quoted(c)}`).join(', ')}
   FROM json_populate_recordset(NULL::"Email", $1::json) r
@@ -119,7 +121,8 @@ WITH email_rows AS (
 INSERT INTO "EmailEvent" ("emailId", status, data, "createdAt")
 SELECT e."emailId", e.status, e.data, $4::timestamptz
 FROM json_populate_recordset(NULL::"EmailEvent", $2::json) e
-JOIN inserted i ON i.id = e."emailId"`;
+JOIN inserted i ON i.id = e."emailId"`,
+};
 
 /** An Idempotency-Key's durable record, stored by the statement that stores its emails (idempotency.ts). */
 export interface IdempotencyRow {
@@ -178,7 +181,7 @@ export async function insertEmailRows(
     status: created.status,
     data: d.suppressed ? { error: d.suppressed.reason } : d.scheduledAt ? { scheduledAt: d.scheduledAt.toISOString() } : null,
   }));
-  await sql.execute(INSERT_EMAILS_SQL, [JSON.stringify(rows), JSON.stringify(events), JSON.stringify(idempotency), now.toISOString()]);
+  await sql.execute(INSERT_EMAILS, [JSON.stringify(rows), JSON.stringify(events), JSON.stringify(idempotency), now.toISOString()]);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '@mailrail/platform/db/sql/executor';
+import type { NamedStatement, SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { bareAddress } from './address';
 import type { EmailDraft } from './create-emails';
 
@@ -6,6 +6,12 @@ export const ALL_TO_SUPPRESSED = 'All TO recipients are suppressed. No emails to
 
 // A recipient may be `Name <addr>`: suppressions are kept by bare, lower-cased address.
 const normalise = (recipient: string) => bareAddress(recipient).toLowerCase();
+
+const FIND_SUPPRESSED: NamedStatement = {
+  name: 'mailrail_find_suppressed',
+  text: `SELECT s."teamId", s.email FROM "Suppression" s
+     JOIN json_to_recordset($1::json) AS x("teamId" int, email text) ON s."teamId" = x."teamId" AND s.email = x.email`,
+};
 
 /** Suppressed addresses among the given (team, address) pairs, in one query whatever the count. */
 export async function findSuppressed(sql: SqlExecutor, pairs: { teamId: number; email: string }[]): Promise<Set<string>> {
@@ -15,11 +21,7 @@ export async function findSuppressed(sql: SqlExecutor, pairs: { teamId: number; 
     unique.set(`${p.teamId}:${email}`, { teamId: p.teamId, email });
   }
   if (unique.size === 0) return new Set();
-  const rows = await sql.query<{ teamId: number; email: string }>(
-    `SELECT s."teamId", s.email FROM "Suppression" s
-     JOIN json_to_recordset($1::json) AS x("teamId" int, email text) ON s."teamId" = x."teamId" AND s.email = x.email`,
-    [JSON.stringify([...unique.values()])],
-  );
+  const rows = await sql.query<{ teamId: number; email: string }>(FIND_SUPPRESSED, [JSON.stringify([...unique.values()])]);
   return new Set(rows.map((r) => `${r.teamId}:${r.email}`));
 }
 

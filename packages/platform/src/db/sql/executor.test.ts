@@ -1,6 +1,6 @@
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
-import { createSqlPool, withTransaction } from './executor';
+import { createSqlPool, poolExecutor, withTransaction, type SqlExecutor } from './executor';
 
 // The worker's pool outlives PostgreSQL cutting its connections (restart, failover, an operator's
 // pg_terminate_backend), also while a transaction holds one between two statements.
@@ -34,5 +34,24 @@ it('a connection killed between two statements of a transaction fails that trans
     process.off('uncaughtException', onUncaught);
     await admin.end();
     await pool.end();
+  }
+});
+
+it('prepares a named statement once per connection, and runs it as plain text when told not to prepare (PgBouncer)', async () => {
+  const prepared = createSqlPool(url, 1, () => undefined);
+  const plain = poolExecutor(new Pool({ connectionString: url, max: 1 }), false);
+  const statement = { name: 'executor_test_one', text: 'SELECT $1::int + 1 AS two' };
+  const names = (sql: SqlExecutor) =>
+    sql.query<{ name: string }>('SELECT name FROM pg_prepared_statements').then((r) => r.map((x) => x.name));
+  try {
+    for (const sql of [prepared, plain]) {
+      expect(await sql.query(statement, [1])).toEqual([{ two: 2 }]);
+      expect(await sql.query(statement, [2])).toEqual([{ two: 3 }]);
+    }
+    expect(await names(prepared)).toEqual(['executor_test_one']);
+    expect(await names(plain)).toEqual([]);
+  } finally {
+    await prepared.end();
+    await plain.end();
   }
 });

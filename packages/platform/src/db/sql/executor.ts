@@ -1,16 +1,31 @@
 import type { Pool, PoolClient } from 'pg';
-import { createUtcPool, type Db } from '../client';
+import { behindPgBouncer, createUtcPool, type Db } from '../client';
 
 // The one way raw SQL reaches PostgreSQL. Statements are text with $1…$n placeholders and a
 // parameter list: values are never spliced into the text. Every DateTime column is timestamptz,
 // so a JS Date is a valid parameter as it is (no ISO strings, no AT TIME ZONE).
 
+/**
+ * A hot statement with a name: node-postgres prepares it once per connection and then only binds
+ * and executes it, so PostgreSQL stops parsing and planning it at every call (the email insert:
+ * 1.5 of 9.6 ms of PostgreSQL CPU per 100 rows). Names are unique per text. Behind PgBouncer in
+ * transaction mode, and through Prisma, it runs as plain text.
+ */
+export interface NamedStatement {
+  name: string;
+  text: string;
+}
+export type SqlStatement = string | NamedStatement;
+
 /** Runs one parameterized statement and answers its rows. */
 export interface SqlExecutor {
-  query<T = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  query<T = Record<string, unknown>>(statement: SqlStatement, params?: readonly unknown[]): Promise<T[]>;
   /** Runs a statement for its effect and answers the number of rows it changed. */
-  execute(text: string, params?: readonly unknown[]): Promise<number>;
+  execute(statement: SqlStatement, params?: readonly unknown[]): Promise<number>;
 }
+
+/** The SQL text of a statement, named or not. */
+export const statementText = (statement: SqlStatement): string => (typeof statement === 'string' ? statement : statement.text);
 
 /** An executor that can also run a unit of work as one transaction (on one connection). */
 export interface TransactionalSqlExecutor extends SqlExecutor {
@@ -22,14 +37,21 @@ export interface SqlPool extends TransactionalSqlExecutor {
   end(): Promise<void>;
 }
 
-const onClient = (client: Pick<PoolClient, 'query'>): SqlExecutor => ({
-  query: async <T>(text: string, params: readonly unknown[] = []) => (await client.query(text, params as unknown[])).rows as T[],
-  execute: async (text: string, params: readonly unknown[] = []) => (await client.query(text, params as unknown[])).rowCount ?? 0,
-});
-
-export function poolExecutor(pool: Pool): SqlPool {
+const onClient = (client: Pick<PoolClient, 'query'>, prepare: boolean): SqlExecutor => {
+  const run = (statement: SqlStatement, params: readonly unknown[]) =>
+    typeof statement !== 'string' && prepare
+      ? client.query({ name: statement.name, text: statement.text, values: params as unknown[] })
+      : client.query(statementText(statement), params as unknown[]);
   return {
-    ...onClient(pool),
+    query: async <T>(statement: SqlStatement, params: readonly unknown[] = []) => (await run(statement, params)).rows as T[],
+    execute: async (statement: SqlStatement, params: readonly unknown[] = []) => (await run(statement, params)).rowCount ?? 0,
+  };
+};
+
+/** `prepare`: named statements are prepared per connection (not behind PgBouncer's transaction mode). */
+export function poolExecutor(pool: Pool, prepare = true): SqlPool {
+  return {
+    ...onClient(pool, prepare),
     async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       // A connection that dies while checked out and between two statements (the work awaits
@@ -40,7 +62,7 @@ export function poolExecutor(pool: Pool): SqlPool {
       client.on('error', onError);
       try {
         await client.query('BEGIN');
-        const result = await work(onClient(client));
+        const result = await work(onClient(client, prepare));
         await client.query('COMMIT');
         return result;
       } catch (err) {
@@ -62,7 +84,7 @@ export function poolExecutor(pool: Pool): SqlPool {
 export function createSqlPool(databaseUrl: string, max: number, onIdleError: (err: Error) => void): SqlPool {
   const pool = createUtcPool(databaseUrl, max);
   pool.on('error', onIdleError);
-  return poolExecutor(pool);
+  return poolExecutor(pool, !behindPgBouncer(databaseUrl));
 }
 
 type PrismaRaw = Pick<Db, '$queryRawUnsafe' | '$executeRawUnsafe'>;
@@ -76,8 +98,8 @@ type PrismaRaw = Pick<Db, '$queryRawUnsafe' | '$executeRawUnsafe'>;
  */
 export function prismaExecutor(db: PrismaRaw): SqlExecutor {
   return {
-    query: <T>(text: string, params: readonly unknown[] = []) => db.$queryRawUnsafe<T[]>(text, ...params),
-    execute: (text: string, params: readonly unknown[] = []) => db.$executeRawUnsafe(text, ...params),
+    query: <T>(statement: SqlStatement, params: readonly unknown[] = []) => db.$queryRawUnsafe<T[]>(statementText(statement), ...params),
+    execute: (statement: SqlStatement, params: readonly unknown[] = []) => db.$executeRawUnsafe(statementText(statement), ...params),
   };
 }
 
