@@ -44,7 +44,10 @@ export function testRedisPrefix(): string {
 export async function deleteRedisPrefix(redis: Redis, prefix: string, only?: (key: string) => boolean): Promise<number> {
   let deleted = 0;
   // A cluster node that is down (a failover test killed it) would hold a worker connection forever.
-  for (const node of scanTargets(redis).filter((n) => n.status === 'ready')) {
+  // A standalone client is scanned whatever its status: a new one is still connecting and queues
+  // the commands (filtered out, the benches' cleanup deleted nothing and left millions of keys).
+  const nodes = redis.isCluster ? scanTargets(redis).filter((n) => n.status === 'ready') : scanTargets(redis);
+  for (const node of nodes) {
     let cursor = '0';
     do {
       const [next, found] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
