@@ -30,7 +30,7 @@ export type NodeApp = 'api' | 'worker' | 'smtp';
  * 2 MB for their idle and campaign-peak memory. The API takes V8's own 16 MB: each 100-email batch
  * in flight is young garbage, and with 2 MB semi-spaces the scavenges copied it over and over, 1.2
  * to 1.6 times the CPU per batch; its idle RSS is the same, 120 MB against 117 MB 40 s after a
- * burst (bench/RESULTS.md, issue 21 §4).
+ * burst (bench/RESULTS.md).
  */
 export const SEMI_SPACE_MB: Record<NodeApp, number> = { api: 16, worker: 2, smtp: 2 };
 

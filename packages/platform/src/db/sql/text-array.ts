@@ -1,6 +1,6 @@
 // A text[] as PostgreSQL's own literal (`{"a","b"}`), for rows that travel as one JSON parameter:
 // json_populate_recordset reads a JSON string into a text[] column with array_in, about twice as
-// fast as it converts a JSON array (measured in bench/RESULTS.md, issue 21 §4).
+// fast as it converts a JSON array (measured in bench/RESULTS.md).
 
 /** `{"a","b"}`: every element quoted, so commas, braces, spaces, NULL and "" stay text. */
 export function textArrayLiteral(values: readonly string[]): string {
