@@ -12,18 +12,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { createDb } from '@mailrail/platform/db/client';
-import { createQueueFactory } from '@mailrail/platform/queue/queues';
+import { createQueueFactory, queueNames } from '@mailrail/platform/queue/queues';
 import { createRedis } from '@mailrail/platform/redis/client';
 import { createSesClient } from '@mailrail/platform/ses/client';
 import { createTeam } from '@mailrail/domain/teams/api-keys';
 import { insertAndEnqueueEmails, type EmailDraft } from '@mailrail/domain/emails/create-emails';
 import { insertDomain } from '@mailrail/domain/domains/add-domain';
 import { loadConfig } from '@mailrail/platform/config/load';
+import { youngGenerationFlag } from '@mailrail/platform/process/memory-flags';
 import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/testing/databases';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 import { buildRawMessage } from '../../apps/worker/src/send/build-mime';
 import { writeResult } from '../report-kit';
 import { buildAll } from '../../scripts/build';
+import { cpuSeconds, cpuSecondsOfCommand } from '../emails/bench-kit';
 import { freePort } from '@mailrail/testing/free-port';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -32,10 +34,9 @@ const C = Number(process.argv[3] ?? 16);
 const ROUNDS = Number(process.argv[4] ?? 3);
 const root = path.resolve(__dirname, '../..');
 
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100/s)
+/** CPU seconds of PostgreSQL's and Redis's processes so far: on 2 cores their work slows the sender too. */
+function storesCpuSeconds(): { pg: number; redis: number } {
+  return { pg: cpuSecondsOfCommand('postgres'), redis: cpuSecondsOfCommand('redis-server') };
 }
 
 /**
@@ -77,7 +78,14 @@ async function sendRetryingResets(send: () => Promise<unknown>): Promise<void> {
 async function bareSdkLoop(
   endpoint: string,
   count = N,
-): Promise<{ rate: number; cpuMsPerEmail: number; sesCpuMsPerEmail: number; syscallsPerEmail: number }> {
+): Promise<{
+  rate: number;
+  cpuMsPerEmail: number;
+  sesCpuMsPerEmail: number;
+  syscallsPerEmail: number;
+  pgCpuMsPerEmail: number;
+  redisCpuMsPerEmail: number;
+}> {
   const client = createSesClient({ SES_ENDPOINT: endpoint }, 'us-east-1', { timeoutMs: 10_000, maxSockets: C });
   const raw = await buildRawMessage({
     id: 'bench',
@@ -101,6 +109,7 @@ async function bareSdkLoop(
   const cpu0 = process.cpuUsage();
   const ses0 = cpuSeconds(sesPid);
   const calls0 = syscalls('self');
+  const stores0 = storesCpuSeconds();
   await Promise.all(
     Array.from({ length: C }, async () => {
       while (next < count) {
@@ -130,9 +139,12 @@ async function bareSdkLoop(
   const cpu = process.cpuUsage(cpu0);
   const sesCpu = cpuSeconds(sesPid) - ses0;
   const calls = syscalls('self') - calls0;
+  const stores = storesCpuSeconds();
   client.destroy();
   return {
     rate,
+    pgCpuMsPerEmail: ((stores.pg - stores0.pg) * 1000) / count,
+    redisCpuMsPerEmail: ((stores.redis - stores0.redis) * 1000) / count,
     cpuMsPerEmail: (cpu.user + cpu.system) / 1000 / count,
     sesCpuMsPerEmail: (sesCpu * 1000) / count,
     syscallsPerEmail: calls / count,
@@ -188,6 +200,10 @@ async function main() {
       workerScript = path.join(root, 'dist/bench/worker/main.js');
     }
     const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+    // The young-generation flag every start path passes (docs/worker.md, "Memory"); without it the
+    // worker ran with V8's larger default and did less garbage collection than in production.
+    // BENCH_WORKER_NODE_ARGS adds Node flags (a later --max-semi-space-size wins).
+    const workerNodeArgs = [youngGenerationFlag('worker'), ...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
     const workerConcurrency = Number(process.env.BENCH_WORKER_CONCURRENCY ?? C);
 
     // One worker round: N stored emails, a fresh worker process, timed from first to last sentAt.
@@ -204,7 +220,7 @@ async function main() {
         text,
       }));
       for (let i = 0; i < N; i += 1000) await insertAndEnqueueEmails({ db, queues }, drafts.slice(i, i + 1000));
-      const worker = spawn(process.execPath, [...profile, path.resolve(workerScript)], {
+      const worker = spawn(process.execPath, [...workerNodeArgs, ...profile, path.resolve(workerScript)], {
         cwd: root,
         env: {
           ...process.env,
@@ -228,22 +244,33 @@ async function main() {
       let cpu0 = NaN;
       let sesCpu0 = NaN;
       let calls0 = NaN;
+      let stores0 = storesCpuSeconds();
+      // Progress is read from the send queue's counts in Redis (a few O(1) reads): counting the
+      // round's sent rows in PostgreSQL every 100 ms scanned the table and, by the third round,
+      // cost PostgreSQL about 0.2 ms of CPU per email, charged to the worker on these 2 cores.
+      const sendQueue = queues.get(queueNames.send('us-east-1', 'transactional'));
       for (;;) {
         await sleep(100);
         const rss = rssMb(worker.pid!);
         peakRss = Math.max(peakRss, rss);
-        const sent = await db.email.count({ where: { subject, sentAt: { not: null } } });
-        if (sent === 0) {
+        const counts = await sendQueue.getJobCounts('wait', 'active', 'delayed', 'prioritized');
+        const unfinished = Object.values(counts).reduce((a, b) => a + b, 0);
+        if (unfinished >= N) {
           idleRss = rss;
           cpu0 = cpuSeconds(worker.pid!);
           sesCpu0 = cpuSeconds(sesPid);
           calls0 = syscalls(worker.pid!);
+          stores0 = storesCpuSeconds();
         }
-        if (sent >= N) break;
+        // Every job has ended, and a job ends once its email's acceptance is written.
+        if (unfinished === 0 && (await db.email.count({ where: { subject, sentAt: { not: null } } })) >= N) break;
       }
       const cpuMsPerEmail = ((cpuSeconds(worker.pid!) - cpu0) * 1000) / N;
       const sesCpuMsPerEmail = ((cpuSeconds(sesPid) - sesCpu0) * 1000) / N;
       const syscallsPerEmail = (syscalls(worker.pid!) - calls0) / N;
+      const stores = storesCpuSeconds();
+      const pgCpuMsPerEmail = ((stores.pg - stores0.pg) * 1000) / N;
+      const redisCpuMsPerEmail = ((stores.redis - stores0.redis) * 1000) / N;
       const span = await db.$queryRaw<{ first: Date; last: Date }[]>`
         SELECT min("sentAt") AS first, max("sentAt") AS last FROM "Email" WHERE subject = ${subject}`;
       const rate = (N - 1) / ((span[0].last.getTime() - span[0].first.getTime()) / 1000);
@@ -253,7 +280,18 @@ async function main() {
       worker.kill('SIGTERM');
       await new Promise((r) => worker.on('exit', r));
       await clear();
-      return { rate, peakRss, idleRss, cpuMsPerEmail, sesCpuMsPerEmail, syscallsPerEmail, stored, retried };
+      return {
+        rate,
+        peakRss,
+        idleRss,
+        cpuMsPerEmail,
+        sesCpuMsPerEmail,
+        pgCpuMsPerEmail,
+        redisCpuMsPerEmail,
+        syscallsPerEmail,
+        stored,
+        retried,
+      };
     };
 
     // Loop, worker, loop, worker, ..., loop: each worker round is compared with the loops on
@@ -275,7 +313,7 @@ async function main() {
       `Machine: ${os.cpus().length} cores (${os.cpus()[0].model}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
     );
     console.log(
-      `Command: npx tsx bench/worker/throughput.ts ${N} ${C} ${ROUNDS}${process.env.BENCH_WORKER_CONCURRENCY ? ` (BENCH_WORKER_CONCURRENCY=${workerConcurrency})` : ''}; worker: ${path.relative(root, workerScript)}`,
+      `Command: npx tsx bench/worker/throughput.ts ${N} ${C} ${ROUNDS}${process.env.BENCH_WORKER_CONCURRENCY ? ` (BENCH_WORKER_CONCURRENCY=${workerConcurrency})` : ''}; worker: node ${workerNodeArgs.join(' ')} ${path.relative(root, workerScript)}`,
     );
     console.log(`Load average at start (1 min): ${load.toFixed(2)}`);
     console.log('');
@@ -307,6 +345,9 @@ async function main() {
       `| CPU per email in the emulator: bare loop / worker | ${mean(loops.map((l) => l.sesCpuMsPerEmail)).toFixed(2)} ms / ${mean(workers.map((w) => w.sesCpuMsPerEmail)).toFixed(2)} ms |`,
     );
     console.log(
+      `| CPU per email in PostgreSQL / Redis: bare loop / worker | ${mean(loops.map((l) => l.pgCpuMsPerEmail)).toFixed(2)} / ${mean(loops.map((l) => l.redisCpuMsPerEmail)).toFixed(2)} ms; ${mean(workers.map((w) => w.pgCpuMsPerEmail)).toFixed(2)} / ${mean(workers.map((w) => w.redisCpuMsPerEmail)).toFixed(2)} ms |`,
+    );
+    console.log(
       `| read and write system calls per email: bare SDK loop process / worker process | ${mean(loops.map((l) => l.syscallsPerEmail)).toFixed(1)} / ${mean(workers.map((w) => w.syscallsPerEmail)).toFixed(1)} |`,
     );
     console.log(`| SENT events / messages in the SES store | ${events} / ${workers.reduce((a, w) => a + w.stored, 0)} |`);
@@ -323,6 +364,8 @@ async function main() {
         workerSyscallsPerEmail: mean(workers.map((w) => w.syscallsPerEmail)),
         loopSyscallsPerEmail: mean(loops.map((l) => l.syscallsPerEmail)),
         loopCpuMsPerEmail: mean(loops.map((l) => l.cpuMsPerEmail)),
+        workerPgCpuMsPerEmail: mean(workers.map((w) => w.pgCpuMsPerEmail)),
+        workerRedisCpuMsPerEmail: mean(workers.map((w) => w.redisCpuMsPerEmail)),
       },
       {
         emailsPerRound: N,
