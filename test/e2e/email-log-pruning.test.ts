@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 import { EMAIL_ID_HEADER } from '@mailrail/domain/emails/headers';
 import { processSesEventJob } from '@mailrail/domain/ses-events/process-ses-event';
 import { recordSesAcceptances } from '@mailrail/domain/sql/ses-acceptance';
-import { PrismaClient } from '@mailrail/platform/db/client';
+import { PLAN_EACH_RUN_SESSION_OPTIONS, PrismaClient } from '@mailrail/platform/db/client';
 import { createSqlPool, poolExecutor, type SqlPool } from '@mailrail/platform/db/sql/executor';
 import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
 import { insertEmailsAt } from '@mailrail/testing/emails-at';
@@ -15,7 +15,7 @@ import { getEmail } from '../../apps/api/src/emails/get-email';
 import { listEmailsQuery, streamEmailList } from '../../apps/api/src/emails/list-emails';
 import { maintainEmailPartitions, partitionDay } from '@mailrail/domain/email-log/email-partitions';
 import { countEmailsSince } from '../../apps/worker/src/campaigns/run-campaign-window';
-import { claimEmailForSending, inReplyToSesId } from '../../apps/worker/src/send/send-email';
+import { claimEmailForSending, claimEmailsForSending, inReplyToSesId } from '../../apps/worker/src/send/send-email';
 
 // The proof that the email log's hot queries read only their partitions (docs/email-log.md): the
 // production functions run against a partitioned database through connections that explain every
@@ -133,6 +133,24 @@ describe('the hot queries of the email log read only their partitions', () => {
     expect(await partitionsPlanned(() => recordSesAcceptances(sql, [{ emailId: id, messageId: 'ses-planned' }]))).toEqual([
       `Email_p${day(-1)}`,
     ]);
+  });
+
+  it("named, the worker's group claim and acceptance still plan only their day after many runs on one connection", async () => {
+    // Prepared statements: after five runs PostgreSQL may switch to one generic plan, which holds
+    // every partition and prunes only at run time. The worker's sessions make it plan each run.
+    const worker = explainingPool(url, 1, PLAN_EACH_RUN_SESSION_OPTIONS);
+    try {
+      const sql = poolExecutor(worker.pool);
+      const send = { leaseSeconds: 0, inDoubtWaitSeconds: { marketing: 0, transactional: 0 } };
+      const groupClaim = () => claimEmailsForSending(sql, ids.get(-2)!.slice(0, 2), send, { skipLocked: true });
+      for (let run = 0; run < 12; run++) await groupClaim();
+      expect(await worker.partitionsPlanned(groupClaim)).toEqual([`Email_p${day(-2)}`]);
+      const accept = (n: number) => recordSesAcceptances(sql, [{ emailId: ids.get(-3)![n % 3], messageId: `ses-run-${n}` }]);
+      for (let run = 0; run < 12; run++) await accept(run);
+      expect(await worker.partitionsPlanned(() => accept(12))).toEqual([`Email_p${day(-3)}`]);
+    } finally {
+      await worker.pool.end();
+    }
   });
 
   it('a reply is claimed from its own day, and the email it answers is read from its day alone', async () => {

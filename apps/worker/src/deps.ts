@@ -45,7 +45,10 @@ export function createWorkerDeps(config: Config, overrides: Partial<WorkerDeps> 
   // An idle connection closed by the server (restart, failover) must not crash the process.
   const sql =
     overrides.sql ??
-    createSqlPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE, (err) => base.log.warn({ err }, 'idle PostgreSQL connection lost'));
+    // Planned at each run: the send path's named statements write the partitioned email log.
+    createSqlPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE, (err) => base.log.warn({ err }, 'idle PostgreSQL connection lost'), {
+      planEachRun: true,
+    });
   let ses = overrides.ses ?? createSesV2Sender(config);
   // Only ever true against a loopback SES emulator outside production (config/load.ts).
   if (config.sesEventSimulator) {

@@ -33,7 +33,8 @@ export interface ExplainingPool {
   partitionsPlanned(work: () => Promise<unknown>): Promise<string[]>;
 }
 
-export function explainingPool(url: string, max = 2): ExplainingPool {
+/** `sessionOptions`: the startup options of the connections under test (the worker's: PLAN_EACH_RUN_SESSION_OPTIONS). */
+export function explainingPool(url: string, max = 2, sessionOptions = UTC_SESSION_OPTIONS): ExplainingPool {
   const explain = [
     'session_preload_libraries=auto_explain',
     'auto_explain.log_min_duration=0',
@@ -43,7 +44,7 @@ export function explainingPool(url: string, max = 2): ExplainingPool {
     'auto_explain.log_level=notice',
     'auto_explain.log_nested_statements=on',
   ];
-  const pool = new Pool({ connectionString: url, max, options: `${UTC_SESSION_OPTIONS} ${explain.map((e) => `-c ${e}`).join(' ')}` });
+  const pool = new Pool({ connectionString: url, max, options: `${sessionOptions} ${explain.map((e) => `-c ${e}`).join(' ')}` });
   pool.on('error', () => undefined);
   let plans: PlanNode[] = [];
   pool.on('connect', (client) =>

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SqlExecutor } from '@mailrail/platform/db/sql/executor';
+import type { SqlExecutor, SqlStatement } from '@mailrail/platform/db/sql/executor';
 import { useTestWorkerEnv } from '../testing/worker-harness';
 import { createClaimCommitter } from './claim-committer';
 import { claimEmailForSending, sendOneEmail, type ClaimAnswer } from './send-email';
@@ -15,12 +15,12 @@ const env = useTestWorkerEnv();
 function countingSql(sql: SqlExecutor, failNext = 0): SqlExecutor & { statements: number } {
   const counting = {
     statements: 0,
-    query: <T>(text: string, params?: readonly unknown[]) => {
+    query: <T>(text: SqlStatement, params?: readonly unknown[]) => {
       counting.statements++;
       if (failNext-- > 0) return Promise.reject(new Error('connection lost'));
       return sql.query<T>(text, params);
     },
-    execute: (text: string, params?: readonly unknown[]) => {
+    execute: (text: SqlStatement, params?: readonly unknown[]) => {
       counting.statements++;
       return sql.execute(text, params);
     },
@@ -32,6 +32,12 @@ const committerOn = (sql: SqlExecutor, windowMs = 50, maxBatch = 100) => createC
 const emails = (count: number, prefix: string) =>
   env.createEmails(Array.from({ length: count }, (_, i) => ({ to: [`${prefix}-${i}@example.net`] })));
 const claimedIds = (answers: (ClaimAnswer | undefined)[]) => answers.flatMap((a) => (a?.claimed ? [a.email.id] : []));
+
+it("runs on sessions that plan each run of its named statement, so a claim plans only its day's partition", async () => {
+  // test/e2e/email-log-pruning.test.ts shows what these sessions change; this holds the worker to them.
+  const [{ plan_cache_mode }] = await env.deps.sql.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode');
+  expect(plan_cache_mode).toBe('force_custom_plan');
+});
 
 it('claims the emails of one window with one statement: each job gets its own row, leased and marked', async () => {
   const ids = await emails(8, 'group');

@@ -5,7 +5,7 @@ import { recordSesAcceptance } from '@mailrail/domain/sql/ses-acceptance';
 import { statusesBelow } from '@mailrail/domain/emails/status';
 import { type EmailStatus } from '@mailrail/platform/db/generated/enums';
 import { type Logger } from '@mailrail/platform/log/logger';
-import { type SqlExecutor } from '@mailrail/platform/db/sql/executor';
+import { type NamedStatement, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import type { AcceptanceRecorder } from './acceptance-committer';
 import { buildRawMessage, type EmailToRender } from './build-mime';
 import { clientMessageForSes } from './client-message';
@@ -103,6 +103,47 @@ export interface EmailClaimer {
 }
 
 /**
+ * The claim statement, with and without SKIP LOCKED. Named: the workers run it for every group, and
+ * PostgreSQL then parses it once per connection. It keeps planning each call (a custom plan), so
+ * it still reads only the partitions of the ids it is given (docs/email-log.md).
+ */
+const claimStatement = (lockClause: '' | ' SKIP LOCKED'): NamedStatement => ({
+  name: lockClause ? 'mailrail_claim_emails_skip_locked' : 'mailrail_claim_emails',
+  text: `WITH locked AS (
+         SELECT id, "sesCallStartedAt", "latestStatus", "sesEmailId",
+                (EXTRACT(EPOCH FROM ("sendLeaseUntil" - now())) * 1000)::float8 AS "leaseMs",
+                (EXTRACT(EPOCH FROM ("scheduledAt" - now())) * 1000)::float8 AS "dueInMs",
+                ("latestStatus" IN ('QUEUED', 'SCHEDULED')
+                 AND "sesEmailId" IS NULL
+                 AND ("sendLeaseUntil" IS NULL OR "sendLeaseUntil" < now())
+                 AND ("scheduledAt" IS NULL OR "scheduledAt" <= now() + interval '1 second')) AS claimable
+           FROM "Email"
+          WHERE id = ANY($1::text[])
+          ORDER BY id
+            FOR UPDATE${lockClause}
+       ), claimed AS (
+         UPDATE "Email" e
+            SET "sendLeaseUntil" = now() + (($2::int + CASE WHEN e."isMarketing" THEN $3::int ELSE $4::int END) * interval '1 second'),
+                "sesCallStartedAt" = now(),
+                "sendAttempts" = e."sendAttempts" + 1,
+                "updatedAt" = now()
+           FROM locked l
+          WHERE e.id = l.id AND l.claimable AND e.id = ANY($1::text[]) -- ANY: the plan reads the partitions of these ids only
+         RETURNING e.*
+       )
+       SELECT l.id, c.id IS NOT NULL AS claimed, l."latestStatus", l."sesEmailId", l."leaseMs", l."dueInMs",
+              c."from", c."to", c.cc, c.bcc, c."replyTo", c.subject, c.html, c.text, c.headers,
+              c.attachments, c."rawMessage", c."unsubUrl", c."sendAttempts", c."isMarketing", d.region, d."clickTracking", d."openTracking",
+              c."inReplyToId",
+              l."sesCallStartedAt" AS "unfinishedCallStartedAt"
+         FROM locked l
+         LEFT JOIN claimed c ON c.id = l.id
+         LEFT JOIN "Domain" d ON d.id = c."domainId"`,
+});
+const CLAIM_WAITING_FOR_LOCKS = claimStatement('');
+const CLAIM_SKIPPING_LOCKED = claimStatement(' SKIP LOCKED');
+
+/**
  * Takes each email that is due, unsent and not held by another worker, for the lease plus its
  * lane's in-doubt wait, and marks its SES call as started; one statement for all of `emailIds`.
  * The rows are locked first (FOR UPDATE, in id order), so the claim's conditions are read on each
@@ -118,36 +159,7 @@ export async function claimEmailsForSending(
   opts: { skipLocked: boolean },
 ): Promise<Map<string, ClaimAnswer>> {
   const rows = await sql.query<ClaimedEmail & EmailSendState & { claimed: boolean }>(
-    `WITH locked AS (
-       SELECT id, "sesCallStartedAt", "latestStatus", "sesEmailId",
-              (EXTRACT(EPOCH FROM ("sendLeaseUntil" - now())) * 1000)::float8 AS "leaseMs",
-              (EXTRACT(EPOCH FROM ("scheduledAt" - now())) * 1000)::float8 AS "dueInMs",
-              ("latestStatus" IN ('QUEUED', 'SCHEDULED')
-               AND "sesEmailId" IS NULL
-               AND ("sendLeaseUntil" IS NULL OR "sendLeaseUntil" < now())
-               AND ("scheduledAt" IS NULL OR "scheduledAt" <= now() + interval '1 second')) AS claimable
-         FROM "Email"
-        WHERE id = ANY($1::text[])
-        ORDER BY id
-          FOR UPDATE${opts.skipLocked ? ' SKIP LOCKED' : ''}
-     ), claimed AS (
-       UPDATE "Email" e
-          SET "sendLeaseUntil" = now() + (($2::int + CASE WHEN e."isMarketing" THEN $3::int ELSE $4::int END) * interval '1 second'),
-              "sesCallStartedAt" = now(),
-              "sendAttempts" = e."sendAttempts" + 1,
-              "updatedAt" = now()
-         FROM locked l
-        WHERE e.id = l.id AND l.claimable AND e.id = ANY($1::text[]) -- ANY: the plan reads the partitions of these ids only
-       RETURNING e.*
-     )
-     SELECT l.id, c.id IS NOT NULL AS claimed, l."latestStatus", l."sesEmailId", l."leaseMs", l."dueInMs",
-            c."from", c."to", c.cc, c.bcc, c."replyTo", c.subject, c.html, c.text, c.headers,
-            c.attachments, c."rawMessage", c."unsubUrl", c."sendAttempts", c."isMarketing", d.region, d."clickTracking", d."openTracking",
-            c."inReplyToId",
-            l."sesCallStartedAt" AS "unfinishedCallStartedAt"
-       FROM locked l
-       LEFT JOIN claimed c ON c.id = l.id
-       LEFT JOIN "Domain" d ON d.id = c."domainId"`,
+    opts.skipLocked ? CLAIM_SKIPPING_LOCKED : CLAIM_WAITING_FOR_LOCKS,
     [emailIds, send.leaseSeconds, send.inDoubtWaitSeconds.marketing, send.inDoubtWaitSeconds.transactional],
   );
   return new Map(rows.map((row) => [row.id, row.claimed ? { claimed: true, email: row } : { claimed: false, state: row }]));

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '@mailrail/platform/db/sql/executor';
+import type { NamedStatement, SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { statusesBelow } from '../emails/status';
 import type { SesEvent } from '../ses-events/ses-event';
 
@@ -19,21 +19,10 @@ export async function recordSesAcceptance(sql: SqlExecutor, emailId: string, mes
   return (await recordSesAcceptances(sql, [{ emailId, messageId }])).size > 0;
 }
 
-/**
- * recordSesAcceptance for many emails in one statement (the worker's group committer, and the
- * single-email writers with one row): the guard per row (`"sesEmailId" IS NULL`, re-checked after
- * a lock wait), one SENT event per row it changed. Answers the ids it recorded. Ids must be distinct.
- */
-export async function recordSesAcceptances(
-  sql: SqlExecutor,
-  accepted: readonly { emailId: string; messageId: string }[],
-): Promise<Set<string>> {
-  if (accepted.length === 0) return new Set();
-  // Sorted ids: two batches that overlap lock their rows in the same order (no deadlock between
-  // them); a single-row writer (the Send event) cannot form a cycle with a batch.
-  const sorted = [...accepted].sort((a, b) => (a.emailId < b.emailId ? -1 : a.emailId > b.emailId ? 1 : 0));
-  const rows = await sql.query<{ emailId: string }>(
-    `WITH accepted AS (
+/** Named: the send workers run it for every group (docs/worker.md, "CPU per email"). */
+const RECORD_SES_ACCEPTANCES: NamedStatement = {
+  name: 'mailrail_record_ses_acceptances',
+  text: `WITH accepted AS (
        SELECT * FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS a(id, "messageId", ord)
      ), sent AS (
        UPDATE "Email" e
@@ -54,8 +43,26 @@ export async function recordSesAcceptances(
      INSERT INTO "EmailEvent" ("emailId", status, data)
      SELECT id, 'SENT', jsonb_build_object('messageId', "messageId") FROM sent
      RETURNING "emailId"`,
-    [sorted.map((a) => a.emailId), sorted.map((a) => a.messageId), statusesBelow('SENT')],
-  );
+};
+
+/**
+ * recordSesAcceptance for many emails in one statement (the worker's group committer, and the
+ * single-email writers with one row): the guard per row (`"sesEmailId" IS NULL`, re-checked after
+ * a lock wait), one SENT event per row it changed. Answers the ids it recorded. Ids must be distinct.
+ */
+export async function recordSesAcceptances(
+  sql: SqlExecutor,
+  accepted: readonly { emailId: string; messageId: string }[],
+): Promise<Set<string>> {
+  if (accepted.length === 0) return new Set();
+  // Sorted ids: two batches that overlap lock their rows in the same order (no deadlock between
+  // them); a single-row writer (the Send event) cannot form a cycle with a batch.
+  const sorted = [...accepted].sort((a, b) => (a.emailId < b.emailId ? -1 : a.emailId > b.emailId ? 1 : 0));
+  const rows = await sql.query<{ emailId: string }>(RECORD_SES_ACCEPTANCES, [
+    sorted.map((a) => a.emailId),
+    sorted.map((a) => a.messageId),
+    statusesBelow('SENT'),
+  ]);
   return new Set(rows.map((r) => r.emailId));
 }
 

@@ -13,6 +13,14 @@ export type Db = PrismaClient;
 export const UTC_SESSION_OPTIONS = '-c TimeZone=UTC';
 
 /**
+ * UTC sessions that plan every run of a named statement for its parameters. After five runs
+ * PostgreSQL may switch a prepared statement to one generic plan, which holds every partition of
+ * the email log and prunes only at run time, so each send would lock and open them all
+ * (docs/email-log.md). With this, the worker's named statements save only the parsing.
+ */
+export const PLAN_EACH_RUN_SESSION_OPTIONS = `${UTC_SESSION_OPTIONS} -c plan_cache_mode=force_custom_plan`;
+
+/**
  * True when the URL carries `pgbouncer=true` (Prisma's own convention): DATABASE_URL points at
  * PgBouncer in transaction mode (docs/pgbouncer.md).
  */
@@ -25,10 +33,12 @@ export function behindPgBouncer(databaseUrl: string): boolean {
  * the `options` startup parameter, so behind it each new client connection runs
  * `SET TimeZone = 'UTC'` instead: TimeZone is one of the parameters PgBouncer tracks per client
  * and sets again on whichever server connection it lends that client, in transaction mode too.
- * Node-postgres queues the SET before any query of whoever asked for the connection.
+ * Node-postgres queues the SET before any query of whoever asked for the connection. `options`:
+ * the startup options of a direct connection (behind PgBouncer statements are never named, so
+ * PLAN_EACH_RUN_SESSION_OPTIONS has nothing to do there).
  */
-export function createUtcPool(databaseUrl: string, max: number): Pool {
-  if (!behindPgBouncer(databaseUrl)) return new Pool({ connectionString: databaseUrl, max, options: UTC_SESSION_OPTIONS });
+export function createUtcPool(databaseUrl: string, max: number, options = UTC_SESSION_OPTIONS): Pool {
+  if (!behindPgBouncer(databaseUrl)) return new Pool({ connectionString: databaseUrl, max, options });
   const url = new URL(databaseUrl);
   url.searchParams.delete('pgbouncer');
   const pool = new Pool({ connectionString: url.toString(), max });

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { behindPgBouncer, createUtcPool, type Db } from '../client';
+import { behindPgBouncer, createUtcPool, PLAN_EACH_RUN_SESSION_OPTIONS, UTC_SESSION_OPTIONS, type Db } from '../client';
 
 // The one way raw SQL reaches PostgreSQL. Statements are text with $1…$n placeholders and a
 // parameter list: values are never spliced into the text. Every DateTime column is timestamptz,
@@ -79,10 +79,17 @@ export function poolExecutor(pool: Pool, prepare = true): SqlPool {
 
 /**
  * A pg pool that survives the server closing idle connections (restart, failover): the error is
- * reported and the pool opens a new connection on the next query.
+ * reported and the pool opens a new connection on the next query. `planEachRun`: its named
+ * statements are planned at every run (PLAN_EACH_RUN_SESSION_OPTIONS), for statements on the
+ * partitioned email log.
  */
-export function createSqlPool(databaseUrl: string, max: number, onIdleError: (err: Error) => void): SqlPool {
-  const pool = createUtcPool(databaseUrl, max);
+export function createSqlPool(
+  databaseUrl: string,
+  max: number,
+  onIdleError: (err: Error) => void,
+  opts: { planEachRun?: boolean } = {},
+): SqlPool {
+  const pool = createUtcPool(databaseUrl, max, opts.planEachRun ? PLAN_EACH_RUN_SESSION_OPTIONS : UTC_SESSION_OPTIONS);
   pool.on('error', onIdleError);
   return poolExecutor(pool, !behindPgBouncer(databaseUrl));
 }
