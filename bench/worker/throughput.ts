@@ -4,6 +4,8 @@
 // Run: npx tsx bench/worker/throughput.ts [emails per round=5000] [concurrency=16] [rounds=3]
 // BENCH_WORKER_CONCURRENCY overrides the worker's SEND_CONCURRENCY (to explore; the comparison
 // at equal concurrency is the default). BENCH_PROFILE=<dir> writes CPU profiles of the worker.
+// BENCH_WORKER_NODE_ARGS adds Node flags to the worker (e.g. --trace-gc); BENCH_WORKER_STDOUT=1
+// shows the worker's standard output (where --trace-gc writes).
 // The worker runs compiled, as in production (`npm run build`'s esbuild bundle, built into
 // dist/bench/ at start); BENCH_WORKER_SCRIPT=<file.js> runs another build (e.g. an older commit's).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -236,7 +238,7 @@ async function main() {
           SEND_CONCURRENCY: String(workerConcurrency),
           DATABASE_POOL_SIZE: String(workerConcurrency + 4),
         },
-        stdio: ['ignore', 'ignore', 'inherit'],
+        stdio: ['ignore', process.env.BENCH_WORKER_STDOUT ? 'inherit' : 'ignore', 'inherit'],
       });
       children.push(worker);
       let peakRss = 0;
