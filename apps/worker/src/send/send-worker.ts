@@ -29,12 +29,9 @@ export interface SendWorkers {
 
 // Claims and acceptances are written in groups (claim-committer.ts, acceptance-committer.ts): a
 // few milliseconds more per email buy one statement for all the jobs that start (or whose sends
-// finish) meanwhile. Each statement costs PostgreSQL about 0.35 ms of planning plus 0.1 ms per row,
-// so the group size is what counts: at 10 ms a worker sending 350/s wrote groups of about 3 and
-// PostgreSQL spent 0.63 ms of CPU per email, at 25 ms 0.51 ms (bench/RESULTS.md). Jobs waiting for
-// a group hold no SES call slot, so the wait costs latency, not throughput.
-const CLAIM_WINDOW_MS = 25;
-const ACCEPTANCE_WINDOW_MS = 25;
+// finish) meanwhile.
+const CLAIM_WINDOW_MS = 10;
+const ACCEPTANCE_WINDOW_MS = 10;
 const ACCEPTANCE_MAX_BATCH = 100;
 // Jobs in flight per SES call in flight: a job waiting for its claim's group or its acceptance's
 // group holds no SES call slot; SES calls stay at SEND_CONCURRENCY per lane (ses-call-slots.ts).
