@@ -28,9 +28,9 @@ export type NodeApp = 'api' | 'worker' | 'smtp';
 /**
  * Each process's semi-space cap in MB (docs/worker.md, "Memory"). The relay keeps 2 MB for its idle
  * memory. The worker takes 4 MB: each send in flight holds its row, MIME and SDK request for an SES
- * round trip, and at 2 MB the scavenges copied them again and again (3.7 against 3.25 ms of CPU per
- * email; 8 MB, 3.3 ms), for about 10 MB more at peak. The API takes V8's own 16 MB: each 100-email batch
- * in flight is young garbage, and with 2 MB semi-spaces the scavenges copied it over and over, 1.2
+ * round trip, and at 2 MB the scavenges copied them again and again (3.7 against 3.25 ms of CPU
+ * per email; 8 MB, 3.3 ms); its campaign peak stayed 228 MB (230 MB at 2 MB). The API takes V8's
+ * own 16 MB: each 100-email batch in flight is young garbage, and with 2 MB semi-spaces the scavenges copied it over and over, 1.2
  * to 1.6 times the CPU per batch; its idle RSS is the same, 120 MB against 117 MB 40 s after a
  * burst (bench/RESULTS.md).
  */
