@@ -6,7 +6,7 @@
 //   npx tsx bench/audience/import.ts [--rows 1000000]
 // Targets (issue 20): ≤ 60 s end to end on 2 cores, worker RSS ≤ 256 MB.
 import { spawn, execFileSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, createReadStream } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync, statSync, createReadStream } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +15,7 @@ import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
 import { createApiDeps } from '../../apps/api/src/deps';
 import { buildAll } from '../../scripts/build';
 import { outDir, writeResult } from '../report-kit';
+import { cpuSeconds, procStatusMb } from '../process-stats';
 import { startBenchApi } from '../bench-api';
 
 const root = path.resolve(__dirname, '../..');
@@ -25,10 +26,6 @@ const arg = (name: string, def: number) => {
 const ROWS = arg('rows', 1_000_000);
 const BAD_EVERY = 10_000; // one row in 10,000 has a broken address: the rejects path is exercised too
 
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 /** CPU seconds so far of the database's PostgreSQL backends (the pools' connections live through the run). */
 async function postgresCpuSeconds(deps: ReturnType<typeof createApiDeps>): Promise<number> {
   const rows = await deps.db.$queryRawUnsafe<{ pid: number }[]>(
@@ -36,17 +33,10 @@ async function postgresCpuSeconds(deps: ReturnType<typeof createApiDeps>): Promi
   );
   let sum = 0;
   for (const { pid } of rows) {
-    try {
-      sum += cpuSeconds(pid);
-    } catch {
-      // a backend that ended
-    }
+    const seconds = cpuSeconds(pid);
+    if (!Number.isNaN(seconds)) sum += seconds; // NaN: a backend that ended
   }
   return sum;
-}
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
 }
 const load = () =>
   os
@@ -148,7 +138,7 @@ async function main() {
     const book = await deps.db.contactBook.create({ data: { id: `bench-import-${Date.now()}`, teamId: team.id, name: 'Import bench' } });
     // The worker has long started (the file and the floor took seconds); its RSS has settled.
     await sleep(1000);
-    const idleRss = rssMb(worker.pid!);
+    const idleRss = procStatusMb(worker.pid!, 'VmRSS');
     const cpu0 = cpuSeconds(worker.pid!);
     const pg0 = await postgresCpuSeconds(deps);
 
@@ -156,7 +146,7 @@ async function main() {
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
-        peakRss = Math.max(peakRss, rssMb(worker.pid!));
+        peakRss = Math.max(peakRss, procStatusMb(worker.pid!, 'VmRSS'));
         await sleep(100);
       }
     })();

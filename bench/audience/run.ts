@@ -4,12 +4,13 @@
 // client) plus the PostgreSQL backends of the database, read from /proc. On a machine shared with
 // other work, wall time includes waiting for a core; CPU time does not.
 //   npx tsx bench/audience/run.ts [--runs 10] [--list-requests 100] [--contacts 1000000] [--only bulk|list]
-import { readFileSync } from 'node:fs';
+
 import http from 'node:http';
 import os from 'node:os';
 import { Client } from 'pg';
 import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
 import { writeResult } from '../report-kit';
+import { cpuSeconds } from '../process-stats';
 import { startBenchApi } from '../bench-api';
 
 const arg = (name: string, def: number) => {
@@ -20,7 +21,6 @@ const RUNS = arg('runs', 10);
 const LIST_REQUESTS = arg('list-requests', 100);
 const BIG_BOOK = arg('contacts', 1_000_000);
 const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
-const CLOCK_TICK_MS = 10; // USER_HZ = 100 on Linux
 
 const fmt = (n: number) => n.toFixed(1);
 const quantiles = (ms: number[]) => {
@@ -35,16 +35,6 @@ const load = () =>
     .loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
-
-function procCpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS; // utime + stime
-  } catch {
-    return 0; // a backend that ended
-  }
-}
 
 async function main() {
   const api = await startBenchApi({ DATABASE_POOL_SIZE: '10' });
@@ -63,7 +53,10 @@ async function main() {
         'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
       );
       const { user, system } = process.cpuUsage();
-      return { node: (user + system) / 1000, pg: rows.reduce((sum, r) => sum + procCpuMs(r.pid), 0) };
+      return {
+        node: (user + system) / 1000,
+        pg: rows.reduce((sum, r) => sum + (cpuSeconds(r.pid) * 1000 || 0) /* NaN: a backend that ended */, 0),
+      };
     };
     // Wall time from sending to the last byte of the answer; building the body and parsing the answer
     // are not counted. node:http with keep-alive: fetch (undici) costs this process three times the

@@ -8,7 +8,7 @@
 // production and as `npm run bench` runs it. The worker gets the flag `npm run start:worker` passes.
 // BENCH_CAMPAIGN_TIMEOUT_MINUTES (default 30): a loaded machine needs more for 100,000 contacts.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+
 import os from 'node:os';
 import path from 'node:path';
 import { createDb } from '@mailrail/platform/db/client';
@@ -21,6 +21,7 @@ import { startFakeSes } from '@mailrail/testing/fake-ses';
 import { createRedis } from '@mailrail/platform/redis/client';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 import { writeResult } from '../report-kit';
+import { procStatusMb } from '../process-stats';
 import { buildAll } from '../../scripts/build';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { youngGenerationFlag } from '@mailrail/platform/process/memory-flags';
@@ -31,11 +32,7 @@ const root = path.resolve(__dirname, '../..');
 
 const TIMEOUT_MS = Number(process.env.BENCH_CAMPAIGN_TIMEOUT_MINUTES ?? 30) * 60_000;
 
-function statusMb(pid: number, field: 'VmRSS' | 'RssAnon'): number {
-  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
-const rssMb = (pid: number) => statusMb(pid, 'VmRSS');
+const rssMb = (pid: number) => procStatusMb(pid, 'VmRSS');
 
 async function main() {
   if (process.env.BENCH_WORKER_DIST) await buildAll(path.join(root, process.env.BENCH_WORKER_DIST));
@@ -100,13 +97,13 @@ async function main() {
   const t0 = start.getTime();
   const marks: Record<string, number> = {};
   let peakRss = idleRss;
-  let anonAtPeak = statusMb(worker.pid!, 'RssAnon');
+  let anonAtPeak = procStatusMb(worker.pid!, 'RssAnon');
   for (;;) {
     await sleep(250);
     const rss = rssMb(worker.pid!);
     if (rss > peakRss) {
       peakRss = rss;
-      anonAtPeak = statusMb(worker.pid!, 'RssAnon');
+      anonAtPeak = procStatusMb(worker.pid!, 'RssAnon');
     }
     const elapsed = Date.now() - t0;
     if (!marks.recipients || !marks.enqueued) {

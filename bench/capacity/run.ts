@@ -12,7 +12,7 @@
 //    email. Done when every email is DELIVERED and no counter delta is left.
 // Load average is printed beside every figure: CPU per email is only meaningful on a quiet machine.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -27,18 +27,12 @@ import { startFakeSes } from '@mailrail/testing/fake-ses';
 import { freePort } from '@mailrail/testing/free-port';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 import { youngGenerationFlag, type NodeApp } from '@mailrail/platform/process/memory-flags';
+import { cpuSeconds } from '../process-stats';
 
 const N = Number(process.argv[2] ?? 3000);
 const CONNECTIONS = Number(process.argv[3] ?? 16);
 const root = path.resolve(__dirname, '../..');
 const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
-
-// CPU time (user + system) of a process in seconds; Linux counts clock ticks of 1/100 s.
-const cpu = (pid: number) => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
 
 const load = () => os.loadavg()[0].toFixed(1);
 
@@ -199,7 +193,7 @@ async function main() {
     const keys0 = await prefixMemory(redis, prefix);
     const used0 = await usedMemory(redis);
     const load0 = load();
-    const apiCpu0 = cpu(api.pid!);
+    const apiCpu0 = cpuSeconds(api.pid!);
     const t0 = Date.now();
     let next = 0;
     let failed = 0;
@@ -209,7 +203,7 @@ async function main() {
       }),
     );
     const acceptSeconds = (Date.now() - t0) / 1000;
-    const apiCpu = cpu(api.pid!) - apiCpu0;
+    const apiCpu = cpuSeconds(api.pid!) - apiCpu0;
     const load1 = load();
     if (failed) throw new Error(`${failed} sends failed`);
     const s1 = await pgStats(stats);
@@ -227,7 +221,7 @@ async function main() {
     children.push(worker);
     // Start-up (tsx compiling) is not measured: from the first email sent.
     await until(async () => (await db.email.count({ where: { sentAt: { not: null } } })) > 0, 'the first send', 120_000);
-    const workerCpu0 = cpu(worker.pid!);
+    const workerCpu0 = cpuSeconds(worker.pid!);
     const sentBefore = await db.email.count({ where: { sentAt: { not: null } } });
     const t1 = Date.now();
     const load2 = load();
@@ -236,7 +230,7 @@ async function main() {
       'every email delivered and counted',
     );
     const deliverSeconds = (Date.now() - t1) / 1000;
-    const workerCpu = cpu(worker.pid!) - workerCpu0;
+    const workerCpu = cpuSeconds(worker.pid!) - workerCpu0;
     const load3 = load();
     const s2 = await pgStats(stats);
     const deliverWal = await ownWal(stats, s1, s2);

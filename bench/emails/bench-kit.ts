@@ -4,7 +4,6 @@
 // its CPU time from /proc; and the round loop that alternates the servers so outside load hits
 // them alike.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -15,6 +14,7 @@ import { dropDatabase, ensureDatabase } from '@mailrail/platform/db/admin';
 import { createRedis } from '@mailrail/platform/redis/client';
 import { prepareTemplateDatabase, templateDatabaseName, testServerUrl } from '@mailrail/testing/databases';
 import { deleteRedisPrefix } from '@mailrail/testing/redis';
+import { cpuSeconds, storesCpuSeconds } from '../process-stats';
 
 export const root = path.resolve(__dirname, '../..');
 
@@ -157,42 +157,6 @@ export async function stopServer(server: BenchServer | undefined): Promise<void>
   await Promise.race([done, new Promise((r) => setTimeout(r, 10_000))]);
 }
 
-/** The fields of /proc/<pid>/stat after the command name (utime is [11], stime [12], cutime [13], cstime [14]). */
-function statFields(pid: number | undefined): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-}
-
-/** CPU seconds (user + system) used so far by a process, from /proc (Linux). */
-export function cpuSeconds(pid: number | undefined): number {
-  try {
-    const fields = statFields(pid);
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
-/**
- * CPU seconds used so far by every process whose command name is `comm` (postgres, redis-server),
- * with the children they have reaped: PostgreSQL's backends come and go, and an ended one's time
- * moves to the postmaster's cutime / cstime.
- */
-export function cpuSecondsOfCommand(comm: string): number {
-  let total = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== comm) continue;
-      const fields = statFields(Number(pid));
-      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total;
-}
-
 // autocannon ships no types; this is the part we use.
 interface CannonResult {
   requests: { average: number; total: number };
@@ -243,7 +207,8 @@ export interface Figures {
 export async function measure(server: BenchServer, load: Load, commits?: () => Promise<number>): Promise<Figures> {
   const perRequest = load.emailsPerRequest ?? 1;
   const cpu0 = cpuSeconds(server.child.pid);
-  const others0 = [cpuSecondsOfCommand('postgres'), cpuSecondsOfCommand('redis-server'), process.cpuUsage()] as const;
+  const stores0 = storesCpuSeconds();
+  const load0 = process.cpuUsage();
   const tx0 = commits ? await commits() : 0;
   const r = await autocannon({
     url: server.base + load.path,
@@ -257,7 +222,8 @@ export async function measure(server: BenchServer, load: Load, commits?: () => P
   const cpu = cpuSeconds(server.child.pid) - cpu0;
   const requests = Math.max(1, r.requests.total);
   const perRequestMicros = (seconds: number) => Math.round((seconds * 1e6) / requests);
-  const loadCpu = process.cpuUsage(others0[2]);
+  const loadCpu = process.cpuUsage(load0);
+  const stores = storesCpuSeconds();
   return {
     requestsPerSec: Math.round(r.requests.average),
     emailsPerSec: Math.round(r.requests.average * perRequest),
@@ -267,8 +233,8 @@ export async function measure(server: BenchServer, load: Load, commits?: () => P
     errors: r.errors,
     serverCpuMicrosPerRequest: Math.round((cpu * 1e6) / requests),
     serverCpuMicrosPerEmail: Math.round((cpu * 1e6) / (requests * perRequest)),
-    postgresCpuMicrosPerRequest: perRequestMicros(cpuSecondsOfCommand('postgres') - others0[0]),
-    redisCpuMicrosPerRequest: perRequestMicros(cpuSecondsOfCommand('redis-server') - others0[1]),
+    postgresCpuMicrosPerRequest: perRequestMicros(stores.postgres - stores0.postgres),
+    redisCpuMicrosPerRequest: perRequestMicros(stores.redis - stores0.redis),
     loadCpuMicrosPerRequest: perRequestMicros((loadCpu.user + loadCpu.system) / 1e6),
     ...(commits ? { txPerRequest: ((await commits()) - tx0) / requests } : {}),
   };

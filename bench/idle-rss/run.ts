@@ -5,7 +5,7 @@
 // load hits all alike. Figures: median of rounds.
 // Run: npx tsx bench/idle-rss/run.ts [rounds=3] [settle seconds=20]
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+
 import os from 'node:os';
 import path from 'node:path';
 import { createRedis } from '@mailrail/platform/redis/client';
@@ -14,6 +14,7 @@ import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 import { buildAll } from '../../scripts/build';
 import { youngGenerationFlag } from '@mailrail/platform/process/memory-flags';
 import { writeResult } from '../report-kit';
+import { procStatusMb } from '../process-stats';
 import { freePort } from '@mailrail/testing/free-port';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -21,11 +22,6 @@ const ROUNDS = Number(process.argv[2] ?? 3);
 const SETTLE_S = Number(process.argv[3] ?? 20);
 const SAMPLES = 5; // one a second after settling
 const root = path.resolve(__dirname, '../..');
-
-function procStatusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 

@@ -9,7 +9,7 @@
 //   npx tsx bench/smtp/throughput.ts [--duration 10] [--connections 16] [--rounds 3]   (BENCH_PROFILE=<dir>: CPU profiles)
 // Writes bench/out/smtp.json and prints a markdown summary.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -25,6 +25,7 @@ import { prepareTemplateDatabase, templateDatabaseName, testServerUrl } from '@m
 import { deleteRedisPrefix } from '@mailrail/testing/redis';
 import { freePort } from '@mailrail/testing/free-port';
 import { writeResult } from '../report-kit';
+import { cpuSeconds } from '../process-stats';
 
 // autocannon ships no types; this is the part we use.
 interface CannonResult {
@@ -93,15 +94,6 @@ async function startPrivateRedis(): Promise<{ url: string; stop: () => Promise<v
       await done;
     },
   };
-}
-
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
 }
 
 // BENCH_PROFILE=<dir> writes a V8 CPU profile of each server process there.

@@ -27,7 +27,7 @@ import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 import { buildRawMessage } from '../../apps/worker/src/send/build-mime';
 import { writeResult } from '../report-kit';
 import { buildAll } from '../../scripts/build';
-import { cpuSeconds, cpuSecondsOfCommand } from '../emails/bench-kit';
+import { cpuSeconds, procStatusMb, storesCpuSeconds } from '../process-stats';
 import { freePort } from '@mailrail/testing/free-port';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -35,11 +35,6 @@ const N = Number(process.argv[2] ?? 5000);
 const C = Number(process.argv[3] ?? 16);
 const ROUNDS = Number(process.argv[4] ?? 3);
 const root = path.resolve(__dirname, '../..');
-
-/** CPU seconds of PostgreSQL's and Redis's processes so far: on 2 cores their work slows the sender too. */
-function storesCpuSeconds(): { pg: number; redis: number } {
-  return { pg: cpuSecondsOfCommand('postgres'), redis: cpuSecondsOfCommand('redis-server') };
-}
 
 /**
  * Read and write system calls a process has made so far (/proc/<pid>/io): every socket write and
@@ -49,11 +44,6 @@ function storesCpuSeconds(): { pg: number; redis: number } {
 function syscalls(pid: number | 'self'): number {
   const io = readFileSync(`/proc/${pid}/io`, 'utf8');
   return Number(/syscr: (\d+)/.exec(io)![1]) + Number(/syscw: (\d+)/.exec(io)![1]);
-}
-
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
 }
 
 const html = `<html><body><h1>Hello {{name}}</h1>${'<p>Some paragraph of a typical transactional email, with a link to <a href="https://example.com/x">example</a>.</p>'.repeat(12)}</body></html>`;
@@ -145,7 +135,7 @@ async function bareSdkLoop(
   client.destroy();
   return {
     rate,
-    pgCpuMsPerEmail: ((stores.pg - stores0.pg) * 1000) / count,
+    pgCpuMsPerEmail: ((stores.postgres - stores0.postgres) * 1000) / count,
     redisCpuMsPerEmail: ((stores.redis - stores0.redis) * 1000) / count,
     cpuMsPerEmail: (cpu.user + cpu.system) / 1000 / count,
     sesCpuMsPerEmail: (sesCpu * 1000) / count,
@@ -253,7 +243,7 @@ async function main() {
       const sendQueue = queues.get(queueNames.send('us-east-1', 'transactional'));
       for (;;) {
         await sleep(100);
-        const rss = rssMb(worker.pid!);
+        const rss = procStatusMb(worker.pid!, 'VmRSS');
         peakRss = Math.max(peakRss, rss);
         const counts = await sendQueue.getJobCounts('wait', 'active', 'delayed', 'prioritized');
         const unfinished = Object.values(counts).reduce((a, b) => a + b, 0);
@@ -271,7 +261,7 @@ async function main() {
       const sesCpuMsPerEmail = ((cpuSeconds(sesPid) - sesCpu0) * 1000) / N;
       const syscallsPerEmail = (syscalls(worker.pid!) - calls0) / N;
       const stores = storesCpuSeconds();
-      const pgCpuMsPerEmail = ((stores.pg - stores0.pg) * 1000) / N;
+      const pgCpuMsPerEmail = ((stores.postgres - stores0.postgres) * 1000) / N;
       const redisCpuMsPerEmail = ((stores.redis - stores0.redis) * 1000) / N;
       const span = await db.$queryRaw<{ first: Date; last: Date }[]>`
         SELECT min("sentAt") AS first, max("sentAt") AS last FROM "Email" WHERE subject = ${subject}`;
