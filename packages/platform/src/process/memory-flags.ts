@@ -30,9 +30,9 @@ export type NodeApp = 'api' | 'worker' | 'smtp';
  * memory. The worker takes 4 MB: each send in flight holds its row, MIME and SDK request for an SES
  * round trip, and at 2 MB the scavenges copied them again and again (3.7 against 3.25 ms of CPU
  * per email; 8 MB, 3.3 ms); its campaign peak stayed 228 MB (230 MB at 2 MB). The API takes V8's
- * own 16 MB: each 100-email batch in flight is young garbage, and with 2 MB semi-spaces the scavenges copied it over and over, 1.2
- * to 1.6 times the CPU per batch; its idle RSS is the same, 120 MB against 117 MB 40 s after a
- * burst (bench/RESULTS.md).
+ * own 16 MB: each 100-email batch in flight is young garbage, and with 2 MB semi-spaces the
+ * scavenges copied it over and over, 1.2 to 1.6 times the CPU per batch; its idle RSS is the same,
+ * 120 MB against 117 MB 40 s after a burst (bench/RESULTS.md).
  */
 export const SEMI_SPACE_MB: Record<NodeApp, number> = { api: 16, worker: 4, smtp: 2 };
 
