@@ -12,6 +12,7 @@ import { createRedis, type Redis } from '@mailrail/platform/redis/client';
 import { insertAndEnqueueEmails, type EmailDraft } from '@mailrail/domain/emails/create-emails';
 import { insertDomain } from '@mailrail/domain/domains/add-domain';
 import { loadConfig } from '@mailrail/platform/config/load';
+import { youngGenerationFlag } from '@mailrail/platform/process/memory-flags';
 import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/testing/databases';
 import { emailIdOf, startFakeSes, type FakeSes } from '@mailrail/testing/fake-ses';
 import { deleteRedisPrefix, testRedisEnv, testRedisPrefix } from '@mailrail/testing/redis';
@@ -137,11 +138,17 @@ export async function startStack(name: string, env: Record<string, string> = {},
     // `node --import tsx`, not the tsx CLI: the CLI runs the app in a child process, so a SIGKILL
     // sent to it would leave the app running as an orphan.
     const imports = app === 'api' ? (opts.apiImports ?? []).flatMap((m) => ['--import', m]) : [];
-    const child = spawn(process.execPath, ['--import', 'tsx', ...imports, path.join(repoRoot, `apps/${app}/src/main.ts`)], {
-      cwd: repoRoot,
-      env: { ...childEnv, ...extraEnv },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    // The young generation's size, as production's start scripts give it: it sets how often the
+    // process collects garbage, and so how late a paced send may leave.
+    const child = spawn(
+      process.execPath,
+      [youngGenerationFlag(app), '--import', 'tsx', ...imports, path.join(repoRoot, `apps/${app}/src/main.ts`)],
+      {
+        cwd: repoRoot,
+        env: { ...childEnv, ...extraEnv },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child.stdout!.pipe(log);
     child.stderr!.pipe(log);
     children.add(child);
