@@ -1,4 +1,5 @@
 import IORedis, { Cluster, type RedisOptions } from 'ioredis';
+import { closeHandler } from 'ioredis/built/redis/event_handler';
 import type { RedisTarget } from '../config/schema';
 
 /**
@@ -25,30 +26,70 @@ export function createRedis(target: RedisTarget | string, opts: { forWorker?: bo
     lazyConnect: false,
     enableAutoPipelining: !opts.forWorker,
   };
-  if (t.mode === 'standalone') return new IORedis(t.url, common);
+  if (t.mode === 'standalone') return endsWhenDisconnected(new IORedis(t.url, common));
   const auth = { username: t.username, password: t.password };
   if (t.mode === 'sentinel') {
     // ioredis asks the sentinels for the master. After a failover the old master answers READONLY
     // (it is a replica now): reconnect, which asks the sentinels again, and resend the command.
     // failoverDetector also listens for +switch-master, so idle connections move at once.
-    return new IORedis({
-      ...common,
-      ...auth,
-      sentinels: t.sentinels,
-      name: t.name,
-      failoverDetector: true,
-      reconnectOnError: (err) => (err.message.startsWith('READONLY') ? 2 : false),
-    });
+    return endsWhenDisconnected(
+      new IORedis({
+        ...common,
+        ...auth,
+        sentinels: t.sentinels,
+        name: t.name,
+        failoverDetector: true,
+        reconnectOnError: (err) => (err.message.startsWith('READONLY') ? 2 : false),
+      }),
+    );
   }
-  return new Cluster(t.nodes, {
-    redisOptions: { ...common, ...auth },
-    // Commands sent during a failover wait for the new topology instead of failing at once.
-    enableOfflineQueue: true,
-    retryDelayOnFailover: 200,
-    retryDelayOnClusterDown: 300,
-    // Workers wait out a whole failover (node timeout plus election); the API answers 503 sooner.
-    clusterRetryStrategy: (times) => Math.min(100 * times, 2000),
-  });
+  return endsWhenDisconnected(
+    new Cluster(t.nodes, {
+      redisOptions: { ...common, ...auth },
+      // Commands sent during a failover wait for the new topology instead of failing at once.
+      enableOfflineQueue: true,
+      retryDelayOnFailover: 200,
+      retryDelayOnClusterDown: 300,
+      // Workers wait out a whole failover (node timeout plus election); the API answers 503 sooner.
+      clusterRetryStrategy: (times) => Math.min(100 * times, 2000),
+    }),
+  );
+}
+
+/**
+ * ioredis 6.0 cannot end a connection that lost Redis and waits to reconnect: disconnect() cancels
+ * the retry, but no socket is left whose close would finish the job, so the status stays
+ * 'reconnecting' and 'end' never comes (redis/ioredis#1247, #2169). BullMQ's Worker.close() waits
+ * for 'end' on its blocking connection, so a worker stopped just after a Sentinel failover (or any
+ * Redis blip) hung until it was killed. This finishes the close the way ioredis does for a client
+ * that never connected. Duplicates (BullMQ's blocking connections) get the same treatment.
+ */
+function endsWhenDisconnected<C extends Redis>(client: C): C {
+  const disconnect = client.disconnect.bind(client);
+  client.disconnect = (reconnect = false) => {
+    if (reconnect || client.status !== 'reconnecting') return disconnect(reconnect);
+    // What each class's disconnect() does for a client that never connected ('wait'), after
+    // cancelling the retry; a standalone connector's disconnect would only arm a timer for a
+    // socket that is already gone.
+    const internals = client as unknown as {
+      manuallyClosing: boolean;
+      reconnectTimeout: NodeJS.Timeout | null;
+      setStatus(s: string): void;
+      handleCloseEvent(): void;
+    };
+    if (internals.reconnectTimeout) clearTimeout(internals.reconnectTimeout);
+    internals.reconnectTimeout = null;
+    internals.manuallyClosing = true;
+    if (client.isCluster) {
+      internals.setStatus('close');
+      internals.handleCloseEvent();
+    } else {
+      closeHandler(client)();
+    }
+  };
+  const duplicate = client.duplicate.bind(client) as (...args: unknown[]) => C;
+  client.duplicate = ((...args: unknown[]) => endsWhenDisconnected(duplicate(...args))) as C['duplicate'];
+  return client;
 }
 
 /** A new connection to the same Redis (a subscriber needs its own). */
