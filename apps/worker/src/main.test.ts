@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { queueNames } from '@mailrail/platform/queue/queues';
 import { completedSince } from '@mailrail/testing/queue-state';
+import { startTcpProxy } from '@mailrail/testing/tcp-proxy';
 import { spawnWorkerProcess, useTestWorkerEnv, workerStarted } from './testing/worker-harness';
 
 // The worker as a real process (`node --import tsx apps/worker/src/main.ts`, what
@@ -108,3 +109,37 @@ it('a worker SIGKILLed while it runs the sweeper holds no sweep back: the next w
   next.kill('SIGTERM');
   expect((await nextExit).code).toBe(0);
 }, 90_000);
+
+// Redis reached through a proxy this test cuts. On the cluster run (test:cluster) the worker would
+// need every node proxied; the cluster client's own close is in test/scale/redis-outage-close.test.ts.
+const onOneRedis = process.env.REDIS_CLUSTER_NODES ? it.skip : it;
+
+onOneRedis(
+  'on SIGTERM while Redis is away, exits 1 once WORKER_SHUTDOWN_GRACE_MS has passed',
+  async () => {
+    const url = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 6379) });
+    try {
+      const child = spawnWorkerProcess(env, {
+        logLevel: 'info',
+        extraEnv: { REDIS_URL: proxy.route(url.toString()), WORKER_SHUTDOWN_GRACE_MS: '3000' },
+      });
+      let output = '';
+      child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const exit = exited(child);
+      await workerStarted(child);
+      await proxy.cut();
+      await new Promise((r) => setTimeout(r, 500));
+      const signalled = Date.now();
+      child.kill('SIGTERM');
+      const result = await Promise.race([exit, new Promise((r) => setTimeout(() => r('still running'), 20_000).unref())]);
+      if (result === 'still running') child.kill('SIGKILL');
+      expect(result).toEqual({ code: 1, signal: null });
+      expect(Date.now() - signalled).toBeGreaterThanOrEqual(3000);
+      expect(output).toContain('did not finish within WORKER_SHUTDOWN_GRACE_MS');
+    } finally {
+      await proxy.close();
+    }
+  },
+  60_000,
+);

@@ -6,7 +6,8 @@ import { startMetricsServer } from './metrics-server';
 import { startWorker } from './worker';
 
 // The worker process: sends queued and scheduled emails, runs the periodic jobs.
-// SIGTERM/SIGINT: stop taking jobs, let the sends in flight finish, close connections, exit 0.
+// SIGTERM/SIGINT: stop taking jobs, let the sends in flight finish, close connections, exit 0
+// (exit 1 if that takes longer than WORKER_SHUTDOWN_GRACE_MS).
 // A SIGKILL loses nothing: leases expire and the sweeper re-enqueues from PostgreSQL.
 async function main(): Promise<void> {
   useLowMemoryV8Flags();
@@ -34,6 +35,16 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'stopping: finishing the sends in flight');
+    // A graceful stop needs Redis and PostgreSQL: BullMQ records each finished job and waits for
+    // its blocking connection, which cannot reconnect while Redis is away. Past the grace the
+    // worker exits like a crash, which loses nothing (leases end, the sweeper re-enqueues).
+    setTimeout(() => {
+      log.error(
+        { graceMs: config.WORKER_SHUTDOWN_GRACE_MS },
+        'the sends in flight did not finish within WORKER_SHUTDOWN_GRACE_MS; exiting',
+      );
+      process.exit(1);
+    }, config.WORKER_SHUTDOWN_GRACE_MS).unref();
     try {
       metricsServer?.close();
       await running.close();

@@ -179,6 +179,14 @@ export const configSchema = z.object({
     .min(5)
     .default(60)
     .describe('How long a claimed email belongs to one worker before another may take it over'),
+  WORKER_SHUTDOWN_GRACE_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(25_000)
+    .describe(
+      'On SIGTERM the worker lets the sends in flight finish for at most this long, then exits 1 as a crash would (nothing is lost: leases end and the sweeper takes over)',
+    ),
   SES_IN_DOUBT_WAIT_SECONDS: z.coerce
     .number()
     .int()
