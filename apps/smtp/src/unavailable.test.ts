@@ -1,5 +1,6 @@
 import { testServerUrl } from '@mailrail/testing/databases';
-import { startTcpProxy, type TcpProxy } from '@mailrail/testing/tcp-proxy';
+import { testRedisUrl } from '@mailrail/testing/redis';
+import { startTcpProxyFor, type TcpProxy } from '@mailrail/testing/tcp-proxy';
 import { waitFor } from '@mailrail/testing/wait-for';
 import { startTestRelay, type TestRelay } from './testing/smtp-harness';
 
@@ -12,10 +13,8 @@ let postgres: TcpProxy;
 let redis: TcpProxy;
 
 beforeAll(async () => {
-  const pg = new URL(testServerUrl);
-  const rd = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  postgres = await startTcpProxy({ host: pg.hostname, port: Number(pg.port || 5432) });
-  redis = await startTcpProxy({ host: rd.hostname, port: Number(rd.port || 6379) });
+  postgres = await startTcpProxyFor(testServerUrl);
+  redis = await startTcpProxyFor(testRedisUrl());
   t = await startTestRelay({ API_RATE_LIMIT: '0' }, { route: { database: postgres.route, redis: redis.route } });
 });
 afterAll(async () => {

@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { queueNames } from '@mailrail/platform/queue/queues';
 import { completedSince } from '@mailrail/testing/queue-state';
-import { startTcpProxy } from '@mailrail/testing/tcp-proxy';
+import { testRedisUrl } from '@mailrail/testing/redis';
+import { startTcpProxyFor } from '@mailrail/testing/tcp-proxy';
 import { spawnWorkerProcess, useTestWorkerEnv, workerStarted } from './testing/worker-harness';
 
 // The worker as a real process (`node --import tsx apps/worker/src/main.ts`, what
@@ -117,12 +118,12 @@ const onOneRedis = process.env.REDIS_CLUSTER_NODES ? it.skip : it;
 onOneRedis(
   'on SIGTERM while Redis is away, exits 1 once WORKER_SHUTDOWN_GRACE_MS has passed',
   async () => {
-    const url = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-    const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 6379) });
+    const url = testRedisUrl();
+    const proxy = await startTcpProxyFor(url);
     try {
       const child = spawnWorkerProcess(env, {
         logLevel: 'info',
-        extraEnv: { REDIS_URL: proxy.route(url.toString()), WORKER_SHUTDOWN_GRACE_MS: '3000' },
+        extraEnv: { REDIS_URL: proxy.route(url), WORKER_SHUTDOWN_GRACE_MS: '3000' },
       });
       let output = '';
       child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -2,6 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { RedisTarget } from '@mailrail/platform/config/schema';
 import { scanTargets, type Redis } from '@mailrail/platform/redis/client';
 
+/** The single Redis of the tests (REDIS_URL, else the local one), for a test that needs one node. */
+export function testRedisUrl(): string {
+  return process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+}
+
 /**
  * The Redis every test reaches unless it names its own: the cluster the global setup started
  * (MAILRAIL_TEST_REDIS=cluster sets REDIS_CLUSTER_NODES, docs/redis.md), else REDIS_URL, else the
@@ -9,7 +14,7 @@ import { scanTargets, type Redis } from '@mailrail/platform/redis/client';
  */
 export function testRedisEnv(): Record<string, string> {
   const nodes = process.env.REDIS_CLUSTER_NODES;
-  return nodes ? { REDIS_CLUSTER_NODES: nodes } : { REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
+  return nodes ? { REDIS_CLUSTER_NODES: nodes } : { REDIS_URL: testRedisUrl() };
 }
 
 /** The Redis of testRedisEnv as a connection target (for createRedis, in a test without a configuration). */

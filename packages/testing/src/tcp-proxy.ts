@@ -13,6 +13,16 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
+const DEFAULT_PORTS: Record<string, number> = { 'redis:': 6379, 'postgres:': 5432, 'postgresql:': 5432 };
+
+/** A proxy in front of the server a redis:// or postgresql:// URL names. */
+export function startTcpProxyFor(url: string): Promise<TcpProxy> {
+  const u = new URL(url);
+  const port = u.port ? Number(u.port) : DEFAULT_PORTS[u.protocol];
+  if (!port) throw new Error(`no default port for ${u.protocol}`);
+  return startTcpProxy({ host: u.hostname, port });
+}
+
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let server: net.Server | null = null;

@@ -1,6 +1,6 @@
 import { Worker } from 'bullmq';
-import { startTcpProxy, type TcpProxy } from '@mailrail/testing/tcp-proxy';
-import { testRedisPrefix } from '@mailrail/testing/redis';
+import { startTcpProxyFor, type TcpProxy } from '@mailrail/testing/tcp-proxy';
+import { testRedisPrefix, testRedisUrl } from '@mailrail/testing/redis';
 import { waitFor } from '@mailrail/testing/wait-for';
 import { createRedis, duplicateRedis, type Redis } from './client';
 
@@ -19,8 +19,7 @@ const ended = (redis: Redis) =>
   });
 
 beforeAll(async () => {
-  const url = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 6379) });
+  proxy = await startTcpProxyFor(testRedisUrl());
 });
 afterEach(async () => {
   await proxy.restore();
