@@ -8,7 +8,7 @@ import { createClaimCommitter } from './claim-committer';
 import { createSendRateLimiter, recipientCount, type SendRateLimiter } from './rate-limits';
 import { sendOneEmail, type SendEmailDeps, type SendOutcome } from './send-email';
 import { createSesCallSlots, type SesCallSlots } from './ses-call-slots';
-import { SEND_RATE_LIMIT_WAIT } from './ses-errors';
+import { SEND_RATE_LIMIT_WAIT, SES_NOT_CALLED } from './ses-errors';
 import { claimRunningOut, type RawEmailToSend, type SesSender } from './ses-sender';
 
 // BullMQ glue around sendOneEmail: one worker per SES region and lane, paced by the Redis
@@ -221,7 +221,10 @@ function pacedSender(deps: WorkerDeps, pacing: LanePacing, booking: { retryInMs:
       // A permit booked for a call that then may not start (its claim would run out first, see
       // RawEmailToSend.startBy) would be a slot of the SES rate lost: give the claim back before booking.
       if (email.startBy !== undefined && Date.now() + pacing.maxBookingWaitMs > email.startBy) throw claimRunningOut();
-      const permit = await limiter.acquire(region, lane, permits, { maxWaitMs: pacing.maxBookingWaitMs });
+      const permit = await limiter.acquire(region, lane, permits, { maxWaitMs: pacing.maxBookingWaitMs }).catch((err: Error) => {
+        // A Redis error here is not an SES call without an answer: it must not leave the email in doubt.
+        throw Object.assign(new Error(`booking the send rate failed: ${err.message}`, { cause: err }), { name: SES_NOT_CALLED });
+      });
       if (!permit.granted) {
         pacing.freeUntil = 0;
         deps.metrics.sendPermits.inc({ lane, result: 'refused' }, permits);
