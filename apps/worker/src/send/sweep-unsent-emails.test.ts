@@ -40,3 +40,27 @@ it('leaves an active job whose worker holds its lock, and re-adds one whose lock
   // A job that waits is left alone.
   expect(await sweepUnsentEmails(env.deps)).toEqual({ checked: 1, enqueued: 0 });
 });
+
+it('looks at a backlog larger than its batch a page per run, so an email far down the backlog gets its lost job back', async () => {
+  const queue = env.deps.queues.get(queueNames.send(env.domain.region, 'transactional'));
+  // Only this test's emails are unsent.
+  await env.deps.db.email.updateMany({ where: { latestStatus: 'QUEUED' }, data: { latestStatus: 'SENT' } });
+  const ids = await env.createEmails(Array.from({ length: 5 }, (_, i) => ({ to: [`backlog-${i}@example.net`] })));
+  // Redis lost the job of the one that sorts last (a failover to a replica that had not received
+  // it). One insert gave all five the same createdAt: the id orders them.
+  const lost = [...ids].sort().at(-1)!;
+  await queue.remove(lost);
+  expect(await queue.getJobState(lost)).toBe('unknown');
+
+  const sweep = () => sweepUnsentEmails({ ...env.deps, config: { ...env.deps.config, SEND_SWEEP_BATCH: 2 } });
+  // Oldest first, two a run: the first two pages find nothing missing, the third finds the lost job.
+  expect(await sweep()).toEqual({ checked: 2, enqueued: 0 });
+  expect(await sweep()).toEqual({ checked: 2, enqueued: 0 });
+  expect(await sweep()).toEqual({ checked: 1, enqueued: 1 });
+  expect(await queue.getJobState(lost)).toBe('waiting');
+  // That page was short: the pass is over, and the next starts from the oldest again.
+  expect(await sweep()).toEqual({ checked: 2, enqueued: 0 });
+  // A cursor that is not ours is dropped, not trusted.
+  await env.deps.redis.set(`${env.config.REDIS_PREFIX}:sweep-unsent-emails:cursor`, '{"sortAt":"yesterday-ish","id":"x"}');
+  expect(await sweep()).toEqual({ checked: 2, enqueued: 0 });
+});

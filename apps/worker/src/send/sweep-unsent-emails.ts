@@ -9,6 +9,11 @@ import type { WorkerDeps } from '../deps';
 // an email that is still unsent is removed and added again (clearDeadJob). So is an active job
 // whose BullMQ lock is gone: its worker died, and waiting for BullMQ's stalled check instead
 // would hold the email up to 30 s more (docs/worker.md, "A worker that crashed").
+// A backlog larger than one run's batch is looked at a page per run, from a cursor kept in Redis.
+// Always starting from the oldest, the sweeper only ever saw the first SEND_SWEEP_BATCH unsent
+// emails, so an email whose job Redis lost (a failover to a replica that had not received it yet)
+// waited until the whole backlog ahead of it, a large campaign say, was sent. A lost cursor only
+// starts the pass again from the oldest.
 
 export interface SweepResult {
   checked: number;
@@ -20,13 +25,26 @@ interface Candidate {
   region: string;
   isMarketing: boolean;
   delayMs: number;
+  /** Where the email sorts: COALESCE("scheduledAt", "createdAt") as PostgreSQL prints it. */
+  sortAt: string;
 }
 
-export async function sweepUnsentEmails(deps: Pick<WorkerDeps, 'sql' | 'queues' | 'log' | 'config'>): Promise<SweepResult> {
+/** The last email of the previous page: the next run starts after it. */
+interface SweepCursor {
+  sortAt: string;
+  id: string;
+}
+
+const CURSOR_TTL_SECONDS = 3600;
+
+export async function sweepUnsentEmails(deps: Pick<WorkerDeps, 'sql' | 'queues' | 'log' | 'config' | 'redis'>): Promise<SweepResult> {
   const { config } = deps;
+  const cursorKey = `${config.REDIS_PREFIX}:sweep-unsent-emails:cursor`;
+  const cursor = parseCursor(await deps.redis.get(cursorKey));
   const candidates = await deps.sql.query<Candidate>(
     `SELECT e.id, COALESCE(d.region, $1) AS region, e."isMarketing",
-            GREATEST(0, EXTRACT(EPOCH FROM (e."scheduledAt" - now())) * 1000)::float8 AS "delayMs"
+            GREATEST(0, EXTRACT(EPOCH FROM (e."scheduledAt" - now())) * 1000)::float8 AS "delayMs",
+            COALESCE(e."scheduledAt", e."createdAt")::text AS "sortAt"
        FROM "Email" e
        LEFT JOIN "Domain" d ON d.id = e."domainId"
       WHERE e."latestStatus" IN ('QUEUED', 'SCHEDULED')
@@ -34,10 +52,16 @@ export async function sweepUnsentEmails(deps: Pick<WorkerDeps, 'sql' | 'queues' 
         AND (e."sendLeaseUntil" IS NULL OR e."sendLeaseUntil" < now())
         AND (e."scheduledAt" IS NULL
              OR e."scheduledAt" <= now() + ($2::int * interval '1 second'))
-      ORDER BY COALESCE(e."scheduledAt", e."createdAt")
+        AND ($4::timestamptz IS NULL OR (COALESCE(e."scheduledAt", e."createdAt"), e.id) > ($4::timestamptz, $5::text))
+      ORDER BY COALESCE(e."scheduledAt", e."createdAt"), e.id
       LIMIT $3::int`,
-    [config.AWS_REGION, config.SEND_SWEEP_LOOKAHEAD_SECONDS, config.SEND_SWEEP_BATCH],
+    [config.AWS_REGION, config.SEND_SWEEP_LOOKAHEAD_SECONDS, config.SEND_SWEEP_BATCH, cursor?.sortAt ?? null, cursor?.id ?? null],
   );
+  // A full page: the next run goes on after it. A short one ended the pass: the next starts over.
+  const last = candidates.length === config.SEND_SWEEP_BATCH ? candidates[candidates.length - 1] : undefined;
+  if (last)
+    await deps.redis.set(cursorKey, JSON.stringify({ sortAt: last.sortAt, id: last.id } satisfies SweepCursor), 'EX', CURSOR_TTL_SECONDS);
+  else if (cursor) await deps.redis.del(cursorKey);
 
   const byQueue = new Map<string, Candidate[]>();
   for (const c of candidates) {
@@ -67,4 +91,16 @@ export async function sweepUnsentEmails(deps: Pick<WorkerDeps, 'sql' | 'queues' 
   }
   if (enqueued > 0) deps.log.warn({ enqueued, checked: candidates.length }, 'sweeper re-enqueued emails without a live job');
   return { checked: candidates.length, enqueued };
+}
+
+function parseCursor(text: string | null): SweepCursor | null {
+  if (!text) return null;
+  try {
+    const value = JSON.parse(text) as Partial<SweepCursor>;
+    return typeof value.sortAt === 'string' && !Number.isNaN(Date.parse(value.sortAt)) && typeof value.id === 'string'
+      ? { sortAt: value.sortAt, id: value.id }
+      : null;
+  } catch {
+    return null; // not ours: start the pass over
+  }
 }

@@ -223,7 +223,12 @@ export const configSchema = z.object({
     .string()
     .default('*/30 * * * * *')
     .describe('Cron (with optional seconds field) of the sweeper that re-enqueues due, unsent emails with no live job and expired leases'),
-  SEND_SWEEP_BATCH: z.coerce.number().int().min(1).default(2000).describe('Most emails the sweeper looks at per run'),
+  SEND_SWEEP_BATCH: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(2000)
+    .describe('Most emails the sweeper looks at per run; a larger backlog is looked at a page per run, oldest first'),
   SEND_SWEEP_LOOKAHEAD_SECONDS: int(300).describe(
     'The sweeper also re-creates delayed jobs for scheduled emails due within this many seconds, so they leave on time after Redis lost its jobs',
   ),
