@@ -4,7 +4,14 @@ import { createRedis, type Redis } from '@mailrail/platform/redis/client';
 import { deleteRedisPrefix, testRedisPrefix, testRedisTarget } from '@mailrail/testing/redis';
 import { maxInAnyWindow, rateBetweenFirstAndLast } from '@mailrail/testing/rate-windows';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
-import { createSendRateLimiter, rateLimiterKey, recipientCount, resolveRegionRates, type SendPermit } from './rate-limits';
+import {
+  createSendRateLimiter,
+  rateLimiterKey,
+  recipientCount,
+  redisClockOffset,
+  resolveRegionRates,
+  type SendPermit,
+} from './rate-limits';
 import { createSesV2Sender } from './ses-sender';
 
 describe('resolveRegionRates', () => {
@@ -53,6 +60,32 @@ describe('recipientCount', () => {
 // worker replicas. Timings are read from the limiter's answers (ms until the slot, computed on
 // Redis's clock), so a slow machine only widens the elapsed time between calls, which the
 // tolerances below absorb.
+describe("the estimate of this process's clock against Redis's", () => {
+  // sample(askedAt, answeredAt, redisNow): Redis's clock is 1000 ms behind this one.
+  const at = (answeredAt: number, roundTripMs: number, skewMs = 0) =>
+    [answeredAt - roundTripMs, answeredAt, answeredAt - roundTripMs / 2 - 1000 + skewMs] as const;
+
+  it('keeps the fastest round trip, and does not hand the estimate to a slow one when the best grows old', () => {
+    const clock = redisClockOffset(30_000);
+    expect(clock.sample(...at(0, 1))).toBe(1000);
+    // Ordinary round trips, then, a minute after the fastest, a slow one whose answer waited in a
+    // busy event loop (Redis read its clock early in it). It must not be taken for the clock.
+    expect(clock.sample(...at(20_000, 6, 2))).toBe(1000);
+    expect(clock.sample(...at(40_000, 6, 2))).toBe(1000);
+    expect(clock.sample(...at(61_000, 60, -25))).toBe(1000);
+    expect(clock.sample(...at(71_000, 60, -25))).toBe(998);
+  });
+
+  it('follows a clock that stepped within two windows', () => {
+    const clock = redisClockOffset(30_000);
+    expect(clock.sample(...at(0, 1))).toBe(1000);
+    expect(clock.sample(...at(31_000, 5, 300))).toBe(1000); // the previous window's faster sample
+    expect(clock.sample(...at(62_000, 5, 300))).toBe(700);
+    // After a silence longer than two windows, the first sample is taken as it is.
+    expect(clock.sample(...at(200_000, 40, 10))).toBe(990);
+  });
+});
+
 describe('the shared send rate limiter', () => {
   let redis: Redis;
   let other: Redis;

@@ -185,19 +185,31 @@ export function createSendRateLimiter(redis: Redis, settings: RateLimiterSetting
 
 /**
  * This process's clock minus Redis's, estimated as NTP does: from the round trip that took least
- * time (Redis read its clock somewhere inside it, so the middle is off by at most half of it) among
- * those of the last minute, so a clock that drifts or steps is followed.
+ * time (Redis read its clock somewhere inside it, so the middle is off by at most half of it). The
+ * best sample of the current and of the previous window is used, so a clock that drifts or steps
+ * is followed within two windows, and the estimate never rests on one slow round trip: replacing
+ * the best sample by whatever came next once it was a minute old put a sample of a loaded moment
+ * (a round trip of tens of ms) in charge, and the slots of that replica shifted by half of it.
  */
-function redisClockOffset() {
-  const MAX_AGE_MS = 60_000;
-  let best = { roundTripMs: Infinity, offsetMs: NaN, at: 0 };
+export function redisClockOffset(windowMs = 30_000) {
+  type Sample = { roundTripMs: number; offsetMs: number };
+  const none: Sample = { roundTripMs: Infinity, offsetMs: NaN };
+  let windowStart = -Infinity;
+  let current = none;
+  let previous = none;
   return {
     sample(askedAt: number, answeredAt: number, redisNow: number): number {
-      const roundTripMs = answeredAt - askedAt;
-      if (Number.isFinite(redisNow) && (roundTripMs <= best.roundTripMs || answeredAt - best.at > MAX_AGE_MS)) {
-        best = { roundTripMs, offsetMs: (askedAt + answeredAt) / 2 - redisNow, at: answeredAt };
+      if (answeredAt - windowStart >= windowMs) {
+        // A window passed without a sample: the one before it is too old to keep.
+        previous = answeredAt - windowStart >= 2 * windowMs ? none : current;
+        current = none;
+        windowStart = answeredAt;
       }
-      return best.offsetMs;
+      const roundTripMs = answeredAt - askedAt;
+      if (Number.isFinite(redisNow) && roundTripMs <= current.roundTripMs) {
+        current = { roundTripMs, offsetMs: (askedAt + answeredAt) / 2 - redisNow };
+      }
+      return (current.roundTripMs <= previous.roundTripMs ? current : previous).offsetMs;
     },
   };
 }
