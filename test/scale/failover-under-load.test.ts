@@ -150,6 +150,38 @@ async function waitForNewOwner(slot: number, oldPort: number, since: number): Pr
   return { node, ms: Date.now() - since };
 }
 
+/**
+ * For a failing run: where each lost email stands in PostgreSQL and in its send queue, and what the
+ * maintenance queue's schedulers (the sweeper among them) hold; a line each.
+ */
+async function describeLost(lostIds: string[]): Promise<string[]> {
+  if (lostIds.length === 0) return [];
+  const rows = await stack.db.email.findMany({
+    where: { id: { in: lostIds } },
+    select: { id: true, latestStatus: true, isMarketing: true, sendLeaseUntil: true, sesCallStartedAt: true, sendAttempts: true },
+  });
+  const now = Date.now();
+  const lines = await Promise.all(
+    rows.map(async (r) => {
+      const queue = stack.queues.get(queueNames.send(stack.team.domain.region, r.isMarketing ? 'marketing' : 'transactional'));
+      const job = await queue.getJob(r.id).catch(() => undefined);
+      const state = await queue.getJobState(r.id).catch((err: Error) => `error:${err.message}`);
+      const leaseS = r.sendLeaseUntil ? ((r.sendLeaseUntil.getTime() - now) / 1000).toFixed(0) : '-';
+      const callS = r.sesCallStartedAt ? ((now - r.sesCallStartedAt.getTime()) / 1000).toFixed(0) : '-';
+      const failed = job?.failedReason ? ` failed_reason=${JSON.stringify(job.failedReason.slice(0, 80))}` : '';
+      return `lost ${r.id} ${r.latestStatus} marketing=${r.isMarketing} attempts=${r.sendAttempts} lease_in_s=${leaseS} call_started_s_ago=${callS} job=${state} job_attempts=${job?.attemptsMade ?? '-'} delay_until_s=${job ? ((job.timestamp + (job.delay ?? 0) - now) / 1000).toFixed(0) : '-'}${failed}`;
+    }),
+  );
+  const maintenance = stack.queues.get(queueNames.maintenance);
+  const schedulers = await maintenance.getJobSchedulers().catch(() => []);
+  const sweeper = schedulers.find((s) => s.key === 'sweep-unsent-emails');
+  const counts = await maintenance.getJobCounts().catch(() => ({}));
+  lines.push(
+    `sweeper_scheduler next_in_s=${sweeper?.next ? ((sweeper.next - now) / 1000).toFixed(0) : 'none'} maintenance_jobs=${JSON.stringify(counts)}`,
+  );
+  return lines;
+}
+
 it(`a ${BURST}-email burst and a ${CAMPAIGN}-recipient campaign through 2 APIs and 3 workers survive three failovers`, async () => {
   const from = `Scale <hello@${stack.team.domain.name}>`;
   const apis = [stack.apiUrl];
@@ -274,6 +306,7 @@ it(`a ${BURST}-email burst and a ${CAMPAIGN}-recipient campaign through 2 APIs a
       0,
     );
   const stray = [...perEmail.keys()].filter((id) => !ids.has(id)).length;
+  const lostSample = await describeLost([...ids].filter((id) => !perEmail.has(id)).slice(0, 12));
   const emailRows = await stack.db.email.count({ where: { teamId: stack.team.id } });
   const alive = workers.every((w) => w.exitCode === null && w.signalCode === null);
   // A queue outside its hash tag fails every BullMQ call on a cluster (CROSSSLOT) in a tight loop.
@@ -290,6 +323,7 @@ it(`a ${BURST}-email burst and a ${CAMPAIGN}-recipient campaign through 2 APIs a
     `burst_answered_after=${seconds(lastAnswer - t0)} s unsent_at_last_answer=${unsentAtLastAnswer} all_sent_after_last_answer=${allSentMs < 0 ? 'never' : `${seconds(allSentMs)} s`} (budget ${seconds(budgetMs)} s)`,
     `api_answers=${JSON.stringify(answers)} id_mismatches_on_retry=${mismatches.length}`,
     `faults_at_ms=${[f1At, f2At, f3At].map((t) => t - t0).join(',')} duplicate_copies_at_ms=${JSON.stringify([...copies.values()].slice(0, 5))} ses_timeouts_logged=${sesTimeouts}`,
+    ...lostSample,
     `emails=${ids.size} email_rows=${emailRows} ses_messages=${stack.ses.messages.length} lost=${lost} duplicates=${duplicates} stray=${stray} processes_alive=${alive} logs_with_crossslot=${crossSlot.length}`,
   ]);
 
