@@ -25,7 +25,10 @@ interface Candidate {
   region: string;
   isMarketing: boolean;
   delayMs: number;
-  /** Where the email sorts: COALESCE("scheduledAt", "createdAt") as PostgreSQL prints it. */
+  /**
+   * Where the email sorts: COALESCE("scheduledAt", "createdAt") in ISO 8601, UTC, to the
+   * microsecond, which reads back the same whatever the session's DateStyle and TimeZone.
+   */
   sortAt: string;
 }
 
@@ -44,7 +47,7 @@ export async function sweepUnsentEmails(deps: Pick<WorkerDeps, 'sql' | 'queues' 
   const candidates = await deps.sql.query<Candidate>(
     `SELECT e.id, COALESCE(d.region, $1) AS region, e."isMarketing",
             GREATEST(0, EXTRACT(EPOCH FROM (e."scheduledAt" - now())) * 1000)::float8 AS "delayMs",
-            COALESCE(e."scheduledAt", e."createdAt")::text AS "sortAt"
+            to_char(COALESCE(e."scheduledAt", e."createdAt") AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "sortAt"
        FROM "Email" e
        LEFT JOIN "Domain" d ON d.id = e."domainId"
       WHERE e."latestStatus" IN ('QUEUED', 'SCHEDULED')
