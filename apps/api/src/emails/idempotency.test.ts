@@ -154,6 +154,32 @@ describe('Idempotency-Key when Redis lost its record', () => {
     expect(row.emailIds).toEqual([first.body.emailId]);
   });
 
+  it("a retry gets the ids from PostgreSQL when Redis kept the lock but lost the result (no 409 for the lock's minute)", async () => {
+    const b = { ...body, subject: 'lock-left' };
+    const first = await send('k-lock-left', b);
+    expect(first.status).toBe(200);
+    // A failover dropped the request's last write (the result, which also frees the lock): the
+    // new master has the lock from the start of the request and no result.
+    const { resultKey, lockKey } = redisKeys('k-lock-left');
+    const row = await api.deps.db.idempotencyRecord.findUniqueOrThrow({
+      where: { teamId_key: { teamId: api.team.teamId, key: 'k-lock-left' } },
+    });
+    await api.deps.redis.del(resultKey);
+    await api.deps.redis.set(lockKey, `the-first-request:${row.bodyHash}`, 'PX', 60_000);
+    const retry = await send('k-lock-left', b);
+    expect(retry.status).toBe(200);
+    expect(retry.body.emailId).toBe(first.body.emailId);
+    expect(await emailsWithSubject('lock-left')).toBe(1);
+    // The result is back in Redis for the next retry; the lock was not this request's to free.
+    expect(await api.deps.redis.exists(resultKey)).toBe(1);
+    expect(await api.deps.redis.get(lockKey)).toBe(`the-first-request:${row.bodyHash}`);
+    // Another body under the key is still refused.
+    await api.deps.redis.del(resultKey);
+    const other = await send('k-lock-left', { ...b, text: 'other' });
+    expect(other.status).toBe(409);
+    expect(other.body.error.message).toBe('Idempotency-Key already used with a different payload');
+  });
+
   it('another body under the key is still a 409 once Redis forgot it', async () => {
     await send('k-durable-diff', { ...body, subject: 'durable-diff-1' });
     await forgetRedis();

@@ -130,7 +130,15 @@ export async function withIdempotency(
   if (state === 'done') return replay(JSON.parse(value) as StoredResult, hash);
   if (state === 'busy') {
     if (!value.endsWith(`:${hash}`)) throw mismatch();
-    throw new IdempotencyConflict('in-progress', 'Request with same Idempotency-Key is in progress. Retry later.');
+    // A lock can outlive its request: when the request's last Redis write (the result, which also
+    // frees the lock) was lost in a failover or never reached Redis, a retry would get 409s for the
+    // lock's whole minute. The emails and their record are in PostgreSQL by then: answer them, and
+    // put the result back in Redis for the next retry (the lock is not ours to free).
+    const done = await freshRecord(store.db, claim);
+    if (!done) throw new IdempotencyConflict('in-progress', 'Request with same Idempotency-Key is in progress. Retry later.');
+    const stored: StoredResult = { bodyHash: done.bodyHash, emailIds: done.emailIds };
+    await runScript(redis, FINISH, [resultKey, lockKey, token, JSON.stringify(stored), RESULT_TTL_SECONDS]).catch(() => undefined);
+    return replay(stored, hash);
   }
 
   let stored: StoredResult;
@@ -162,16 +170,20 @@ async function runClaimed(db: Db, claim: IdempotencyClaim, operation: (claim: Id
     } catch (err) {
       if (!isIdempotencyRowConflict(err)) throw err;
     }
-    const row = await db.idempotencyRecord.findUnique({ where: { teamId_key: { teamId: claim.teamId, key: claim.key } } });
-    const fresh = row && row.createdAt.getTime() > Date.now() - RESULT_TTL_SECONDS * 1000;
-    if (row && fresh) return replay(row, claim.bodyHash);
+    const fresh = await freshRecord(db, claim);
+    if (fresh) return replay(fresh, claim.bodyHash);
     if (attempt > 0) throw new IdempotencyConflict('in-progress', 'Request with same Idempotency-Key is in progress. Retry later.');
-    if (row) {
-      await db.idempotencyRecord.deleteMany({
-        where: { teamId: claim.teamId, key: claim.key, createdAt: { lte: new Date(Date.now() - RESULT_TTL_SECONDS * 1000) } },
-      });
-    }
+    // The row that refused the insert is past 24 h (or was just purged): free the key.
+    await db.idempotencyRecord.deleteMany({
+      where: { teamId: claim.teamId, key: claim.key, createdAt: { lte: new Date(Date.now() - RESULT_TTL_SECONDS * 1000) } },
+    });
   }
+}
+
+/** The claim's IdempotencyRecord row if it is within its 24 h, else null. */
+async function freshRecord(db: Db, claim: IdempotencyClaim): Promise<StoredResult | null> {
+  const row = await db.idempotencyRecord.findUnique({ where: { teamId_key: { teamId: claim.teamId, key: claim.key } } });
+  return row && row.createdAt.getTime() > Date.now() - RESULT_TTL_SECONDS * 1000 ? row : null;
 }
 
 /** A unique violation (23505) of IdempotencyRecord's primary key. */
