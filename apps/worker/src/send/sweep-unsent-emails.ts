@@ -1,4 +1,5 @@
 import { clearDeadJob } from '@mailrail/platform/queue/dead-jobs';
+import { isoUtcSql } from '@mailrail/platform/db/sql/time';
 import { queueNames, type SendEmailJob } from '@mailrail/platform/queue/queues';
 import type { WorkerDeps } from '../deps';
 
@@ -27,7 +28,8 @@ interface Candidate {
   delayMs: number;
   /**
    * Where the email sorts: COALESCE("scheduledAt", "createdAt") in ISO 8601, UTC, to the
-   * microsecond, which reads back the same whatever the session's DateStyle and TimeZone.
+   * millisecond (the columns' precision), which reads back the same whatever the session's
+   * DateStyle and TimeZone.
    */
   sortAt: string;
 }
@@ -47,7 +49,7 @@ export async function sweepUnsentEmails(deps: Pick<WorkerDeps, 'sql' | 'queues' 
   const candidates = await deps.sql.query<Candidate>(
     `SELECT e.id, COALESCE(d.region, $1) AS region, e."isMarketing",
             GREATEST(0, EXTRACT(EPOCH FROM (e."scheduledAt" - now())) * 1000)::float8 AS "delayMs",
-            to_char(COALESCE(e."scheduledAt", e."createdAt") AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "sortAt"
+            ${isoUtcSql('COALESCE(e."scheduledAt", e."createdAt")')} AS "sortAt"
        FROM "Email" e
        LEFT JOIN "Domain" d ON d.id = e."domainId"
       WHERE e."latestStatus" IN ('QUEUED', 'SCHEDULED')
