@@ -88,6 +88,7 @@ export class IdempotencyConflict extends ApiError {
 }
 
 const mismatch = () => new IdempotencyConflict('mismatch', 'Idempotency-Key already used with a different payload');
+const inProgress = () => new IdempotencyConflict('in-progress', 'Request with same Idempotency-Key is in progress. Retry later.');
 
 /** What the operation must store with its emails (IdempotencyRecord), in the same statement. */
 export interface IdempotencyClaim {
@@ -128,25 +129,23 @@ export async function withIdempotency(
 
   const [state, value] = (await runScript(redis, BEGIN, [resultKey, lockKey, token, LOCK_TTL_MS])) as [string, string];
   if (state === 'done') return replay(JSON.parse(value) as StoredResult, hash);
+  let stored: StoredResult;
   if (state === 'busy') {
     if (!value.endsWith(`:${hash}`)) throw mismatch();
     // A lock can outlive its request: when the request's last Redis write (the result, which also
     // frees the lock) was lost in a failover or never reached Redis, a retry would get 409s for the
     // lock's whole minute. The emails and their record are in PostgreSQL by then: answer them, and
-    // put the result back in Redis for the next retry (the lock is not ours to free).
+    // put the result back in Redis below for the next retry (FINISH leaves a lock it does not hold).
     const done = await freshRecord(store.db, claim);
-    if (!done) throw new IdempotencyConflict('in-progress', 'Request with same Idempotency-Key is in progress. Retry later.');
-    const stored: StoredResult = { bodyHash: done.bodyHash, emailIds: done.emailIds };
-    await runScript(redis, FINISH, [resultKey, lockKey, token, JSON.stringify(stored), RESULT_TTL_SECONDS]).catch(() => undefined);
-    return replay(stored, hash);
-  }
-
-  let stored: StoredResult;
-  try {
-    stored = { bodyHash: hash, emailIds: await runClaimed(store.db, claim, operation) };
-  } catch (err) {
-    await runScript(redis, RELEASE, [resultKey, lockKey, token]).catch(() => undefined);
-    throw err;
+    if (!done) throw inProgress();
+    stored = done;
+  } else {
+    try {
+      stored = { bodyHash: hash, emailIds: await runClaimed(store.db, claim, operation) };
+    } catch (err) {
+      await runScript(redis, RELEASE, [resultKey, lockKey, token]).catch(() => undefined);
+      throw err;
+    }
   }
   // The emails exist now: a Redis failure here must not turn a success into an error.
   await runScript(redis, FINISH, [resultKey, lockKey, token, JSON.stringify(stored), RESULT_TTL_SECONDS]).catch(() => undefined);
@@ -172,7 +171,7 @@ async function runClaimed(db: Db, claim: IdempotencyClaim, operation: (claim: Id
     }
     const fresh = await freshRecord(db, claim);
     if (fresh) return replay(fresh, claim.bodyHash);
-    if (attempt > 0) throw new IdempotencyConflict('in-progress', 'Request with same Idempotency-Key is in progress. Retry later.');
+    if (attempt > 0) throw inProgress();
     // The row that refused the insert is past 24 h (or was just purged): free the key.
     await db.idempotencyRecord.deleteMany({
       where: { teamId: claim.teamId, key: claim.key, createdAt: { lte: new Date(Date.now() - RESULT_TTL_SECONDS * 1000) } },
@@ -183,7 +182,9 @@ async function runClaimed(db: Db, claim: IdempotencyClaim, operation: (claim: Id
 /** The claim's IdempotencyRecord row if it is within its 24 h, else null. */
 async function freshRecord(db: Db, claim: IdempotencyClaim): Promise<StoredResult | null> {
   const row = await db.idempotencyRecord.findUnique({ where: { teamId_key: { teamId: claim.teamId, key: claim.key } } });
-  return row && row.createdAt.getTime() > Date.now() - RESULT_TTL_SECONDS * 1000 ? row : null;
+  return row && row.createdAt.getTime() > Date.now() - RESULT_TTL_SECONDS * 1000
+    ? { bodyHash: row.bodyHash, emailIds: row.emailIds }
+    : null;
 }
 
 /** A unique violation (23505) of IdempotencyRecord's primary key. */
