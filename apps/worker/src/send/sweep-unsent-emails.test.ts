@@ -1,7 +1,7 @@
 import { Worker } from 'bullmq';
 import { queueNames, queuePrefix } from '@mailrail/platform/queue/queues';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
-import { sweepUnsentEmails } from './sweep-unsent-emails';
+import { sweepCursorKey, sweepUnsentEmails } from './sweep-unsent-emails';
 
 // The sweeper against send jobs in each BullMQ state. No worker runs: the test takes the job
 // itself, the way a worker that is then SIGKILLed would have.
@@ -61,6 +61,6 @@ it('looks at a backlog larger than its batch a page per run, so an email far dow
   // That page was short: the pass is over, and the next starts from the oldest again.
   expect(await sweep()).toEqual({ checked: 2, enqueued: 0 });
   // A cursor that is not ours is dropped, not trusted.
-  await env.deps.redis.set(`${env.config.REDIS_PREFIX}:sweep-unsent-emails:cursor`, '{"sortAt":"yesterday-ish","id":"x"}');
+  await env.deps.redis.set(sweepCursorKey(env.config.REDIS_PREFIX), '{"sortAt":"yesterday-ish","id":"x"}');
   expect(await sweep()).toEqual({ checked: 2, enqueued: 0 });
 });

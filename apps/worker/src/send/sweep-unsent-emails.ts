@@ -42,9 +42,12 @@ interface SweepCursor {
 
 const CURSOR_TTL_SECONDS = 3600;
 
+/** The Redis key of the sweeper's cursor (one per deployment, whichever replica runs the sweep). */
+export const sweepCursorKey = (prefix: string) => `${prefix}:sweep-unsent-emails:cursor`;
+
 export async function sweepUnsentEmails(deps: Pick<WorkerDeps, 'sql' | 'queues' | 'log' | 'config' | 'redis'>): Promise<SweepResult> {
   const { config } = deps;
-  const cursorKey = `${config.REDIS_PREFIX}:sweep-unsent-emails:cursor`;
+  const cursorKey = sweepCursorKey(config.REDIS_PREFIX);
   const cursor = parseCursor(await deps.redis.get(cursorKey));
   const candidates = await deps.sql.query<Candidate>(
     `SELECT e.id, COALESCE(d.region, $1) AS region, e."isMarketing",
