@@ -328,7 +328,7 @@ export async function describeLost(stack: Stack, ids: string[]): Promise<string>
   if (lost.length === 0) return '';
   const rows = await stack.db.email.findMany({
     where: { id: { in: lost.slice(0, 50) } },
-    select: { latestStatus: true, sendAttempts: true, sendLeaseUntil: true, scheduledAt: true },
+    select: { latestStatus: true, sendAttempts: true, sendLeaseUntil: true, scheduledAt: true, sendJobId: true },
   });
   const jobStates = await Promise.all(
     lost.slice(0, 5).map((id) =>

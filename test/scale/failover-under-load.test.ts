@@ -158,7 +158,15 @@ async function describeLost(lostIds: string[]): Promise<string[]> {
   if (lostIds.length === 0) return [];
   const rows = await stack.db.email.findMany({
     where: { id: { in: lostIds } },
-    select: { id: true, latestStatus: true, isMarketing: true, sendLeaseUntil: true, sesCallStartedAt: true, sendAttempts: true },
+    select: {
+      id: true,
+      latestStatus: true,
+      isMarketing: true,
+      sendLeaseUntil: true,
+      sesCallStartedAt: true,
+      sendAttempts: true,
+      sendJobId: true,
+    },
   });
   const now = Date.now();
   const lines = await Promise.all(
@@ -169,7 +177,10 @@ async function describeLost(lostIds: string[]): Promise<string[]> {
       const leaseS = r.sendLeaseUntil ? ((r.sendLeaseUntil.getTime() - now) / 1000).toFixed(0) : '-';
       const callS = r.sesCallStartedAt ? ((now - r.sesCallStartedAt.getTime()) / 1000).toFixed(0) : '-';
       const failed = job?.failedReason ? ` failed_reason=${JSON.stringify(job.failedReason.slice(0, 80))}` : '';
-      return `lost ${r.id} ${r.latestStatus} marketing=${r.isMarketing} attempts=${r.sendAttempts} lease_in_s=${leaseS} call_started_s_ago=${callS} job=${state} job_attempts=${job?.attemptsMade ?? '-'} delay_until_s=${job ? ((job.timestamp + (job.delay ?? 0) - now) / 1000).toFixed(0) : '-'}${failed}`;
+      const group = r.sendJobId
+        ? ` group=${r.sendJobId}:${await queue.getJobState(r.sendJobId).catch((err: Error) => `error:${err.message}`)}`
+        : '';
+      return `lost ${r.id} ${r.latestStatus} marketing=${r.isMarketing} attempts=${r.sendAttempts} lease_in_s=${leaseS} call_started_s_ago=${callS} job=${state} job_attempts=${job?.attemptsMade ?? '-'} delay_until_s=${job ? ((job.timestamp + (job.delay ?? 0) - now) / 1000).toFixed(0) : '-'}${failed}${group}`;
     }),
   );
   const maintenance = stack.queues.get(queueNames.maintenance);

@@ -1,4 +1,4 @@
-import type { Queue } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 
 // Conditions a test can await instead of sleeping and hoping: "nothing more happened" is only
 // worth asserting once the work that could make it happen is known to be over.
@@ -19,4 +19,9 @@ export async function jobIsSettled(queue: Queue, jobId: string): Promise<boolean
 export async function completedSince(queue: Queue, name: string, since: number): Promise<boolean> {
   const recent = await queue.getJobs(['completed'], 0, 50);
   return recent.some((j) => j.name === name && (j.processedOn ?? 0) >= since);
+}
+
+/** The send job that carries an email: its own (job id = email id), or its group's (Email.sendJobId). */
+export async function sendJobOf(queue: Queue, email: { id: string; sendJobId: string | null }): Promise<Job | undefined> {
+  return (await queue.getJob(email.id)) ?? (email.sendJobId ? await queue.getJob(email.sendJobId) : undefined);
 }

@@ -2,6 +2,7 @@ import request from 'supertest';
 import type { Queue } from 'bullmq';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 import { sendQueueOf } from './testing';
+import { sendGroupJobId } from '@mailrail/platform/queue/queues';
 
 let api: TestApi;
 let queue: Queue;
@@ -40,9 +41,14 @@ describe('POST /api/v1/emails/batch', () => {
     const rows = await api.deps.db.email.findMany({ where: { id: { in: ids } } });
     expect(ids.map((id: string) => rows.find((r) => r.id === id)!.subject)).toEqual(['s0', 's1', 's2']);
     expect(ids.map((id: string) => rows.find((r) => r.id === id)!.latestStatus)).toEqual(['QUEUED', 'SCHEDULED', 'QUEUED']);
-    const jobs = await Promise.all(ids.map((id: string) => queue.getJob(id)));
-    expect(jobs.map((j) => j?.data.emailId)).toEqual(ids);
-    expect(jobs[1]!.opts.delay).toBeGreaterThan(590_000);
+    // The two due now share a group job; the scheduled one has a delayed job of its own.
+    const group = await queue.getJob(sendGroupJobId(ids[0]));
+    expect(group!.data).toEqual({ emailIds: [ids[0], ids[2]] });
+    expect(rows.find((r) => r.id === ids[2])!.sendJobId).toBe(group!.id);
+    const scheduled = await queue.getJob(ids[1]);
+    expect(scheduled!.data).toEqual({ emailId: ids[1] });
+    expect(scheduled!.opts.delay).toBeGreaterThan(590_000);
+    expect(rows.find((r) => r.id === ids[1])!.sendJobId).toBeNull();
   });
 
   it('takes 100 items and refuses 101 or none', async () => {

@@ -3,6 +3,8 @@ import type { Queue } from 'bullmq';
 import { startTestApi, type TestApi, type TestTeam } from '../testing/api-harness';
 import { expectBadRequest } from '../testing/expect-bad-request';
 import { b64, sendQueueOf } from './testing';
+import { sendJobOf } from '@mailrail/testing/queue-state';
+import { sendJobEmailIds, type SendEmailJob } from '@mailrail/platform/queue/queues';
 
 let api: TestApi;
 let queue: Queue;
@@ -421,8 +423,10 @@ describe('concurrent sends (group commit)', () => {
       // Each caller got the id of its own email.
       const byId = new Map(rows.map((r) => [r.id, r.subject]));
       responses.forEach((r, i) => expect(byId.get(r.body.emailId)).toBe(`n${i}`));
-      const jobs = await Promise.all(ids.map((id) => queue.getJob(id)));
-      expect(jobs.every((j) => j?.data.emailId)).toBe(true);
+      // Each email is carried by a send job: its own, or its group's (the sends were stored together).
+      const stored = await api.deps.db.email.findMany({ where: { id: { in: ids } }, select: { id: true, sendJobId: true } });
+      const jobs = await Promise.all(stored.map((e) => sendJobOf(queue, e)));
+      stored.forEach((e, i) => expect(sendJobEmailIds(jobs[i]!.data as SendEmailJob)).toContain(e.id));
     } finally {
       server.close();
     }

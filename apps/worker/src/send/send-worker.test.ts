@@ -1,5 +1,5 @@
 import { simpleParser, type AddressObject } from 'mailparser';
-import { queueNames } from '@mailrail/platform/queue/queues';
+import { queueNames, sendGroupJobId } from '@mailrail/platform/queue/queues';
 import { jobIsSettled } from '@mailrail/testing/queue-state';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 
@@ -124,6 +124,24 @@ it('retries 5xx answers and timeouts, then sends once', async () => {
   const row = await waitForStatus(id, 'SENT');
   expect(env.ses.messagesTo('flaky@example.net')).toHaveLength(1);
   expect(row.sendAttempts).toBe(3);
+});
+
+it('sends the emails of a group job side by side; one that must be retried leaves for a job of its own', async () => {
+  const queue = env.deps.queues.get(queueNames.send(env.domain.region, 'transactional'));
+  env.ses.failNext(1, { kind: 'serverError', status: 503, name: 'ServiceUnavailable' });
+  const ids = await env.createEmails(Array.from({ length: 4 }, (_, i) => ({ to: [`group-${i}@example.net`] })));
+  const groupId = (await env.email(ids[0])).sendJobId!;
+  expect(groupId).toBe(sendGroupJobId(ids[0]));
+  const rows = await Promise.all(ids.map((id) => waitForStatus(id, 'SENT')));
+  ids.forEach((_, i) => expect(env.ses.messagesTo(`group-${i}@example.net`)).toHaveLength(1));
+  // The one whose first SES call failed was sent by a job of its own, on its second attempt.
+  const retried = rows.filter((r) => r.sendAttempts === 2);
+  expect(retried).toHaveLength(1);
+  expect(rows.filter((r) => r.sendAttempts === 1)).toHaveLength(3);
+  await env.waitFor(async () => (await queue.getJobState(retried[0].id)) === 'completed');
+  expect((await queue.getJob(retried[0].id))?.data).toEqual({ emailId: retried[0].id });
+  await env.waitFor(async () => (await queue.getJobState(groupId)) === 'completed');
+  expect((await queue.getJob(groupId))?.returnvalue).toEqual({ result: 'group', outcomes: { sent: 3, retry: 1 } });
 });
 
 it('marks rejected mail FAILED with the reason and does not retry it', async () => {

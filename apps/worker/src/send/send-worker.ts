@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, Worker, type Job } from 'bullmq';
-import { queueNames, queuePrefix, type SendEmailJob, type SendLane } from '@mailrail/platform/queue/queues';
+import { clearDeadJob } from '@mailrail/platform/queue/dead-jobs';
+import { queueNames, queuePrefix, sendJobEmailIds, type SendEmailJob, type SendLane } from '@mailrail/platform/queue/queues';
 import { duplicateRedis } from '@mailrail/platform/redis/client';
 import type { WorkerDeps } from '../deps';
 import { createAcceptanceCommitter } from './acceptance-committer';
@@ -22,7 +23,7 @@ const MANUAL_PAUSES_ONLY = { max: 1_000_000_000, duration: 1000 };
 export const SEND_LANES: SendLane[] = ['transactional', 'marketing'];
 
 export interface SendWorkers {
-  workers: Worker<SendEmailJob, SendOutcome>[];
+  workers: Worker<SendEmailJob, SendOutcome | SendGroupResult>[];
   /** Stops taking jobs, waits for the sends in flight. */
   close(): Promise<void>;
 }
@@ -33,19 +34,23 @@ export interface SendWorkers {
 const CLAIM_WINDOW_MS = 10;
 const ACCEPTANCE_WINDOW_MS = 10;
 const ACCEPTANCE_MAX_BATCH = 100;
-// Jobs in flight per SES call in flight: a job waiting for its claim's group or its acceptance's
-// group holds no SES call slot; SES calls stay at SEND_CONCURRENCY per lane (ses-call-slots.ts).
-const JOBS_PER_SES_CALL = 3;
+// Emails in flight per SES call in flight: an email waiting for its claim's group or its
+// acceptance's group holds no SES call slot; SES calls stay at SEND_CONCURRENCY per lane
+// (ses-call-slots.ts). BullMQ runs as many jobs per lane, so a lane of single-email jobs keeps as
+// many emails in flight as one of group jobs (whose extra jobs wait for email slots).
+const EMAILS_PER_SES_CALL = 3;
 
 export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, number>): SendWorkers {
-  const workers: Worker<SendEmailJob, SendOutcome>[] = [];
+  const workers: Worker<SendEmailJob, SendOutcome | SendGroupResult>[] = [];
   const acceptances = createAcceptanceCommitter(deps.sql, { windowMs: ACCEPTANCE_WINDOW_MS, maxBatch: ACCEPTANCE_MAX_BATCH });
   // A group as large as the jobs of one lane: all of them may start within one window.
   const claims = createClaimCommitter(deps.sql, deps.send, {
     windowMs: CLAIM_WINDOW_MS,
-    maxBatch: deps.config.SEND_CONCURRENCY * JOBS_PER_SES_CALL,
+    maxBatch: deps.config.SEND_CONCURRENCY * EMAILS_PER_SES_CALL,
   });
   const sendDeps: SendEmailDeps = { ...deps, acceptances, claims };
+  const emailsInFlight = deps.config.SEND_CONCURRENCY * EMAILS_PER_SES_CALL;
+  let closing = false;
   const leaseMs = deps.config.SEND_LEASE_SECONDS * 1000;
   const stalledAfterMs = Math.min(30_000, Math.max(5_000, leaseMs / 2));
   // The limiter's own connection pipelines automatically: the bookings of all the jobs whose SES
@@ -74,14 +79,16 @@ export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, nu
         pauseLane: (ms) => worker.rateLimit(ms),
         freeUntil: 0,
         sesCalls: createSesCallSlots(deps.config.SEND_CONCURRENCY),
+        emails: createSesCallSlots(emailsInFlight),
+        closing: () => closing,
       };
-      const worker: Worker<SendEmailJob, SendOutcome> = new Worker<SendEmailJob, SendOutcome>(
+      const worker: Worker<SendEmailJob, SendOutcome | SendGroupResult> = new Worker<SendEmailJob, SendOutcome | SendGroupResult>(
         queueNames.send(region, lane),
         (job, token) => processSendJob(deps, sendDeps, job, token, pacing),
         {
           connection: deps.redis,
           prefix: queuePrefix(deps.config, queueNames.send(region, lane)),
-          concurrency: deps.config.SEND_CONCURRENCY * JOBS_PER_SES_CALL,
+          concurrency: emailsInFlight,
           limiter: MANUAL_PAUSES_ONLY,
           // A job whose worker died (SIGKILL) goes back to the queue once its lock expires and
           // the stalled check runs; keep both short so recovery takes about a lease, not minutes.
@@ -90,7 +97,9 @@ export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, nu
         },
       );
       worker.on('error', (err) => deps.log.error({ err, region, lane }, 'send worker error'));
-      worker.on('failed', (job, err) => deps.log.error({ err, emailId: job?.data.emailId, region, lane }, 'send job failed'));
+      worker.on('failed', (job, err) =>
+        deps.log.error({ err, emailIds: job ? sendJobEmailIds(job.data) : undefined, region, lane }, 'send job failed'),
+      );
       regionWorkers.push(worker);
       workers.push(worker);
     }
@@ -99,6 +108,7 @@ export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, nu
   return {
     workers,
     close: async () => {
+      closing = true;
       await Promise.all(workers.map((w) => w.close()));
       await claims.flush();
       await acceptances.flush();
@@ -123,19 +133,31 @@ interface LanePacing {
   freeUntil: number;
   /** SEND_CONCURRENCY SES calls per lane, whatever the number of jobs running. */
   sesCalls: SesCallSlots;
+  /** Emails in flight per lane (claim to acceptance), whatever the jobs carry: one or a group each. */
+  emails: SesCallSlots;
+  /** True once the workers are closing. */
+  closing: () => boolean;
 }
 
 const FREE_LANE_MS = 250;
 const LATE_FLOOR_MS = 10;
 
+/** A group job's result, kept small (BullMQ stores it): how many of its emails ended how. */
+export interface SendGroupResult {
+  result: 'group';
+  outcomes: Partial<Record<GroupMemberOutcome['result'], number>>;
+}
+
+/** A group's email not started because this worker is closing: it goes back to the queue alone, for any replica. */
+type GroupMemberOutcome = SendOutcome | { result: 'handed-back' };
+
 async function processSendJob(
   deps: WorkerDeps,
   sendDeps: SendEmailDeps,
-  job: Job<SendEmailJob, SendOutcome>,
+  job: Job<SendEmailJob, SendOutcome | SendGroupResult>,
   token: string | undefined,
   pacing: LanePacing,
-): Promise<SendOutcome> {
-  const emailId = job.data.emailId;
+): Promise<SendOutcome | SendGroupResult> {
   const { limiter, region, lane } = pacing;
   // Room on the timeline? Asked before the claim, so a refusal costs no database write: the job
   // goes back to its queue (no attempt counted) and the lane pauses until the limiter has room.
@@ -147,42 +169,169 @@ async function processSendJob(
       throw Worker.RateLimitError();
     }
   }
+  if ('emailIds' in job.data) return processSendGroup(deps, sendDeps, job.queueName, job.data.emailIds, pacing);
+  const emailId = job.data.emailId;
+  const sent = await sendInLane(deps, sendDeps, job.queueName, emailId, pacing);
+  const outcome = sent.outcome;
+  switch (outcome.result) {
+    case 'sent':
+    case 'failed':
+    case 'skipped':
+      return outcome;
+    case 'throttled':
+      // Back to the wait list without counting an attempt, once the lane or the region has slowed down.
+      await slowDownFor(deps, pacing, job.queueName, sent);
+      throw Worker.RateLimitError();
+    case 'retry':
+    case 'later':
+      await job.moveToDelayed(Date.now() + outcome.delayMs, token);
+      throw new DelayedError();
+  }
+}
+
+/**
+ * The emails of a group job, side by side: each takes one of the lane's email slots, so a lane
+ * has as many emails in flight whatever the jobs carry. An email that must wait (retry, later,
+ * throttled) leaves the group for a delayed job of its own, under its own id as any single
+ * email's job; the group's other emails go on.
+ */
+async function processSendGroup(
+  deps: WorkerDeps,
+  sendDeps: SendEmailDeps,
+  queueName: string,
+  emailIds: string[],
+  pacing: LanePacing,
+): Promise<SendGroupResult> {
+  const results = await Promise.all(emailIds.map((emailId) => sendGroupMember(deps, sendDeps, queueName, emailId, pacing)));
+  const outcomes: SendGroupResult['outcomes'] = {};
+  const again: { emailId: string; delayMs: number }[] = [];
+  // One pause per kind for the group: its throttled emails met the same limit.
+  const paused = new Set<boolean>();
+  for (const sent of results) {
+    const outcome = sent.outcome;
+    outcomes[outcome.result] = (outcomes[outcome.result] ?? 0) + 1;
+    if (outcome.result === 'retry' || outcome.result === 'later') again.push({ emailId: sent.emailId, delayMs: outcome.delayMs });
+    if (outcome.result === 'handed-back') again.push({ emailId: sent.emailId, delayMs: 0 });
+    if (outcome.result === 'throttled') {
+      if (!paused.has(sent.localWait)) await slowDownFor(deps, pacing, queueName, sent);
+      paused.add(sent.localWait);
+      again.push({ emailId: sent.emailId, delayMs: sent.localWait ? sent.retryInMs : deps.config.SES_THROTTLE_PAUSE_MS });
+    }
+  }
+  if (again.length) await sendAlone(deps, queueName, again);
+  return { result: 'group', outcomes };
+}
+
+/** New delayed jobs of their own for emails that left their group; a live job of theirs already covers them. */
+async function sendAlone(deps: WorkerDeps, queueName: string, emails: { emailId: string; delayMs: number }[]): Promise<void> {
+  const queue = deps.queues.get(queueName);
+  const free = await Promise.all(emails.map((e) => clearDeadJob(queue, e.emailId)));
+  const jobs = emails
+    .filter((_, i) => free[i])
+    .map((e) => ({
+      name: 'send',
+      data: { emailId: e.emailId } satisfies SendEmailJob,
+      opts: { jobId: e.emailId, ...(e.delayMs > 0 ? { delay: Math.ceil(e.delayMs) } : {}) },
+    }));
+  if (jobs.length) await queue.addBulk(jobs);
+}
+
+/**
+ * One email of a group job, once it has an email slot. Unlike a job of its own, it was not looked
+ * at by the limiter before the job started: it looks now (unless the lane is known to be free),
+ * so on a lane held back by the rate a refusal costs no claim, and the email waits in a delayed
+ * job of its own. A worker that is closing hands the group's unstarted emails back instead of
+ * sending them: a group holds up to SEND_GROUP_SIZE emails, which at a low SES rate would keep a
+ * deploy waiting for seconds.
+ */
+async function sendGroupMember(
+  deps: WorkerDeps,
+  sendDeps: SendEmailDeps,
+  queueName: string,
+  emailId: string,
+  pacing: LanePacing,
+): Promise<LaneSend<GroupMemberOutcome>> {
+  return sendInLane<GroupMemberOutcome>(deps, sendDeps, queueName, emailId, pacing, async () => {
+    if (pacing.closing()) return { emailId, outcome: { result: 'handed-back' }, localWait: false, retryInMs: 0 };
+    if (Date.now() < pacing.freeUntil) return undefined;
+    const room = await pacing.limiter.acquire(pacing.region, pacing.lane, 1, { peek: true });
+    if (room.granted) return undefined;
+    deps.metrics.sendPermits.inc({ lane: pacing.lane, result: 'refused' });
+    const failure = { kind: 'throttled' as const, name: SEND_RATE_LIMIT_WAIT, message: 'no send slot soon enough; not claimed' };
+    return { emailId, outcome: { result: 'throttled', failure }, localWait: true, retryInMs: room.retryInMs };
+  });
+}
+
+interface LaneSend<O = SendOutcome> {
+  emailId: string;
+  outcome: O;
+  /** Throttled by our own limiter (no slot soon enough once claimed), not by SES. */
+  localWait: boolean;
+  /** For a local wait: when the limiter expects room. */
+  retryInMs: number;
+}
+
+/**
+ * One email through sendOneEmail, inside one of the lane's email slots, with its metrics and logs.
+ * `before`, once the slot is taken, may answer instead of sending (the email is not claimed).
+ */
+async function sendInLane<O = SendOutcome>(
+  deps: WorkerDeps,
+  sendDeps: SendEmailDeps,
+  queueName: string,
+  emailId: string,
+  pacing: LanePacing,
+  before?: () => Promise<LaneSend<O> | undefined>,
+): Promise<LaneSend<O | SendOutcome>> {
+  const releaseSlot = await pacing.emails.take();
+  let outcome: SendOutcome;
   const booking = { retryInMs: 0 };
-  const ses = pacedSender(deps, pacing, booking);
-  const timer = deps.metrics.jobDuration.startTimer({ queue: job.queueName });
-  const outcome = await sendOneEmail({ ...sendDeps, ses }, emailId);
-  timer({ outcome: outcome.result });
+  try {
+    const instead = await before?.();
+    if (instead) return instead;
+    const ses = pacedSender(deps, pacing, booking);
+    const timer = deps.metrics.jobDuration.startTimer({ queue: queueName });
+    outcome = await sendOneEmail({ ...sendDeps, ses }, emailId);
+    timer({ outcome: outcome.result });
+  } finally {
+    releaseSlot();
+  }
   const localWait = 'failure' in outcome && outcome.failure.name === SEND_RATE_LIMIT_WAIT;
   if ('failure' in outcome && !localWait) deps.metrics.sesErrors.inc({ name: outcome.failure.name });
   const log = deps.log;
   switch (outcome.result) {
     case 'sent':
       deps.metrics.emailsByStatus.inc({ status: 'SENT' });
-      return outcome;
+      break;
     case 'failed':
       deps.metrics.emailsByStatus.inc({ status: 'FAILED' });
       log.warn({ emailId, error: outcome.failure }, 'email failed');
-      return outcome;
+      break;
     case 'skipped':
       log.debug({ emailId, status: outcome.status }, 'nothing to send');
-      return outcome;
-    case 'throttled':
-      if (localWait) {
-        // No slot soon enough once the email was claimed (others booked first); the claim was given back.
-        await pacing.pauseLane(booking.retryInMs);
-        throw Worker.RateLimitError();
-      }
-      log.warn({ emailId, error: outcome.failure.name }, 'SES throttled; pausing the region');
-      deps.metrics.rateLimitWaits.inc({ queue: job.queueName, reason: 'ses-throttling' });
-      await pacing.throttleRegion(deps.config.SES_THROTTLE_PAUSE_MS);
-      // Back to the wait list without counting an attempt.
-      throw Worker.RateLimitError();
+      break;
     case 'retry':
-    case 'later':
-      if (outcome.result === 'retry') log.warn({ emailId, error: outcome.failure, delayMs: outcome.delayMs }, 'SES call failed; retrying');
-      await job.moveToDelayed(Date.now() + outcome.delayMs, token);
-      throw new DelayedError();
+      log.warn({ emailId, error: outcome.failure, delayMs: outcome.delayMs }, 'SES call failed; retrying');
+      break;
+    default:
+      break;
   }
+  return { emailId, outcome, localWait, retryInMs: booking.retryInMs };
+}
+
+/** A throttled email: pause the lane until our limiter has room, or the region after SES throttled. */
+async function slowDownFor(deps: WorkerDeps, pacing: LanePacing, queueName: string, sent: LaneSend<GroupMemberOutcome>): Promise<void> {
+  if (sent.localWait) {
+    // No slot soon enough once the email was claimed (others booked first); the claim was given back.
+    await pacing.pauseLane(sent.retryInMs);
+    return;
+  }
+  deps.log.warn(
+    { emailId: sent.emailId, error: 'failure' in sent.outcome ? sent.outcome.failure.name : undefined },
+    'SES throttled; pausing the region',
+  );
+  deps.metrics.rateLimitWaits.inc({ queue: queueName, reason: 'ses-throttling' });
+  await pacing.throttleRegion(deps.config.SES_THROTTLE_PAUSE_MS);
 }
 
 /**

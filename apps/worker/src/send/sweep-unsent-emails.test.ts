@@ -45,10 +45,12 @@ it('looks at a backlog larger than its batch a page per run, so an email far dow
   const queue = env.deps.queues.get(queueNames.send(env.domain.region, 'transactional'));
   // Only this test's emails are unsent.
   await env.deps.db.email.updateMany({ where: { latestStatus: 'QUEUED' }, data: { latestStatus: 'SENT' } });
-  const ids = await env.createEmails(Array.from({ length: 5 }, (_, i) => ({ to: [`backlog-${i}@example.net`] })));
-  // Redis lost the job of the one that sorts last (a failover to a replica that had not received
-  // it). One insert gave all five the same createdAt: the id orders them.
-  const lost = [...ids].sort().at(-1)!;
+  // One insert each: emails stored together would share a group job.
+  for (let i = 0; i < 5; i++) await env.createEmails([{ to: [`backlog-${i}@example.net`] }]);
+  // Redis lost the job of the one that sorts last (a failover to a replica that had not received it).
+  const [{ id: lost }] = await env.deps.sql.query<{ id: string }>(
+    `SELECT id FROM "Email" WHERE "latestStatus" = 'QUEUED' ORDER BY "createdAt" DESC, id DESC LIMIT 1`,
+  );
   await queue.remove(lost);
   expect(await queue.getJobState(lost)).toBe('unknown');
 
@@ -63,4 +65,57 @@ it('looks at a backlog larger than its batch a page per run, so an email far dow
   // A cursor that is not ours is dropped, not trusted.
   await env.deps.redis.set(sweepCursorKey(env.config.REDIS_PREFIX), '{"sortAt":"yesterday-ish","id":"x"}');
   expect(await sweep()).toEqual({ checked: 2, enqueued: 0 });
+});
+
+describe('emails stored together, in one group job', () => {
+  const queue = () => env.deps.queues.get(queueNames.send(env.domain.region, 'transactional'));
+  const groupOf = async (ids: string[]) => {
+    const rows = await env.deps.db.email.findMany({ where: { id: { in: ids } }, select: { sendJobId: true } });
+    const jobIds = [...new Set(rows.map((r) => r.sendJobId))];
+    expect(jobIds).toHaveLength(1);
+    return jobIds[0]!;
+  };
+  beforeEach(async () => {
+    // Only each test's own emails are unsent, and only their jobs wait.
+    await env.deps.db.email.updateMany({ where: { latestStatus: 'QUEUED' }, data: { latestStatus: 'SENT' } });
+    await queue().drain(true);
+  });
+
+  it('leaves them to their group job while it waits or its worker holds it', async () => {
+    const ids = await env.createEmails(Array.from({ length: 3 }, (_, i) => ({ to: [`group-${i}@example.net`] })));
+    const groupId = await groupOf(ids);
+    expect(await queue().getJobState(groupId)).toBe('waiting');
+    expect(await sweepUnsentEmails(env.deps)).toEqual({ checked: 3, enqueued: 0 });
+    expect(await taker.getNextJob('token-of-a-live-worker')).toMatchObject({ id: groupId, data: { emailIds: ids } });
+    expect(await sweepUnsentEmails(env.deps)).toEqual({ checked: 3, enqueued: 0 });
+    expect(await Promise.all(ids.map((id) => queue().getJobState(id)))).toEqual(['unknown', 'unknown', 'unknown']);
+    await queue()
+      .remove(groupId)
+      .catch(() => undefined);
+    await env.deps.redis.del(`${queue().toKey(groupId)}:lock`);
+  });
+
+  it('gives each unsent email a job of its own once its group job is abandoned or over', async () => {
+    const ids = await env.createEmails(Array.from({ length: 3 }, (_, i) => ({ to: [`abandoned-${i}@example.net`] })));
+    const groupId = await groupOf(ids);
+    expect((await taker.getNextJob('token-of-the-worker-that-dies'))?.id).toBe(groupId);
+    // Its worker was SIGKILLed: the lock is gone before BullMQ's stalled check came by.
+    await env.deps.redis.del(`${queue().toKey(groupId)}:lock`);
+    expect(await sweepUnsentEmails(env.deps)).toEqual({ checked: 3, enqueued: 3 });
+    expect(await queue().getJobState(groupId)).toBe('unknown');
+    for (const id of ids) expect((await queue().getJob(id))?.data).toEqual({ emailId: id });
+
+    // A group job that completed with one email still unsent and without a job of its own (its
+    // delayed job was never added): that email gets one.
+    await env.deps.db.email.updateMany({ where: { id: { in: ids } }, data: { latestStatus: 'SENT' } });
+    await queue().drain(true);
+    const more = await env.createEmails(Array.from({ length: 2 }, (_, i) => ({ to: [`left-${i}@example.net`] })));
+    const moreGroup = await groupOf(more);
+    const taken = await taker.getNextJob('token-2');
+    expect(taken?.id).toBe(moreGroup);
+    await taken!.moveToCompleted({ result: 'group', outcomes: { sent: 1, retry: 1 } }, 'token-2', false);
+    await env.deps.db.email.update({ where: { id: more[0] }, data: { latestStatus: 'SENT' } });
+    expect(await sweepUnsentEmails(env.deps)).toEqual({ checked: 1, enqueued: 1 });
+    expect((await queue().getJob(more[1]))?.data).toEqual({ emailId: more[1] });
+  });
 });

@@ -1,4 +1,4 @@
-import { clearDeadJob } from '@mailrail/platform/queue/dead-jobs';
+import { clearDeadJob, isLiveJobState } from '@mailrail/platform/queue/dead-jobs';
 import { isoUtcSql } from '@mailrail/platform/db/sql/time';
 import { queueNames, type SendEmailJob } from '@mailrail/platform/queue/queues';
 import type { WorkerDeps } from '../deps';
@@ -9,7 +9,9 @@ import type { WorkerDeps } from '../deps';
 // job whose id (= email id) is waiting, delayed or active is a no-op in BullMQ; any other job of
 // an email that is still unsent is removed and added again (clearDeadJob). So is an active job
 // whose BullMQ lock is gone: its worker died, and waiting for BullMQ's stalled check instead
-// would hold the email up to 30 s more (docs/worker.md, "A worker that crashed").
+// would hold the email up to 30 s more (docs/worker.md, "A worker that crashed"). An email stored
+// in a group (Email.sendJobId) is carried by its group's job while that job is live; once the
+// group job is finished or abandoned, the email gets a job of its own.
 // A backlog larger than one run's batch is looked at a page per run, from a cursor kept in Redis.
 // Always starting from the oldest, the sweeper only ever saw the first SEND_SWEEP_BATCH unsent
 // emails, so an email whose job Redis lost (a failover to a replica that had not received it yet)
@@ -26,6 +28,8 @@ interface Candidate {
   region: string;
   isMarketing: boolean;
   delayMs: number;
+  /** The group job that carries the email (Email.sendJobId), or null. */
+  sendJobId: string | null;
   /**
    * Where the email sorts: COALESCE("scheduledAt", "createdAt") in ISO 8601, UTC, to the
    * millisecond (the columns' precision), which reads back the same whatever the session's
@@ -50,7 +54,7 @@ export async function sweepUnsentEmails(deps: Pick<WorkerDeps, 'sql' | 'queues' 
   const cursorKey = sweepCursorKey(config.REDIS_PREFIX);
   const cursor = parseCursor(await deps.redis.get(cursorKey));
   const candidates = await deps.sql.query<Candidate>(
-    `SELECT e.id, COALESCE(d.region, $1) AS region, e."isMarketing",
+    `SELECT e.id, COALESCE(d.region, $1) AS region, e."isMarketing", e."sendJobId",
             GREATEST(0, EXTRACT(EPOCH FROM (e."scheduledAt" - now())) * 1000)::float8 AS "delayMs",
             ${isoUtcSql('COALESCE(e."scheduledAt", e."createdAt")')} AS "sortAt"
        FROM "Email" e
@@ -81,9 +85,16 @@ export async function sweepUnsentEmails(deps: Pick<WorkerDeps, 'sql' | 'queues' 
   for (const [name, list] of byQueue) {
     const queue = deps.queues.get(name);
     const states = await Promise.all(list.map((c) => queue.getJobState(c.id)));
+    // A group job still waiting (or running, its lock held) carries its emails; a finished or
+    // abandoned one is removed, and its unsent emails get jobs of their own below.
+    const groupIds = [...new Set(list.flatMap((c, i) => (c.sendJobId && !isLiveJobState(states[i]) ? [c.sendJobId] : [])))];
+    const groupGone = new Map(
+      await Promise.all(groupIds.map(async (id) => [id, await clearDeadJob(queue, id, undefined, { unlockedActive: true })] as const)),
+    );
     const missing: Candidate[] = [];
     await Promise.all(
       list.map(async (c, i) => {
+        if (c.sendJobId && groupGone.get(c.sendJobId) === false) return;
         if (await clearDeadJob(queue, c.id, states[i], { unlockedActive: true })) missing.push(c);
       }),
     );

@@ -1,7 +1,14 @@
 import type { Logger } from 'pino';
 import type { Db } from '@mailrail/platform/db/client';
 import { newEmailId } from '@mailrail/platform/ids';
-import { queueNames, type QueueFactory, type SendEmailJob, type SendLane } from '@mailrail/platform/queue/queues';
+import {
+  queueNames,
+  SEND_GROUP_SIZE,
+  sendGroupJobId,
+  type QueueFactory,
+  type SendEmailJob,
+  type SendLane,
+} from '@mailrail/platform/queue/queues';
 import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '../sql/email-outbox';
 import { prismaExecutor, type NamedStatement, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { emailSearchTextSql } from '../sql/email-search';
@@ -47,10 +54,12 @@ export interface CreatedEmail {
 export interface PreparedEmail {
   draft: EmailDraft;
   created: CreatedEmail;
+  /** The group send job that carries this email (sendGroupJobId); unset: a job of its own. */
+  sendJobId?: string;
 }
 
 export function prepareEmails(drafts: EmailDraft[], now: Date): PreparedEmail[] {
-  return drafts.map((draft) => ({
+  const prepared: PreparedEmail[] = drafts.map((draft) => ({
     draft,
     created: {
       // Time-ordered: the email log is partitioned by id (docs/email-log.md), and createdAt is this same `now`.
@@ -58,7 +67,36 @@ export function prepareEmails(drafts: EmailDraft[], now: Date): PreparedEmail[] 
       status: draft.suppressed ? 'SUPPRESSED' : draft.scheduledAt && draft.scheduledAt > now ? 'SCHEDULED' : 'QUEUED',
     },
   }));
+  groupSendJobs(prepared);
+  return prepared;
 }
+
+/**
+ * Emails due now that go to the same send queue share a job, SEND_GROUP_SIZE at most, in the
+ * order given. A scheduled email keeps a job of its own: its delay, its rescheduling and its
+ * cancellation act on that job by the email's id.
+ */
+function groupSendJobs(prepared: PreparedEmail[]): void {
+  const open = new Map<string, PreparedEmail[]>();
+  const close = (group: PreparedEmail[]) => {
+    if (group.length < 2) return;
+    const jobId = sendGroupJobId(group[0].created.id);
+    for (const p of group) p.sendJobId = jobId;
+  };
+  for (const p of prepared) {
+    if (p.created.status !== 'QUEUED') continue;
+    const queue = sendQueueOf(p.draft);
+    const group = open.get(queue) ?? [];
+    group.push(p);
+    if (group.length === SEND_GROUP_SIZE) {
+      close(group);
+      open.delete(queue);
+    } else open.set(queue, group);
+  }
+  for (const group of open.values()) close(group);
+}
+
+const sendQueueOf = (d: EmailDraft) => queueNames.send(d.region, d.lane ?? 'transactional');
 
 // One statement writes the emails and their first events: the rows travel as one JSON parameter
 // expanded by json_populate_recordset, which is several times cheaper than Prisma's createMany.
@@ -93,6 +131,7 @@ const EMAIL_COLUMNS = [
   'createdAt',
   'updatedAt',
   'toAddresses',
+  'sendJobId',
 ];
 /** text[] columns: NOT NULL or defaulting to empty, so a row may leave an empty one out. */
 const ARRAY_COLUMNS = new Set(['to', 'replyTo', 'cc', 'bcc', 'toAddresses']);
@@ -144,7 +183,7 @@ export async function insertEmailRows(
   idempotency: IdempotencyRow[] = [],
 ): Promise<void> {
   if (items.length === 0) return;
-  const rows = items.map(({ draft: d, created }) => {
+  const rows = items.map(({ draft: d, created, sendJobId }) => {
     const row: Record<string, unknown> = {
       id: created.id,
       teamId: d.teamId,
@@ -174,6 +213,7 @@ export async function insertEmailRows(
     if (d.campaignId != null) row.campaignId = d.campaignId;
     if (d.contactId != null) row.contactId = d.contactId;
     if (d.unsubUrl != null) row.unsubUrl = d.unsubUrl;
+    if (sendJobId) row.sendJobId = sendJobId;
     return row;
   });
   const events = items.map(({ draft: d, created }) => ({
@@ -209,13 +249,25 @@ export function sendDelay(scheduledAt: Date | null | undefined, now: Date): numb
 /** Never throws: a Redis failure is logged and left to the sweeper, the rows are committed. */
 export async function enqueueSendJobs(deps: { queues: QueueFactory; log?: Logger }, items: PreparedEmail[], now: Date): Promise<void> {
   const byQueue = new Map<string, { name: string; data: SendEmailJob; opts: { jobId: string; delay?: number } }[]>();
-  for (const { draft, created } of items) {
+  const groups = new Map<string, string[]>();
+  for (const { draft, created, sendJobId } of items) {
     if (created.status === 'SUPPRESSED') continue;
-    const queue = queueNames.send(draft.region, draft.lane ?? 'transactional');
-    const delay = sendDelay(draft.scheduledAt, now);
+    const queue = sendQueueOf(draft);
     const list = byQueue.get(queue) ?? [];
-    list.push({ name: 'send', data: { emailId: created.id }, opts: { jobId: created.id, ...(delay ? { delay } : {}) } });
     byQueue.set(queue, list);
+    if (sendJobId) {
+      // The group's job is listed at its first email; the others join its id list.
+      const ids = groups.get(sendJobId);
+      if (ids) ids.push(created.id);
+      else {
+        const emailIds = [created.id];
+        groups.set(sendJobId, emailIds);
+        list.push({ name: 'send', data: { emailIds }, opts: { jobId: sendJobId } });
+      }
+      continue;
+    }
+    const delay = sendDelay(draft.scheduledAt, now);
+    list.push({ name: 'send', data: { emailId: created.id }, opts: { jobId: created.id, ...(delay ? { delay } : {}) } });
   }
   await Promise.all(
     [...byQueue].map(async ([name, jobs]) => {

@@ -8,6 +8,9 @@ import type { Queue } from 'bullmq';
 
 const LIVE_STATES = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
 
+/** A job in this state will run, or is running (an active job's lock is not looked at). */
+export const isLiveJobState = (state: string) => LIVE_STATES.has(state);
+
 export interface ClearDeadJobOptions {
   /**
    * Also free an active job whose lock is gone: its worker died (SIGKILL) and BullMQ's stalled

@@ -15,10 +15,23 @@ export const queueNames = {
   contactImports: 'contact-imports',
 } as const;
 
-/** One job per email; jobId is the email id, so an email has at most one live job. */
-export interface SendEmailJob {
-  emailId: string;
-}
+/**
+ * A send job: one email (jobId = the email id), or a group of emails stored together and due now
+ * (`emailIds`, jobId = sendGroupJobId of the first). BullMQ's scripts run once per job, so a group
+ * costs Redis and the worker one job's moves instead of one per email (bench/RESULTS.md). An email
+ * has at most one live job of its own; the row names its group job (Email.sendJobId) so the
+ * sweeper can tell a waiting group member from a lost one.
+ */
+export type SendEmailJob = { emailId: string } | { emailIds: string[] };
+
+/** Emails per group job: enough to spread BullMQ's per-job cost, few enough to share out among replicas. */
+export const SEND_GROUP_SIZE = 16;
+
+/** A group job's id: BullMQ refuses ids with ':', and the prefix keeps it apart from every email id. */
+export const sendGroupJobId = (firstEmailId: string) => `grp-${firstEmailId}`;
+
+/** The emails a send job carries, whichever its shape. */
+export const sendJobEmailIds = (job: SendEmailJob): string[] => ('emailIds' in job ? job.emailIds : [job.emailId]);
 
 /** One job per CSV import; jobId is the import id. */
 export interface ContactImportJob {

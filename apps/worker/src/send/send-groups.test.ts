@@ -1,0 +1,49 @@
+import { queueNames } from '@mailrail/platform/queue/queues';
+import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
+
+// Group send jobs (several emails stored together, one BullMQ job) when the worker stops: the
+// group's emails not yet started go back to the queue alone, for any replica, instead of keeping
+// the stop waiting for the whole group.
+
+let env: TestWorkerEnv;
+beforeAll(async () => {
+  // One SES call at a time (three emails in flight), and slow calls: a group of 16 takes seconds.
+  env = await startTestWorkerEnv({ SEND_CONCURRENCY: '1' });
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+it('hands the unstarted emails of a group back when the worker closes, and another worker sends each once', async () => {
+  env.ses.latencyMs = 200;
+  const queue = env.deps.queues.get(queueNames.send(env.domain.region, 'transactional'));
+  const ids = await env.createEmails(Array.from({ length: 16 }, (_, i) => ({ to: [`closing-${i}@example.net`] })));
+  const groupId = (await env.email(ids[0])).sendJobId!;
+  const sentCount = () => env.deps.db.email.count({ where: { id: { in: ids }, latestStatus: 'SENT' } });
+
+  const first = await env.start();
+  await env.waitFor(async () => (await sentCount()) >= 1);
+  const closed = Date.now();
+  await first.close();
+  // The stop waited for the sends in flight only, not for the sixteen at 200 ms each.
+  expect(Date.now() - closed).toBeLessThan(2000);
+  const sentByFirst = await sentCount();
+  expect(sentByFirst).toBeLessThan(16);
+  const unsent = await env.deps.db.email.findMany({ where: { id: { in: ids }, latestStatus: 'QUEUED' } });
+  expect(unsent).toHaveLength(16 - sentByFirst);
+  for (const e of unsent) {
+    // Not claimed, and waiting in a job of its own.
+    expect(e.sendLeaseUntil).toBeNull();
+    expect(await queue.getJobState(e.id)).toBe('waiting');
+  }
+  expect(await queue.getJobState(groupId)).toBe('completed');
+  expect((await queue.getJob(groupId))?.returnvalue).toEqual({
+    result: 'group',
+    outcomes: { sent: sentByFirst, 'handed-back': 16 - sentByFirst },
+  });
+
+  env.ses.latencyMs = 0;
+  await env.start();
+  await env.waitFor(async () => (await sentCount()) === 16);
+  ids.forEach((_, i) => expect(env.ses.messagesTo(`closing-${i}@example.net`)).toHaveLength(1));
+});
