@@ -212,6 +212,11 @@ async function main() {
         text,
       }));
       for (let i = 0; i < N; i += 1000) await insertAndEnqueueEmails({ db, queues }, drafts.slice(i, i + 1000));
+      // Emails stored together share send jobs (SEND_GROUP_SIZE a job): the round's jobs, not its emails, are counted below.
+      const sendQueue = queues.get(queueNames.send('us-east-1', 'transactional'));
+      const unfinishedJobs = async () =>
+        Object.values(await sendQueue.getJobCounts('wait', 'active', 'delayed', 'prioritized')).reduce((a, b) => a + b, 0);
+      const roundJobs = await unfinishedJobs();
       const worker = spawn(process.execPath, [...workerNodeArgs, ...profile, path.resolve(workerScript)], {
         cwd: root,
         env: {
@@ -240,14 +245,12 @@ async function main() {
       // Progress is read from the send queue's counts in Redis (a few O(1) reads): counting the
       // round's sent rows in PostgreSQL every 100 ms scanned the table and, by the third round,
       // cost PostgreSQL about 0.2 ms of CPU per email, charged to the worker on these 2 cores.
-      const sendQueue = queues.get(queueNames.send('us-east-1', 'transactional'));
       for (;;) {
         await sleep(100);
         const rss = procStatusMb(worker.pid!, 'VmRSS');
         peakRss = Math.max(peakRss, rss);
-        const counts = await sendQueue.getJobCounts('wait', 'active', 'delayed', 'prioritized');
-        const unfinished = Object.values(counts).reduce((a, b) => a + b, 0);
-        if (unfinished >= N) {
+        const unfinished = await unfinishedJobs();
+        if (unfinished >= roundJobs) {
           idleRss = rss;
           cpu0 = cpuSeconds(worker.pid!);
           sesCpu0 = cpuSeconds(sesPid);
