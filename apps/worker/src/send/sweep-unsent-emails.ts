@@ -84,12 +84,18 @@ export async function sweepUnsentEmails(deps: Pick<WorkerDeps, 'sql' | 'queues' 
   let enqueued = 0;
   for (const [name, list] of byQueue) {
     const queue = deps.queues.get(name);
-    const states = await Promise.all(list.map((c) => queue.getJobState(c.id)));
     // A group job still waiting (or running, its lock held) carries its emails; a finished or
-    // abandoned one is removed, and its unsent emails get jobs of their own below.
-    const groupIds = [...new Set(list.flatMap((c, i) => (c.sendJobId && !isLiveJobState(states[i]) ? [c.sendJobId] : [])))];
+    // abandoned one is removed, and its unsent emails get jobs of their own below. The group jobs
+    // are read first: a group adds its leftover emails' own jobs before it ends, so an email read
+    // afterwards without a live job of its own was not handed on by its group.
+    const groupIds = [...new Set(list.flatMap((c) => (c.sendJobId ? [c.sendJobId] : [])))];
+    const groupStates = new Map(await Promise.all(groupIds.map(async (id) => [id, await queue.getJobState(id)] as const)));
+    const states = await Promise.all(list.map((c) => queue.getJobState(c.id)));
+    const orphaned = [...new Set(list.flatMap((c, i) => (c.sendJobId && !isLiveJobState(states[i]) ? [c.sendJobId] : [])))];
     const groupGone = new Map(
-      await Promise.all(groupIds.map(async (id) => [id, await clearDeadJob(queue, id, undefined, { unlockedActive: true })] as const)),
+      await Promise.all(
+        orphaned.map(async (id) => [id, await clearDeadJob(queue, id, groupStates.get(id), { unlockedActive: true })] as const),
+      ),
     );
     const missing: Candidate[] = [];
     await Promise.all(
