@@ -202,7 +202,10 @@ async function processSendGroup(
   emailIds: string[],
   pacing: LanePacing,
 ): Promise<SendGroupResult> {
-  const results = await Promise.all(emailIds.map((emailId) => sendGroupMember(deps, sendDeps, queueName, emailId, pacing)));
+  // Every email's send ends before the job does, even when one of them throws (a database error):
+  // the others' outcomes are handled, and the failed job leaves the thrower to the sweeper.
+  const settled = await Promise.allSettled(emailIds.map((emailId) => sendGroupMember(deps, sendDeps, queueName, emailId, pacing)));
+  const results = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const outcomes: SendGroupResult['outcomes'] = {};
   const again: { emailId: string; delayMs: number }[] = [];
   // One pause per kind for the group: its throttled emails met the same limit.
@@ -219,6 +222,8 @@ async function processSendGroup(
     }
   }
   if (again.length) await sendAlone(deps, queueName, again);
+  const thrown = settled.find((r) => r.status === 'rejected');
+  if (thrown) throw (thrown as PromiseRejectedResult).reason;
   return { result: 'group', outcomes };
 }
 
