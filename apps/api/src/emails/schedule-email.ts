@@ -1,7 +1,7 @@
 import { ApiError, badRequest, notFound } from '@mailrail/domain/errors/api-error';
 import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '@mailrail/domain/sql/email-outbox';
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
-import { queueNames } from '@mailrail/platform/queue/queues';
+import { queueNames, singleSendJob } from '@mailrail/platform/queue/queues';
 import { sendDelay } from '@mailrail/domain/emails/create-emails';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
@@ -80,7 +80,8 @@ export async function rescheduleEmail(deps: ApiDeps, auth: AuthContext, emailId:
     } else {
       // Missing, or in a state changeDelay refuses: replace it (a job id can exist only once).
       if (job) await job.remove().catch((err: unknown) => deps.log.warn({ err, emailId }, 'could not remove the old job'));
-      await queue.add('send', { emailId }, { jobId: emailId, delay });
+      const replacement = singleSendJob(emailId, delay);
+      await queue.add(replacement.name, replacement.data, replacement.opts);
     }
   } catch (err) {
     deps.log.warn({ err: err instanceof ApiError ? err.message : err, emailId }, 'could not move the job of a rescheduled email');

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, Worker, type Job } from 'bullmq';
 import { clearDeadJob } from '@mailrail/platform/queue/dead-jobs';
-import { queueNames, queuePrefix, sendJobEmailIds, type SendEmailJob, type SendLane } from '@mailrail/platform/queue/queues';
+import { queueNames, queuePrefix, sendJobEmailIds, singleSendJob, type SendEmailJob, type SendLane } from '@mailrail/platform/queue/queues';
 import { duplicateRedis } from '@mailrail/platform/redis/client';
 import type { WorkerDeps } from '../deps';
 import { createAcceptanceCommitter } from './acceptance-committer';
@@ -43,13 +43,10 @@ const EMAILS_PER_SES_CALL = 3;
 export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, number>): SendWorkers {
   const workers: Worker<SendEmailJob, SendOutcome | SendGroupResult>[] = [];
   const acceptances = createAcceptanceCommitter(deps.sql, { windowMs: ACCEPTANCE_WINDOW_MS, maxBatch: ACCEPTANCE_MAX_BATCH });
-  // A group as large as the jobs of one lane: all of them may start within one window.
-  const claims = createClaimCommitter(deps.sql, deps.send, {
-    windowMs: CLAIM_WINDOW_MS,
-    maxBatch: deps.config.SEND_CONCURRENCY * EMAILS_PER_SES_CALL,
-  });
-  const sendDeps: SendEmailDeps = { ...deps, acceptances, claims };
+  // A claim group as large as a lane's emails in flight: all of them may start within one window.
   const emailsInFlight = deps.config.SEND_CONCURRENCY * EMAILS_PER_SES_CALL;
+  const claims = createClaimCommitter(deps.sql, deps.send, { windowMs: CLAIM_WINDOW_MS, maxBatch: emailsInFlight });
+  const sendDeps: SendEmailDeps = { ...deps, acceptances, claims };
   let closing = false;
   const leaseMs = deps.config.SEND_LEASE_SECONDS * 1000;
   const stalledAfterMs = Math.min(30_000, Math.max(5_000, leaseMs / 2));
@@ -211,8 +208,8 @@ async function processSendGroup(
     const sent = await sendGroupMember(deps, sendDeps, queueName, emailId, pacing);
     const outcome = sent.outcome;
     outcomes[outcome.result] = (outcomes[outcome.result] ?? 0) + 1;
-    if (outcome.result === 'retry' || outcome.result === 'later') await sendAlone(deps, queueName, [{ emailId, delayMs: outcome.delayMs }]);
-    if (outcome.result === 'handed-back') await sendAlone(deps, queueName, [{ emailId, delayMs: 0 }]);
+    if (outcome.result === 'retry' || outcome.result === 'later') await sendAlone(deps, queueName, emailId, outcome.delayMs);
+    if (outcome.result === 'handed-back') await sendAlone(deps, queueName, emailId, 0);
     if (outcome.result === 'throttled') {
       const first = !paused.has(sent.localWait);
       paused.add(sent.localWait);
@@ -220,7 +217,7 @@ async function processSendGroup(
       // Straight back to the wait list, as a single throttled job goes: the pause just set holds
       // the lane (or the region) for every replica. A delay of its own on top would be a second
       // guess of the same wait, and an email delayed past the pause leaves SES idle meanwhile.
-      await sendAlone(deps, queueName, [{ emailId, delayMs: 0 }]);
+      await sendAlone(deps, queueName, emailId, 0);
     }
   };
   // Every email's send ends before the job does, even when one of them throws (a database error):
@@ -231,18 +228,11 @@ async function processSendGroup(
   return { result: 'group', outcomes };
 }
 
-/** New delayed jobs of their own for emails that left their group; a live job of theirs already covers them. */
-async function sendAlone(deps: WorkerDeps, queueName: string, emails: { emailId: string; delayMs: number }[]): Promise<void> {
+/** A job of its own for an email that left its group, unless a live job of its own already covers it. */
+async function sendAlone(deps: WorkerDeps, queueName: string, emailId: string, delayMs: number): Promise<void> {
   const queue = deps.queues.get(queueName);
-  const free = await Promise.all(emails.map((e) => clearDeadJob(queue, e.emailId)));
-  const jobs = emails
-    .filter((_, i) => free[i])
-    .map((e) => ({
-      name: 'send',
-      data: { emailId: e.emailId } satisfies SendEmailJob,
-      opts: { jobId: e.emailId, ...(e.delayMs > 0 ? { delay: Math.ceil(e.delayMs) } : {}) },
-    }));
-  if (jobs.length) await queue.addBulk(jobs);
+  const job = singleSendJob(emailId, delayMs);
+  if (await clearDeadJob(queue, emailId)) await queue.add(job.name, job.data, job.opts);
 }
 
 /**

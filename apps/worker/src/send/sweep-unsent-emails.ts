@@ -1,6 +1,6 @@
 import { clearDeadJob, isLiveJobState } from '@mailrail/platform/queue/dead-jobs';
 import { isoUtcSql } from '@mailrail/platform/db/sql/time';
-import { queueNames, type SendEmailJob } from '@mailrail/platform/queue/queues';
+import { queueNames, singleSendJob } from '@mailrail/platform/queue/queues';
 import type { WorkerDeps } from '../deps';
 
 // PostgreSQL is the source of truth, Redis only carries work. This sweep finds every email that
@@ -105,13 +105,7 @@ export async function sweepUnsentEmails(deps: Pick<WorkerDeps, 'sql' | 'queues' 
       }),
     );
     if (missing.length === 0) continue;
-    await queue.addBulk(
-      missing.map((c) => ({
-        name: 'send',
-        data: { emailId: c.id } satisfies SendEmailJob,
-        opts: { jobId: c.id, ...(c.delayMs > 0 ? { delay: Math.ceil(c.delayMs) } : {}) },
-      })),
-    );
+    await queue.addBulk(missing.map((c) => singleSendJob(c.id, c.delayMs)));
     enqueued += missing.length;
   }
   if (enqueued > 0) deps.log.warn({ enqueued, checked: candidates.length }, 'sweeper re-enqueued emails without a live job');

@@ -5,6 +5,7 @@ import {
   queueNames,
   SEND_GROUP_SIZE,
   sendGroupJobId,
+  singleSendJob,
   type QueueFactory,
   type SendEmailJob,
   type SendLane,
@@ -266,8 +267,7 @@ export async function enqueueSendJobs(deps: { queues: QueueFactory; log?: Logger
       }
       continue;
     }
-    const delay = sendDelay(draft.scheduledAt, now);
-    list.push({ name: 'send', data: { emailId: created.id }, opts: { jobId: created.id, ...(delay ? { delay } : {}) } });
+    list.push(singleSendJob(created.id, sendDelay(draft.scheduledAt, now)));
   }
   await Promise.all(
     [...byQueue].map(async ([name, jobs]) => {

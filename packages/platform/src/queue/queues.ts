@@ -30,6 +30,11 @@ export const SEND_GROUP_SIZE = 16;
 /** A group job's id: BullMQ refuses ids with ':', and the prefix keeps it apart from every email id. */
 export const sendGroupJobId = (firstEmailId: string) => `grp-${firstEmailId}`;
 
+/** A send job for one email, for Queue.addBulk: id = the email id, delayed by `delayMs` when positive. */
+export function singleSendJob(emailId: string, delayMs = 0): { name: 'send'; data: SendEmailJob; opts: { jobId: string; delay?: number } } {
+  return { name: 'send', data: { emailId }, opts: { jobId: emailId, ...(delayMs > 0 ? { delay: Math.ceil(delayMs) } : {}) } };
+}
+
 /** The emails a send job carries, whichever its shape. */
 export const sendJobEmailIds = (job: SendEmailJob): string[] => ('emailIds' in job ? job.emailIds : [job.emailId]);
 
