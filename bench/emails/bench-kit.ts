@@ -4,6 +4,7 @@
 // its CPU time from /proc; and the round loop that alternates the servers so outside load hits
 // them alike.
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -203,32 +204,39 @@ export interface Figures {
   txPerRequest?: number;
 }
 
-/** One autocannon run against one server, with the server's CPU time and (given `commits`) its transactions. */
-export async function measure(server: BenchServer, load: Load, commits?: () => Promise<number>): Promise<Figures> {
+/** What one load generator's run gives, before the server's CPU time is added. */
+interface LoadRun {
+  total: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Runs `generate` against `server` and adds the CPU time of the server, the stores and this process per request. */
+async function withCpuTimes(
+  server: BenchServer,
+  load: Load,
+  generate: () => Promise<LoadRun>,
+  commits?: () => Promise<number>,
+): Promise<Figures> {
   const perRequest = load.emailsPerRequest ?? 1;
   const cpu0 = cpuSeconds(server.child.pid);
   const stores0 = storesCpuSeconds();
   const load0 = process.cpuUsage();
   const tx0 = commits ? await commits() : 0;
-  const r = await autocannon({
-    url: server.base + load.path,
-    method: 'POST',
-    headers: load.headers,
-    body: load.body,
-    connections: load.connections,
-    ...(load.amount ? { amount: load.amount } : { duration: load.duration ?? 10 }),
-    ...(load.overallRate ? { overallRate: load.overallRate } : {}),
-  });
+  const r = await generate();
   const cpu = cpuSeconds(server.child.pid) - cpu0;
-  const requests = Math.max(1, r.requests.total);
+  const requests = Math.max(1, r.total);
   const perRequestMicros = (seconds: number) => Math.round((seconds * 1e6) / requests);
   const loadCpu = process.cpuUsage(load0);
   const stores = storesCpuSeconds();
   return {
-    requestsPerSec: Math.round(r.requests.average),
-    emailsPerSec: Math.round(r.requests.average * perRequest),
-    p50: r.latency.p50,
-    p99: r.latency.p99,
+    requestsPerSec: Math.round(r.perSecond),
+    emailsPerSec: Math.round(r.perSecond * perRequest),
+    p50: r.p50,
+    p99: r.p99,
     non2xx: r.non2xx,
     errors: r.errors,
     serverCpuMicrosPerRequest: Math.round((cpu * 1e6) / requests),
@@ -238,6 +246,102 @@ export async function measure(server: BenchServer, load: Load, commits?: () => P
     loadCpuMicrosPerRequest: perRequestMicros((loadCpu.user + loadCpu.system) / 1e6),
     ...(commits ? { txPerRequest: ((await commits()) - tx0) / requests } : {}),
   };
+}
+
+/**
+ * One autocannon run against one server: `load.connections` connections, each sending its next
+ * request when the last is answered. With `overallRate` each connection still sends back to back
+ * until it has made its share of the second, then waits for the next second (autocannon 9's
+ * httpClient.js), so the rate comes as a burst at full speed each second: use `measureOpenLoop`
+ * for a steady offered rate.
+ */
+export function measure(server: BenchServer, load: Load, commits?: () => Promise<number>): Promise<Figures> {
+  return withCpuTimes(
+    server,
+    load,
+    async () => {
+      const r = await autocannon({
+        url: server.base + load.path,
+        method: 'POST',
+        headers: load.headers,
+        body: load.body,
+        connections: load.connections,
+        ...(load.amount ? { amount: load.amount } : { duration: load.duration ?? 10 }),
+        ...(load.overallRate ? { overallRate: load.overallRate } : {}),
+      });
+      return {
+        total: r.requests.total,
+        perSecond: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        non2xx: r.non2xx,
+        errors: r.errors,
+      };
+    },
+    commits,
+  );
+}
+
+/**
+ * An open-loop run: `rate` requests a second, sent on a 1 ms tick whether or not the earlier ones
+ * are answered, over keep-alive connections opened as needed (at most 512). Each latency runs from
+ * the moment the request was due, so a late send (a busy load generator, no free connection)
+ * counts against the server: the percentiles are those of a steady offered load, and a stall of
+ * the server shows in every request that fell due during it. autocannon has no such mode, and
+ * loadtest 8's (requestsPerSecond) spins on setImmediate when the interval is under 1 ms, which
+ * took a core of the 2 at 2,000/s.
+ */
+export function measureOpenLoop(server: BenchServer, load: Load, rate: number): Promise<Figures> {
+  return withCpuTimes(server, load, async () => {
+    const url = new URL(server.base + load.path);
+    const body = Buffer.from(load.body);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+    const headers = { ...load.headers, 'content-length': String(body.length) };
+    const latencies: number[] = [];
+    let non2xx = 0;
+    let errors = 0;
+    let sent = 0;
+    let pending = 0;
+    const start = performance.now();
+    const durationMs = (load.duration ?? 10) * 1000;
+    const total = Math.round((durationMs * rate) / 1000);
+    const send = (dueAt: number) => {
+      pending++;
+      let answered = false;
+      const done = (ok: boolean, status?: number) => {
+        if (answered) return;
+        answered = true;
+        pending--;
+        latencies.push(performance.now() - dueAt);
+        if (!ok) errors++;
+        else if (status! < 200 || status! >= 300) non2xx++;
+      };
+      const req = http.request(url, { method: 'POST', headers, agent }, (res) => {
+        res.resume();
+        res.on('end', () => done(true, res.statusCode));
+        res.on('error', () => done(false));
+      });
+      req.on('error', () => done(false));
+      req.end(body);
+    };
+    await new Promise<void>((resolve) => {
+      const tick = setInterval(() => {
+        // Request i is due at start + i / rate: those due by now are the first floor(t * rate) + 1.
+        const due = Math.min(total, Math.floor(((performance.now() - start) * rate) / 1000) + 1);
+        for (; sent < due; sent++) send(start + (sent * 1000) / rate);
+        if (sent >= total) {
+          clearInterval(tick);
+          resolve();
+        }
+      }, 1);
+    });
+    while (pending > 0) await new Promise((r) => setTimeout(r, 5));
+    const elapsedSeconds = (performance.now() - start) / 1000;
+    agent.destroy();
+    latencies.sort((a, b) => a - b);
+    const percentile = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN);
+    return { total: sent, perSecond: sent / elapsedSeconds, p50: percentile(0.5), p99: percentile(0.99), non2xx, errors };
+  });
 }
 
 /**

@@ -1,0 +1,73 @@
+// The open-loop load generator of the email bench (bench/emails/bench-kit.ts): the p99 target of
+// issue 21 §4 is read from it, so it must offer the rate it is given and time each request from
+// the moment it fell due, including the time it waited behind a stalled server.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { measureOpenLoop, type BenchServer, type Load } from '../../bench/emails/bench-kit';
+
+async function serve(handler: http.RequestListener): Promise<{ server: http.Server; bench: BenchServer }> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  // The CPU figures read this process's /proc entry: the server runs in the test's own process.
+  const bench = { name: 'test', child: { pid: process.pid }, base: `http://127.0.0.1:${port}` } as unknown as BenchServer;
+  return { server, bench };
+}
+
+const load: Load = { path: '/send', headers: { 'content-type': 'application/json' }, body: '{"to":"a@b.c"}', connections: 1, duration: 1 };
+
+describe('measureOpenLoop', () => {
+  let server: http.Server | undefined;
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    server = undefined;
+  });
+
+  it('offers the rate it is given and times each request from when it was due', async () => {
+    let received = 0;
+    const s = await serve((req, res) => {
+      req.resume();
+      received++;
+      setTimeout(() => res.end('{}'), 20);
+    });
+    server = s.server;
+    // One request every 50 ms: a request sent one interval late would read about 70 ms.
+    const figures = await measureOpenLoop(s.bench, { ...load, duration: 1.5 }, 20);
+    expect(received).toBe(30);
+    expect(figures.non2xx + figures.errors).toBe(0);
+    expect(figures.p50).toBeGreaterThanOrEqual(20);
+    expect(figures.p50).toBeLessThan(50);
+    expect(figures.requestsPerSec).toBeGreaterThan(18);
+  });
+
+  it('keeps sending while the server stalls, so the stall shows in every request that fell due during it', async () => {
+    // The server holds every request of its first 300 ms, then answers at once: a closed loop
+    // with one connection would record one slow request; an open loop records about 60 of 200.
+    const started = Date.now();
+    const held: http.ServerResponse[] = [];
+    const s = await serve((req, res) => {
+      req.resume();
+      if (Date.now() - started < 300) held.push(res);
+      else res.end('{}');
+    });
+    server = s.server;
+    setTimeout(() => held.forEach((res) => res.end('{}')), 300);
+    const figures = await measureOpenLoop(s.bench, load, 200);
+    expect(held.length).toBeGreaterThan(40);
+    expect(figures.p99).toBeGreaterThanOrEqual(200);
+    expect(figures.p50).toBeLessThan(50);
+  });
+
+  it('counts answers outside 2xx', async () => {
+    const s = await serve((req, res) => {
+      req.resume();
+      res.statusCode = 429;
+      res.end('{}');
+    });
+    server = s.server;
+    const figures = await measureOpenLoop(s.bench, { ...load, duration: 0.5 }, 100);
+    expect(figures.non2xx).toBe(50);
+    expect(figures.errors).toBe(0);
+  });
+});
