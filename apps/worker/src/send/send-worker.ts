@@ -10,7 +10,7 @@ import { createSendRateLimiter, recipientCount, type SendRateLimiter } from './r
 import { sendOneEmail, type SendEmailDeps, type SendOutcome } from './send-email';
 import { createSesCallSlots, type SesCallSlots } from './ses-call-slots';
 import { SEND_RATE_LIMIT_WAIT, SES_NOT_CALLED } from './ses-errors';
-import { claimRunningOut, type RawEmailToSend, type SesSender } from './ses-sender';
+import { claimRunningOut, LATE_FOR_SLOT, type RawEmailToSend, type SesSender } from './ses-sender';
 
 // BullMQ glue around sendOneEmail: one worker per SES region and lane, paced by the Redis
 // limiter that all replicas and both lanes of a region share (rate-limits.ts). The job only
@@ -337,9 +337,9 @@ async function slowDownFor(deps: WorkerDeps, pacing: LanePacing, queueName: stri
  * The SES port as one job sees it: the permits are booked right before the call, once the email
  * is claimed, its MIME built and an SES call slot free, so the message leaves at its slot (a slot
  * booked earlier would be used late by a slow claim, and late permits bunch up at SES). A message
- * for n recipients books n permits, as SES counts recipients. A job that wakes up well after its
- * slot (a busy event loop) books again rather than leave almost together with the next slot's
- * message. The SES call slot (SEND_CONCURRENCY per lane) is held from before the booking until SES
+ * for n recipients books n permits, as SES counts recipients. A message that would leave well
+ * after its slot (a busy event loop: woken late, or slow through the SDK's steps) books again
+ * rather than reach SES almost together with the next slot's message. The SES call slot (SEND_CONCURRENCY per lane) is held from before the booking until SES
  * answered: the jobs waiting for a group claim or a group write hold none.
  */
 function pacedSender(deps: WorkerDeps, pacing: LanePacing, booking: { retryInMs: number }): SesSender {
@@ -385,11 +385,19 @@ function pacedSender(deps: WorkerDeps, pacing: LanePacing, booking: { retryInMs:
       pacing.freeUntil = permit.delayMs <= limiter.intervalMs(region) ? Date.now() + FREE_LANE_MS : 0;
       const sleepMs = permit.slotAt - Date.now();
       if (sleepMs >= 1) await sleep(sleepMs);
-      // Late already when the answer arrived, or woken late. Three tries at most: on a machine
-      // this busy, being late once more beats not sending.
-      if (Date.now() - permit.slotAt < lateAfterMs || tries === 3) break;
+      // Three tries at most: on a machine this busy, being late once more beats not sending.
+      if (tries === 3) return ses.sendRawEmail(email);
+      // Late already when the answer arrived, woken late, or late by the time the SDK writes the
+      // request (the sender checks leaveBy then): book again.
+      const leaveBy = permit.slotAt + lateAfterMs;
+      if (Date.now() < leaveBy) {
+        try {
+          return await ses.sendRawEmail({ ...email, leaveBy });
+        } catch (err) {
+          if ((err as Error | undefined)?.name !== LATE_FOR_SLOT) throw err;
+        }
+      }
       deps.metrics.sendPermits.inc({ lane, result: 'late' }, permits);
     }
-    return ses.sendRawEmail(email);
   }
 }

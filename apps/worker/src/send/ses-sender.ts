@@ -17,12 +17,47 @@ export interface RawEmailToSend {
    * outlast it (send-email.ts). A later start throws a CLAIM_RUNNING_OUT error, SES never called.
    */
   startBy?: number;
+  /**
+   * Epoch ms after which the request must not leave: it would reach SES late for its rate slot and
+   * bunch up with the next slot's message (send-worker.ts). A later dispatch throws a LATE_FOR_SLOT
+   * error, SES never called.
+   */
+  leaveBy?: number;
 }
 
 export const CLAIM_RUNNING_OUT = 'ClaimRunningOut';
 
 export function claimRunningOut(): Error {
   return Object.assign(new Error('the claim on the email would end before SES answered'), { name: CLAIM_RUNNING_OUT });
+}
+
+export const LATE_FOR_SLOT = 'LateForSendSlot';
+
+/**
+ * Checks a call's deadlines (startBy, leaveBy) at the last step before the SDK writes the request.
+ * Checked when the call starts instead, they missed the SDK's own steps (serialising, signing,
+ * between awaits), which in a busy process took up to 46 ms: enough for a paced message to reach
+ * SES together with the next slot's. The client makes one attempt (createSesClient); should the SDK
+ * ever retry, the retry follows an attempt that may have reached SES, so only the first is checked.
+ */
+function guardDispatch(command: SendEmailCommand, email: RawEmailToSend): void {
+  if (email.startBy === undefined && email.leaveBy === undefined) return;
+  let firstAttempt = true;
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      if (firstAttempt) {
+        firstAttempt = false;
+        const now = Date.now();
+        if (email.startBy !== undefined && now > email.startBy) throw claimRunningOut();
+        if (email.leaveBy !== undefined && now > email.leaveBy) {
+          throw Object.assign(new Error(`the send slot passed ${now - email.leaveBy} ms ago`), { name: LATE_FOR_SLOT });
+        }
+      }
+      return next(args);
+    },
+    // The innermost middleware: after signing and the retry loop, right before the HTTP handler.
+    { step: 'deserialize', priority: 'low', name: 'mailrailDispatchGuard' },
+  );
 }
 
 export interface SesSender {
@@ -46,20 +81,19 @@ export function createSesV2Sender(config: Pick<Config, 'SES_ENDPOINT' | 'SES_TIM
   };
   return {
     async sendRawEmail(email) {
-      // Checked here, right before the request: a send waits for its call slot and rate permit
-      // after the claim, and a stalled process can wait longer than the claim lasts.
-      if (email.startBy !== undefined && Date.now() > email.startBy) throw claimRunningOut();
-      const out = await client(email.region).send(
-        new SendEmailCommand({
-          Content: { Raw: { Data: email.raw } },
-          Destination: {
-            ToAddresses: email.destination.to,
-            CcAddresses: email.destination.cc,
-            BccAddresses: email.destination.bcc,
-          },
-          ConfigurationSetName: email.configurationSetName,
-        }),
-      );
+      const command = new SendEmailCommand({
+        Content: { Raw: { Data: email.raw } },
+        Destination: {
+          ToAddresses: email.destination.to,
+          CcAddresses: email.destination.cc,
+          BccAddresses: email.destination.bcc,
+        },
+        ConfigurationSetName: email.configurationSetName,
+      });
+      // A send waits for its call slot and rate permit after the claim, and a stalled process can
+      // wait longer than the claim lasts or than its slot allows: checked as the request leaves.
+      guardDispatch(command, email);
+      const out = await client(email.region).send(command);
       if (!out.MessageId) throw new Error('SES answered without a MessageId');
       return { messageId: out.MessageId };
     },

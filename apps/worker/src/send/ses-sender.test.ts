@@ -1,0 +1,50 @@
+import { startFakeSes, type FakeSes } from '@mailrail/testing/fake-ses';
+import { CLAIM_RUNNING_OUT, createSesV2Sender, LATE_FOR_SLOT, type RawEmailToSend, type SesSender } from './ses-sender';
+
+// The sender's deadlines are checked as the request leaves, after the SDK's own steps: a process
+// busy between the call and the dispatch must not send a message late for its rate slot.
+describe('createSesV2Sender deadlines', () => {
+  let fake: FakeSes;
+  let ses: SesSender;
+  const email = (extra: Partial<RawEmailToSend> = {}): RawEmailToSend => ({
+    region: 'us-east-1',
+    raw: Buffer.from('From: a@example.com\r\nTo: b@example.org\r\nSubject: hi\r\n\r\nhello\r\n'),
+    destination: { to: ['b@example.org'], cc: [], bcc: [] },
+    ...extra,
+  });
+
+  beforeAll(async () => {
+    fake = await startFakeSes();
+    ses = createSesV2Sender({ SES_ENDPOINT: fake.url, SES_TIMEOUT_MS: 2000, SEND_CONCURRENCY: 2 });
+    await ses.sendRawEmail(email()); // opens the connection and loads the credentials
+  });
+  afterAll(async () => {
+    ses.close();
+    await fake.close();
+  });
+  beforeEach(() => fake.reset());
+
+  it('sends when the deadlines are ahead', async () => {
+    const out = await ses.sendRawEmail(email({ leaveBy: Date.now() + 1000, startBy: Date.now() + 1000 }));
+    expect(out.messageId).toBeTruthy();
+    expect(fake.messages).toHaveLength(1);
+  });
+
+  it('refuses to send once the slot has passed, and SES gets nothing', async () => {
+    await expect(ses.sendRawEmail(email({ leaveBy: Date.now() - 1 }))).rejects.toMatchObject({ name: LATE_FOR_SLOT });
+    await expect(ses.sendRawEmail(email({ startBy: Date.now() - 1 }))).rejects.toMatchObject({ name: CLAIM_RUNNING_OUT });
+    expect(fake.sendCalls).toBe(0);
+  });
+
+  it('checks the slot as the request leaves, not when the call starts', async () => {
+    // On time when the call starts; the process then stays busy past the slot before the SDK's
+    // steps can run, as a worker busy with other sends does.
+    const sent = ses.sendRawEmail(email({ leaveBy: Date.now() + 5 }));
+    const busyUntil = Date.now() + 30;
+    while (Date.now() < busyUntil) {
+      /* the event loop is held */
+    }
+    await expect(sent).rejects.toMatchObject({ name: LATE_FOR_SLOT });
+    expect(fake.sendCalls).toBe(0);
+  });
+});
