@@ -12,7 +12,7 @@ import {
   resolveRegionRates,
   type SendPermit,
 } from './rate-limits';
-import { createSesV2Sender } from './ses-sender';
+import { createSesV2Sender, LATE_FOR_SLOT } from './ses-sender';
 
 describe('resolveRegionRates', () => {
   const log = createLogger('silent', 'test');
@@ -263,14 +263,19 @@ describe('the per-region rate limit in the worker', () => {
   });
 
   it('never exceeds the rate at SES, gives transactional mail at least its part, and counts no attempt for a wait', async () => {
-    // When the worker hands each message to the SES client, after the limiter let it go.
+    // When the worker hands each message to the SES client, after the limiter let it go; a message
+    // the client gives back unsent (it would leave late for its slot, and is booked again) is not counted.
     const released: { to: string; at: number; recipients: number }[] = [];
     const ses = env.deps.ses;
     const send = ses.sendRawEmail.bind(ses);
     ses.sendRawEmail = (email) => {
       const recipients = email.destination.to.length + email.destination.cc.length + email.destination.bcc.length;
-      released.push({ to: email.destination.to[0], at: Date.now(), recipients });
-      return send(email);
+      const entry = { to: email.destination.to[0], at: Date.now(), recipients };
+      released.push(entry);
+      return send(email).catch((err: Error) => {
+        if (err.name === LATE_FOR_SLOT) released.splice(released.indexOf(entry), 1);
+        throw err;
+      });
     };
     // A warm worker first (its first SES calls open sockets and load the SDK's credential chain).
     await env.start();
