@@ -333,13 +333,17 @@ async function slowDownFor(deps: WorkerDeps, pacing: LanePacing, queueName: stri
   await pacing.throttleRegion(deps.config.SES_THROTTLE_PAUSE_MS);
 }
 
+/** Bookings a message may be late for before its email goes back to its queue. */
+const LATE_BOOKINGS = 3;
+
 /**
  * The SES port as one job sees it: the permits are booked right before the call, once the email
  * is claimed, its MIME built and an SES call slot free, so the message leaves at its slot (a slot
  * booked earlier would be used late by a slow claim, and late permits bunch up at SES). A message
  * for n recipients books n permits, as SES counts recipients. A message that would leave well
  * after its slot (a busy event loop: woken late, or slow through the SDK's steps) books again
- * rather than reach SES almost together with the next slot's message. The SES call slot (SEND_CONCURRENCY per lane) is held from before the booking until SES
+ * rather than reach SES almost together with the next slot's message; late three times, its email
+ * waits in its queue. The SES call slot (SEND_CONCURRENCY per lane) is held from before the booking until SES
  * answered: the jobs waiting for a group claim or a group write hold none.
  */
 function pacedSender(deps: WorkerDeps, pacing: LanePacing, booking: { retryInMs: number }): SesSender {
@@ -365,7 +369,7 @@ function pacedSender(deps: WorkerDeps, pacing: LanePacing, booking: { retryInMs:
 
   async function pacedCall(email: RawEmailToSend): Promise<{ messageId: string }> {
     const permits = recipientCount(email.destination);
-    for (let tries = 1; ; tries++) {
+    for (let tries = 1; tries <= LATE_BOOKINGS; tries++) {
       // A permit booked for a call that then may not start (its claim would run out first, see
       // RawEmailToSend.startBy) would be a slot of the SES rate lost: give the claim back before booking.
       if (email.startBy !== undefined && Date.now() + pacing.maxBookingWaitMs > email.startBy) throw claimRunningOut();
@@ -385,8 +389,6 @@ function pacedSender(deps: WorkerDeps, pacing: LanePacing, booking: { retryInMs:
       pacing.freeUntil = permit.delayMs <= limiter.intervalMs(region) ? Date.now() + FREE_LANE_MS : 0;
       const sleepMs = permit.slotAt - Date.now();
       if (sleepMs >= 1) await sleep(sleepMs);
-      // Three tries at most: on a machine this busy, being late once more beats not sending.
-      if (tries === 3) return ses.sendRawEmail(email);
       // Late already when the answer arrived, woken late, or late by the time the SDK writes the
       // request (the sender checks leaveBy then): book again.
       const leaveBy = permit.slotAt + lateAfterMs;
@@ -399,5 +401,10 @@ function pacedSender(deps: WorkerDeps, pacing: LanePacing, booking: { retryInMs:
       }
       deps.metrics.sendPermits.inc({ lane, result: 'late' }, permits);
     }
+    // Late every time: this process is too busy to keep a slot. A late message would reach SES
+    // with the next slot's (that bunching failed fault scenario 9), so the email waits in its queue
+    // like a refused one (no attempt counted) and the lane pauses for a slot.
+    booking.retryInMs = Math.ceil(limiter.intervalMs(region));
+    throw Object.assign(new Error(`late for ${LATE_BOOKINGS} send slots in a row`), { name: SEND_RATE_LIMIT_WAIT });
   }
 }
