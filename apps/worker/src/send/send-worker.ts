@@ -343,8 +343,8 @@ const LATE_BOOKINGS = 3;
  * for n recipients books n permits, as SES counts recipients. A message that would leave well
  * after its slot (a busy event loop: woken late, or slow through the SDK's steps) books again
  * rather than reach SES almost together with the next slot's message; late three times, its email
- * waits in its queue. The SES call slot (SEND_CONCURRENCY per lane) is held from before the booking until SES
- * answered: the jobs waiting for a group claim or a group write hold none.
+ * waits in its queue. The SES call slot (SEND_CONCURRENCY per lane) is held from before the
+ * booking until SES answered: the jobs waiting for a group claim or a group write hold none.
  */
 function pacedSender(deps: WorkerDeps, pacing: LanePacing, booking: { retryInMs: number }): SesSender {
   const ses = deps.ses;

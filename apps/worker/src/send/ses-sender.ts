@@ -33,6 +33,10 @@ export function claimRunningOut(): Error {
 
 export const LATE_FOR_SLOT = 'LateForSendSlot';
 
+function lateForSlot(lateByMs: number): Error {
+  return Object.assign(new Error(`the send slot passed ${lateByMs} ms ago`), { name: LATE_FOR_SLOT });
+}
+
 /**
  * Checks a call's deadlines (startBy, leaveBy) at the last step before the SDK writes the request.
  * Checked when the call starts instead, they missed the SDK's own steps (serialising, signing,
@@ -49,9 +53,7 @@ function guardDispatch(command: SendEmailCommand, email: RawEmailToSend): void {
         firstAttempt = false;
         const now = Date.now();
         if (email.startBy !== undefined && now > email.startBy) throw claimRunningOut();
-        if (email.leaveBy !== undefined && now > email.leaveBy) {
-          throw Object.assign(new Error(`the send slot passed ${now - email.leaveBy} ms ago`), { name: LATE_FOR_SLOT });
-        }
+        if (email.leaveBy !== undefined && now > email.leaveBy) throw lateForSlot(now - email.leaveBy);
       }
       return next(args);
     },
