@@ -31,16 +31,22 @@ it('hands the unstarted emails of a group back when the worker closes, and anoth
   expect(sentByFirst).toBeLessThan(16);
   const unsent = await env.deps.db.email.findMany({ where: { id: { in: ids }, latestStatus: 'QUEUED' } });
   expect(unsent).toHaveLength(16 - sentByFirst);
+  // A member may also have gone back to its queue as throttled: on a busy machine its message was
+  // late for its send slot three times (send-worker.ts, LATE_BOOKINGS). It then waits, delayed by
+  // one interval, in a job of its own like a handed-back one.
+  const returned = (await queue.getJob(groupId))?.returnvalue as { result: string; outcomes: Record<string, number> };
+  expect(returned.result).toBe('group');
+  const { sent = 0, 'handed-back': handedBack = 0, throttled = 0, ...others } = returned.outcomes;
+  expect(others).toEqual({});
+  expect(sent).toBe(sentByFirst);
+  expect(handedBack).toBeGreaterThan(0);
+  expect(handedBack + throttled).toBe(16 - sentByFirst);
   for (const e of unsent) {
     // Not claimed, and waiting in a job of its own.
     expect(e.sendLeaseUntil).toBeNull();
-    expect(await queue.getJobState(e.id)).toBe('waiting');
+    expect(['waiting', 'delayed']).toContain(await queue.getJobState(e.id));
   }
   expect(await queue.getJobState(groupId)).toBe('completed');
-  expect((await queue.getJob(groupId))?.returnvalue).toEqual({
-    result: 'group',
-    outcomes: { sent: sentByFirst, 'handed-back': 16 - sentByFirst },
-  });
 
   env.ses.latencyMs = 0;
   await env.start();
