@@ -48,3 +48,35 @@ export function procStatusMb(pid: number, field: 'VmRSS' | 'VmHWM' | 'RssAnon'):
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
 }
+
+/** CPU seconds so far of every process on the machine, by pid, with the start of its command line. */
+export function cpuCensus(): Map<number, { cpu: number; command: string }> {
+  const census = new Map<number, { cpu: number; command: string }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    try {
+      const line = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      // Node's flags come first and the script last: keep both ends of a long line.
+      const command = line.length > 90 ? `${line.slice(0, 25)}…${line.slice(-60)}` : line;
+      census.set(pid, { cpu: cpuSeconds(pid), command: command || readFileSync(`/proc/${pid}/comm`, 'utf8').trim() });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return census;
+}
+
+/**
+ * The processes that used the most CPU since `before` (a cpuCensus), as "seconds pid command"
+ * joined by " | ": when a timing check fails, it tells whether something else kept the machine busy.
+ */
+export function busiestSince(before: Map<number, { cpu: number }>, top = 6): string {
+  return [...cpuCensus()]
+    .map(([pid, now]) => ({ pid, command: now.command, used: now.cpu - (before.get(pid)?.cpu ?? 0) }))
+    .filter((p) => p.used >= 0.05)
+    .sort((a, b) => b.used - a.used)
+    .slice(0, top)
+    .map((p) => `${p.used.toFixed(1)}s ${p.pid} ${p.command}`)
+    .join(' | ');
+}

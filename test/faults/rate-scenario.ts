@@ -3,8 +3,10 @@
 // the time each request reached it, stamped off the runner's thread: a stall of this process (it
 // also drives the API and polls the database) would otherwise stamp the requests that arrived
 // during it together, a bunch no sender made.
+import { loadavg } from 'node:os';
 import { queueNames } from '@mailrail/platform/queue/queues';
 import { busiestWindow, rateBetweenFirstAndLast } from '@mailrail/testing/rate-windows';
+import { busiestSince, cpuCensus } from '../../bench/process-stats';
 import { emailIdOf, sleep, startStack, waitFor, type ScenarioResult, type Stack } from './stack';
 
 const WORKERS = 3;
@@ -26,6 +28,8 @@ export async function rateSharedByThreeWorkers(): Promise<ScenarioResult> {
     // The cap on campaign mail outlives the last waiting transactional request by a second or two.
     const settle = () => sleep(3000);
     await settle();
+    // Who used the CPU while the rate was measured: printed when a window ran over.
+    const census = cpuCensus();
 
     // Alone, each lane takes the whole rate (eight seconds of mail).
     const txAlone = await phase(stack, rate * 8, 0);
@@ -58,7 +62,11 @@ export async function rateSharedByThreeWorkers(): Promise<ScenarioResult> {
         `workers=${WORKERS} rate=${rate} share=${share} transactional_alone=${f(txAloneRate)}/s campaign_alone=${f(mkAloneRate)}/s ` +
         `together_transactional=${f(txBothRate)}/s together_campaign=${f(rateBetweenFirstAndLast(both.mk.filter((t) => t <= Math.max(...both.tx))))}/s ` +
         `campaign_outlasted=${campaignOutlasted} max_in_any_1s_window=${maxWindow} lost=${lost}` +
-        (maxWindow > rate + 1 ? ` busiest_window=${describeWindow(busiest.start, txAlone, mkAlone, both)}` : ''),
+        (maxWindow > rate + 1
+          ? ` busiest_window=${describeWindow(busiest.start, txAlone, mkAlone, both)} load=${loadavg()
+              .map((l) => l.toFixed(1))
+              .join(',')} busiest_processes=[${busiestSince(census)}]`
+          : ''),
     };
   } finally {
     await stack.close();
