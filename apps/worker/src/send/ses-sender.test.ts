@@ -47,4 +47,25 @@ describe('createSesV2Sender deadlines', () => {
     await expect(sent).rejects.toMatchObject({ name: LATE_FOR_SLOT });
     expect(fake.sendCalls).toBe(0);
   });
+
+  it('does not send late because other work was queued behind the check', async () => {
+    // Work queued as promise continuations (other sends' MIME, signing, database answers) runs
+    // before the SDK's socket write, which Node defers to the end of the queue: checked in the
+    // middle of that queue, a message on time at the check reached SES hundreds of ms later.
+    const leaveBy = Date.now() + 100;
+    const sent = ses.sendRawEmail(email({ leaveBy })).then(
+      () => 'sent',
+      (err: Error) => err.name,
+    );
+    for (let i = 0; i < 300; i++) {
+      await null;
+      const until = Date.now() + 1;
+      while (Date.now() < until) {
+        /* one ms of work per continuation */
+      }
+    }
+    const outcome = await sent;
+    if (outcome === 'sent') expect(fake.messages[0].arrivedAt).toBeLessThanOrEqual(leaveBy + 5);
+    else expect(outcome).toBe(LATE_FOR_SLOT);
+  });
 });

@@ -48,14 +48,23 @@ function guardDispatch(command: SendEmailCommand, email: RawEmailToSend): void {
   if (email.startBy === undefined && email.leaveBy === undefined) return;
   let firstAttempt = true;
   command.middlewareStack.add(
-    (next) => async (args) => {
-      if (firstAttempt) {
-        firstAttempt = false;
-        const now = Date.now();
-        if (email.startBy !== undefined && now > email.startBy) throw claimRunningOut();
-        if (email.leaveBy !== undefined && now > email.leaveBy) throw lateForSlot(now - email.leaveBy);
-      }
-      return next(args);
+    (next) => (args) => {
+      if (!firstAttempt) return next(args);
+      firstAttempt = false;
+      // Checked and handed to the HTTP handler in a process.nextTick callback, which runs once the
+      // queue of promise continuations is empty: Node writes a request to its socket only then (its
+      // socket is given on the next tick), and in a busy worker that queue (the other sends'
+      // signing, database answers) held a request checked from a continuation for up to 33 ms
+      // (fault scenario 9). The handler's steps up to the write run synchronously in this callback,
+      // and the socket's tick follows it before any continuation.
+      return new Promise((resolve, reject) => {
+        process.nextTick(() => {
+          const now = Date.now();
+          if (email.startBy !== undefined && now > email.startBy) return reject(claimRunningOut());
+          if (email.leaveBy !== undefined && now > email.leaveBy) return reject(lateForSlot(now - email.leaveBy));
+          next(args).then(resolve, reject);
+        });
+      });
     },
     // The innermost middleware: after signing and the retry loop, right before the HTTP handler.
     { step: 'deserialize', priority: 'low', name: 'mailrailDispatchGuard' },
