@@ -217,6 +217,7 @@ async function main() {
       const unfinishedJobs = async () =>
         Object.values(await sendQueue.getJobCounts('wait', 'active', 'delayed', 'prioritized')).reduce((a, b) => a + b, 0);
       const roundJobs = await unfinishedJobs();
+      const completedBefore = (await sendQueue.getJobCounts('completed')).completed;
       const worker = spawn(process.execPath, [...workerNodeArgs, ...profile, path.resolve(workerScript)], {
         cwd: root,
         env: {
@@ -242,6 +243,7 @@ async function main() {
       let sesCpu0 = NaN;
       let calls0 = NaN;
       let stores0 = storesCpuSeconds();
+      let roundStarted = false;
       // Progress is read from the send queue's counts in Redis (a few O(1) reads): counting the
       // round's sent rows in PostgreSQL every 100 ms scanned the table and, by the third round,
       // cost PostgreSQL about 0.2 ms of CPU per email, charged to the worker on these 2 cores.
@@ -250,7 +252,14 @@ async function main() {
         const rss = procStatusMb(worker.pid!, 'VmRSS');
         peakRss = Math.max(peakRss, rss);
         const unfinished = await unfinishedJobs();
-        if (unfinished >= roundJobs) {
+        // The baseline is the last reading before the round's first job ended (the queue's
+        // completed count, O(1) as well). Read while the unfinished count stayed at the round's,
+        // it moved into the round: an email that leaves its group job gets a job of its own and
+        // kept the count up, and the CPU per email then read 0.13 ms.
+        if (!roundStarted && (unfinished < roundJobs || (await sendQueue.getJobCounts('completed')).completed > completedBefore)) {
+          roundStarted = true;
+        }
+        if (!roundStarted) {
           idleRss = rss;
           cpu0 = cpuSeconds(worker.pid!);
           sesCpu0 = cpuSeconds(sesPid);
