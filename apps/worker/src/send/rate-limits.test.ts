@@ -327,3 +327,44 @@ describe('the per-region rate limit in the worker', () => {
     expect(attempts).toEqual([{ sendAttempts: 1, _count: total }]);
   });
 });
+
+// With the rate far above what the process sends, the timeline is free: slots lie a few µs ahead,
+// and a busy event loop must not make the worker book again and again for them.
+describe('a rate far above what the worker sends', () => {
+  let env: TestWorkerEnv;
+  beforeAll(async () => {
+    env = await startTestWorkerEnv({ SES_RATE_LIMIT: '1000000', SEND_CONCURRENCY: '8' });
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('does not hold the messages of a busy worker to slots it is not queued for', async () => {
+    await env.start();
+    const warm = await env.createEmails([{ to: ['warm@example.net'] }]);
+    await env.waitFor(async () => env.ses.messages.length >= warm.length, 30_000);
+    // The event loop is held 15 ms out of every 20: every step of a send (the wake-up, the SDK's
+    // steps before the write) is late by more than the 10 ms a paced message may be.
+    const busy = setInterval(() => {
+      const until = Date.now() + 15;
+      while (Date.now() < until) {
+        /* held */
+      }
+    }, 5);
+    try {
+      const ids = await env.createEmails(Array.from({ length: 60 }, (_, i) => ({ to: [`free${i}@example.net`] })));
+      await env.waitFor(
+        async () => (await env.deps.db.email.count({ where: { id: { in: ids }, latestStatus: 'SENT' } })) === ids.length,
+        60_000,
+      );
+    } finally {
+      clearInterval(busy);
+    }
+    const permits = (await env.deps.metrics.sendPermits.get()).values;
+    const count = (result: string) => permits.filter((v) => v.labels.result === result).reduce((sum, v) => sum + v.value, 0);
+    expect(count('late')).toBe(0);
+    expect(count('granted')).toBe(61);
+    const attempts = await env.deps.db.email.groupBy({ by: ['sendAttempts'], _count: true });
+    expect(attempts).toEqual([{ sendAttempts: 1, _count: 61 }]);
+  });
+});

@@ -108,9 +108,10 @@ return {1, math.max(0, math.ceil(wait)), string.format('%.3f', sendAt), string.f
 
 /**
  * Granted: the message may leave at `slotAt` (this process's Date.now() scale), `delayMs` after
- * Redis answered. Refused: ask again in `retryInMs`.
+ * Redis answered; `queuedMs` is how far ahead of the booking its slot lay on Redis's clock (not
+ * rounded): 0 when the timeline was free. Refused: ask again in `retryInMs`.
  */
-export type SendPermit = { granted: true; delayMs: number; slotAt: number } | { granted: false; retryInMs: number };
+export type SendPermit = { granted: true; delayMs: number; slotAt: number; queuedMs: number } | { granted: false; retryInMs: number };
 
 export interface SendRateLimiter {
   /**
@@ -178,7 +179,8 @@ export function createSendRateLimiter(redis: Redis, settings: RateLimiterSetting
       // waited in a busy event loop (tens of ms on a loaded machine) would shift the slot by that
       // wait unnoticed, and late messages bunch up at SES with the next ones.
       const offset = clock.sample(askedAt, answeredAt, Number(redisNow));
-      return { granted: true, delayMs: ms, slotAt: Number.isFinite(offset) ? Number(sendAt) + offset : answeredAt + ms };
+      const queuedMs = Math.max(0, Number(sendAt) - Number(redisNow)) || 0;
+      return { granted: true, delayMs: ms, slotAt: Number.isFinite(offset) ? Number(sendAt) + offset : answeredAt + ms, queuedMs };
     },
   };
 }
