@@ -62,7 +62,13 @@ function guardDispatch(command: SendEmailCommand, email: RawEmailToSend): void {
           const now = Date.now();
           if (email.startBy !== undefined && now > email.startBy) return reject(claimRunningOut());
           if (email.leaveBy !== undefined && now > email.leaveBy) return reject(lateForSlot(now - email.leaveBy));
-          next(args).then(resolve, reject);
+          // A throw here would escape the tick as an uncaught exception; the async middleware
+          // before it turned one into a rejection of the call.
+          try {
+            next(args).then(resolve, reject);
+          } catch (err) {
+            reject(err);
+          }
         });
       });
     },
