@@ -18,6 +18,13 @@ export function cpuSeconds(pid: number | undefined): number {
   }
 }
 
+/** The pids of the processes running now: the numeric entries of /proc. */
+function processIds(): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number);
+}
+
 /**
  * CPU seconds used so far by every process whose command name is `comm` (postgres, redis-server),
  * with the children they have reaped: PostgreSQL's backends come and go, and an ended one's time
@@ -25,11 +32,10 @@ export function cpuSeconds(pid: number | undefined): number {
  */
 export function cpuSecondsOfCommand(comm: string): number {
   let total = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
+  for (const pid of processIds()) {
     try {
       if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== comm) continue;
-      const fields = statFields(Number(pid));
+      const fields = statFields(pid);
       total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
     } catch {
       // gone meanwhile
@@ -52,9 +58,7 @@ export function procStatusMb(pid: number, field: 'VmRSS' | 'VmHWM' | 'RssAnon'):
 /** CPU seconds so far of every process on the machine, by pid, with the start of its command line. */
 export function cpuCensus(): Map<number, { cpu: number; command: string }> {
   const census = new Map<number, { cpu: number; command: string }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const pid = Number(entry);
+  for (const pid of processIds()) {
     try {
       const line = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
       // Node's flags come first and the script last: keep both ends of a long line.
