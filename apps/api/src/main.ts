@@ -3,7 +3,7 @@ import { loadConfigOrExit } from '@mailrail/platform/config/load';
 import { createApp } from './app';
 import { closeApiDeps, createApiDeps } from './deps';
 
-useLowMemoryV8Flags();
+useLowMemoryV8Flags('api');
 const config = loadConfigOrExit();
 const deps = createApiDeps(config);
 const { app, close, drain } = createApp(deps);

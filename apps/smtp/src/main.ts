@@ -11,7 +11,7 @@ import { readTlsFiles, relayTls } from './tls';
 // SIGTERM/SIGINT stop taking connections, answer 421 to new commands, let the messages in flight
 // finish and get their answer, then exit 0. Stateless: run as many as needed behind a TCP balancer.
 async function main(): Promise<void> {
-  useLowMemoryV8Flags();
+  useLowMemoryV8Flags('smtp');
   const config = loadConfigOrExit();
   const log = createLogger(config.LOG_LEVEL, 'mailrail-smtp');
   if (!config.SMTP_PORT && !config.SMTPS_PORT) {

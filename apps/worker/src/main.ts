@@ -10,7 +10,7 @@ import { startWorker } from './worker';
 // (exit 1 if that takes longer than WORKER_SHUTDOWN_GRACE_MS).
 // A SIGKILL loses nothing: leases expire and the sweeper re-enqueues from PostgreSQL.
 async function main(): Promise<void> {
-  useLowMemoryV8Flags();
+  useLowMemoryV8Flags('worker');
   const config = loadConfigOrExit();
   const log = createLogger(config.LOG_LEVEL, 'mailrail-worker');
   let deps;
