@@ -290,58 +290,73 @@ export function measure(server: BenchServer, load: Load, commits?: () => Promise
  * the server shows in every request that fell due during it. autocannon has no such mode, and
  * loadtest 8's (requestsPerSecond) spins on setImmediate when the interval is under 1 ms, which
  * took a core of the 2 at 2,000/s.
+ *
+ * `warmUpSeconds` first offers the same rate, over the same connections, for that long, unmeasured:
+ * the figures are then those of the steady state at that rate, not of the change from the load
+ * before (run.ts measures right after rounds at full speed, whose garbage, open connections and
+ * PostgreSQL work carry over into the first seconds).
  */
-export function measureOpenLoop(server: BenchServer, load: Load, rate: number): Promise<Figures> {
-  return withCpuTimes(server, load, async () => {
-    const url = new URL(server.base + load.path);
-    const body = Buffer.from(load.body);
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
-    const headers = { ...load.headers, 'content-length': String(body.length) };
-    const latencies: number[] = [];
-    let non2xx = 0;
-    let errors = 0;
-    let sent = 0;
-    let pending = 0;
-    const start = performance.now();
-    const durationMs = (load.duration ?? 10) * 1000;
-    const total = Math.round((durationMs * rate) / 1000);
-    const send = (dueAt: number) => {
-      pending++;
-      let answered = false;
-      const done = (ok: boolean, status?: number) => {
-        if (answered) return;
-        answered = true;
-        pending--;
-        latencies.push(performance.now() - dueAt);
-        if (!ok) errors++;
-        else if (status! < 200 || status! >= 300) non2xx++;
-      };
-      const req = http.request(url, { method: 'POST', headers, agent }, (res) => {
-        res.resume();
-        res.on('end', () => done(true, res.statusCode));
-        res.on('error', () => done(false));
-      });
-      req.on('error', () => done(false));
-      req.end(body);
-    };
-    await new Promise<void>((resolve) => {
-      const tick = setInterval(() => {
-        // Request i is due at start + i / rate: those due by now are the first floor(t * rate) + 1.
-        const due = Math.min(total, Math.floor(((performance.now() - start) * rate) / 1000) + 1);
-        for (; sent < due; sent++) send(start + (sent * 1000) / rate);
-        if (sent >= total) {
-          clearInterval(tick);
-          resolve();
-        }
-      }, 1);
-    });
-    while (pending > 0) await new Promise((r) => setTimeout(r, 5));
-    const elapsedSeconds = (performance.now() - start) / 1000;
+export async function measureOpenLoop(
+  server: BenchServer,
+  load: Load,
+  rate: number,
+  opts: { warmUpSeconds?: number } = {},
+): Promise<Figures> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+  try {
+    if (opts.warmUpSeconds) await openLoop(server, load, rate, opts.warmUpSeconds, agent);
+    return await withCpuTimes(server, load, () => openLoop(server, load, rate, load.duration ?? 10, agent));
+  } finally {
     agent.destroy();
-    latencies.sort((a, b) => a - b);
-    const percentile = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN);
-    return { total: sent, perSecond: sent / elapsedSeconds, p50: percentile(0.5), p99: percentile(0.99), non2xx, errors };
+  }
+}
+
+async function openLoop(server: BenchServer, load: Load, rate: number, durationSeconds: number, agent: http.Agent): Promise<LoadRun> {
+  const url = new URL(server.base + load.path);
+  const body = Buffer.from(load.body);
+  const headers = { ...load.headers, 'content-length': String(body.length) };
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  let sent = 0;
+  let pending = 0;
+  const start = performance.now();
+  const total = Math.round(durationSeconds * rate);
+  const send = (dueAt: number) => {
+    pending++;
+    let answered = false;
+    const done = (ok: boolean, status?: number) => {
+      if (answered) return;
+      answered = true;
+      pending--;
+      latencies.push(performance.now() - dueAt);
+      if (!ok) errors++;
+      else if (status! < 200 || status! >= 300) non2xx++;
+    };
+    const req = http.request(url, { method: 'POST', headers, agent }, (res) => {
+      res.resume();
+      res.on('end', () => done(true, res.statusCode));
+      res.on('error', () => done(false));
+    });
+    req.on('error', () => done(false));
+    req.end(body);
+  };
+  await new Promise<void>((resolve) => {
+    const tick = setInterval(() => {
+      // Request i is due at start + i / rate: those due by now are the first floor(t * rate) + 1.
+      const due = Math.min(total, Math.floor(((performance.now() - start) * rate) / 1000) + 1);
+      for (; sent < due; sent++) send(start + (sent * 1000) / rate);
+      if (sent >= total) {
+        clearInterval(tick);
+        resolve();
+      }
+    }, 1);
   });
+  while (pending > 0) await new Promise((r) => setTimeout(r, 5));
+  const elapsedSeconds = (performance.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  const percentile = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN);
+  return { total: sent, perSecond: sent / elapsedSeconds, p50: percentile(0.5), p99: percentile(0.99), non2xx, errors };
 }
 
 /**

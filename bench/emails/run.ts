@@ -1,7 +1,7 @@
 // Email API benchmark: single and batch sends against two floors (bench/emails/plain-floor.ts:
 // node:http, one INSERT + one add, or one multi-row INSERT + one addBulk per request; and
 // bench/emails/floor.ts: the same single send on Express), measured alternately, with the worker stopped.
-//   npx tsx bench/emails/run.ts [--duration 15] [--connections 32] [--rounds 3] [--rate 2000] [--batch-connections 16] [--env K=V] [--profile] [--compiled] [--batch-only]
+//   npx tsx bench/emails/run.ts [--duration 15] [--connections 32] [--rounds 3] [--rate 2000] [--warm-up 5] [--batch-connections 16] [--env K=V] [--profile] [--compiled] [--batch-only]
 // Writes bench/out/emails.json and prints a markdown summary ending in the three verdict lines
 // (single and batch ratios to the plain floor, p99 at --rate offered).
 import os from 'node:os';
@@ -30,6 +30,7 @@ const apiEnv = envArgs('env');
 const DURATION = numberArg('duration', 15);
 const CONNECTIONS = numberArg('connections', 32);
 const TARGET_RATE = numberArg('rate', 2000);
+const WARM_UP = numberArg('warm-up', 5);
 const ROUNDS = numberArg('rounds', 3);
 const BATCH_CONNECTIONS = numberArg('batch-connections', 16);
 // --batch-only: just the batch rounds (to profile or compare the batch route alone).
@@ -94,8 +95,9 @@ async function main() {
     if (!BATCH_ONLY) {
       // The target's figure: a steady offered rate (open loop); autocannon's overallRate, which
       // sends each second's share in a burst at full speed, is kept beside it for comparison.
-      results.singleAtTargetRate = await measureOpenLoop(a, { ...s, duration: DURATION }, TARGET_RATE);
-      results.plainAtTargetRate = await measureOpenLoop(p, { ...floorS, duration: DURATION }, TARGET_RATE);
+      // Each after WARM_UP seconds at the same rate, unmeasured: the steady state at that rate.
+      results.singleAtTargetRate = await measureOpenLoop(a, { ...s, duration: DURATION }, TARGET_RATE, { warmUpSeconds: WARM_UP });
+      results.plainAtTargetRate = await measureOpenLoop(p, { ...floorS, duration: DURATION }, TARGET_RATE, { warmUpSeconds: WARM_UP });
       results.singleBurstsAtTargetRate = await measure(a, { ...s, duration: DURATION, overallRate: TARGET_RATE });
       results.plainBurstsAtTargetRate = await measure(p, { ...floorS, duration: DURATION, overallRate: TARGET_RATE });
     }
@@ -142,6 +144,7 @@ async function main() {
     durationSeconds: DURATION,
     connections: CONNECTIONS,
     targetRate: TARGET_RATE,
+    warmUpSeconds: WARM_UP,
     results,
     rounds: {
       api: single.api,
@@ -199,8 +202,8 @@ async function main() {
       line(`POST /api/v1/emails, max (median of ${ROUNDS} rounds)`, results.single),
       line('plain floor: node:http, 1 INSERT + 1 add (median round)', results.plain),
       line('Express floor: 1 INSERT + 1 add (median round)', results.floor),
-      line(`POST /api/v1/emails at ${TARGET_RATE}/s offered (open loop)`, results.singleAtTargetRate),
-      line(`plain floor at ${TARGET_RATE}/s offered (open loop)`, results.plainAtTargetRate),
+      line(`POST /api/v1/emails at ${TARGET_RATE}/s offered (open loop, after ${WARM_UP} s at that rate)`, results.singleAtTargetRate),
+      line(`plain floor at ${TARGET_RATE}/s offered (open loop, after ${WARM_UP} s at that rate)`, results.plainAtTargetRate),
       line(`POST /api/v1/emails, autocannon overallRate ${TARGET_RATE} (each second's share in a burst)`, results.singleBurstsAtTargetRate),
       line(`plain floor, autocannon overallRate ${TARGET_RATE}`, results.plainBurstsAtTargetRate),
       line(`POST /api/v1/emails/batch, 100 per request (${BATCH_CONNECTIONS} connections, median round)`, results.batch),

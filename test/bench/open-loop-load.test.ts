@@ -65,6 +65,28 @@ describe('measureOpenLoop', () => {
     expect(figures.p50).toBeLessThan(100);
   });
 
+  it('leaves the warm-up out of the figures', async () => {
+    // The server stalls for the first 300 ms; with 500 ms of warm-up at the same rate the stall
+    // lies before the measured half second.
+    let received = 0;
+    let stallEndsAt: number | undefined;
+    const held: http.ServerResponse[] = [];
+    const s = await serve((req, res) => {
+      req.resume();
+      received++;
+      stallEndsAt ??= Date.now() + 300;
+      if (Date.now() < stallEndsAt) {
+        if (held.push(res) === 1) setTimeout(() => held.forEach((r) => r.end('{}')), 300);
+      } else res.end('{}');
+    });
+    server = s.server;
+    const figures = await measureOpenLoop(s.bench, { ...load, duration: 0.5 }, 100, { warmUpSeconds: 0.5 });
+    expect(received).toBe(100);
+    expect(held.length).toBeGreaterThan(10);
+    expect(figures.p99).toBeLessThan(100);
+    expect(figures.requestsPerSec).toBeLessThan(120);
+  });
+
   it('counts answers outside 2xx', async () => {
     const s = await serve((req, res) => {
       req.resume();
