@@ -2,14 +2,12 @@
 // on the same framework (express + JSON body). Our API's rate is reported as a ratio of this.
 import express from 'express';
 import { Pool } from 'pg';
-import { createQueueFactory, queueNames } from '@mailrail/platform/queue/queues';
-import { createRedis } from '@mailrail/platform/redis/client';
+import { floorSendQueue } from './floor-queue';
 import { newId } from '@mailrail/platform/ids';
 
 const port = Number(process.env.PORT ?? 3901);
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
-const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-const queue = createQueueFactory(redis, process.env.REDIS_PREFIX ?? 'floor').get(queueNames.send('us-east-1', 'transactional'));
+const queue = floorSendQueue();
 const teamId = Number(process.env.FLOOR_TEAM_ID);
 
 const app = express();

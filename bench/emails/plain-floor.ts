@@ -4,8 +4,7 @@
 // No auth, no validation, no logging: the API's rates are reported as ratios of these.
 import http from 'node:http';
 import { Pool } from 'pg';
-import { createQueueFactory, queueNames } from '@mailrail/platform/queue/queues';
-import { createRedis } from '@mailrail/platform/redis/client';
+import { floorSendQueue } from './floor-queue';
 import { newId } from '@mailrail/platform/ids';
 
 interface Payload {
@@ -18,8 +17,7 @@ interface Payload {
 
 const port = Number(process.env.PORT ?? 3902);
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
-const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-const queue = createQueueFactory(redis, process.env.REDIS_PREFIX ?? 'floor').get(queueNames.send('us-east-1', 'transactional'));
+const queue = floorSendQueue();
 const teamId = Number(process.env.FLOOR_TEAM_ID);
 const COLUMNS = `(id, "teamId", "from", "to", subject, html, text, "latestStatus", "updatedAt")`;
 
