@@ -54,12 +54,12 @@ export const figures: FigureSpec[] = [
   {
     bench: 'emails',
     key: 'singleP99AtTargetRateMs',
-    label: 'single sends p99 at 2,000/s offered (open loop, timed from when each request was due)',
+    label: 'single sends p99 at 2,000/s offered (open loop after 5 s at that rate, timed from when each request was due)',
     unit: 'ms',
     better: 'lower',
     target: 20,
     stat: 'p99',
-    cause: 'waiting for a core on a busy machine (compare the plain floor at the same offered rate)',
+    cause: 'full GCs in the API and waiting for a core on a busy machine (compare the plain floor at the same offered rate)',
     evidence: [
       { key: 'floorP99AtTargetRateMs', label: 'plain floor p99 at the same offered rate', unit: 'ms' },
       { key: 'singleP99BurstsAtTargetRateMs', label: "p99 with autocannon's overallRate (each second's share in a burst)", unit: 'ms' },
