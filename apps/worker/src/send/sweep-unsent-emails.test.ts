@@ -95,6 +95,18 @@ describe('emails stored together, in one group job', () => {
     await env.deps.redis.del(`${queue().toKey(groupId)}:lock`);
   });
 
+  it('reads one job state per waiting group, not one per email (a backlog is mostly waiting groups)', async () => {
+    const ids = await env.createEmails(Array.from({ length: 5 }, (_, i) => ({ to: [`backlog-group-${i}@example.net`] })));
+    const groupId = await groupOf(ids);
+    const reads = jest.spyOn(queue(), 'getJobState');
+    try {
+      expect(await sweepUnsentEmails(env.deps)).toEqual({ checked: 5, enqueued: 0 });
+      expect(reads.mock.calls).toEqual([[groupId]]);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
   it('gives each unsent email a job of its own once its group job is abandoned or over', async () => {
     const ids = await env.createEmails(Array.from({ length: 3 }, (_, i) => ({ to: [`abandoned-${i}@example.net`] })));
     const groupId = await groupOf(ids);
