@@ -154,6 +154,29 @@ describe('the shared send rate limiter', () => {
     }
   });
 
+  it('sends the requests of one turn of the event loop in one call, decided in order as separate calls would be', async () => {
+    const [a] = limiters(10, 0.25); // 100 ms apart, 1 s horizon
+    const lanes = [...Array(12).fill('transactional'), 'marketing', 'transactional', 'marketing'] as const;
+    const calls = jest.spyOn(redis, 'evalsha');
+    let together: SendPermit[];
+    try {
+      together = await Promise.all(lanes.map((lane) => a.acquire(REGION, lane, 1)));
+      expect(calls).toHaveBeenCalledTimes(1);
+    } finally {
+      calls.mockRestore();
+    }
+    await deleteRedisPrefix(redis, prefix);
+    const apart: SendPermit[] = [];
+    for (const lane of lanes) apart.push(await a.acquire(REGION, lane, 1));
+    // Eleven slots fill the horizon; the twelfth is refused, which marks transactional mail as
+    // waiting, so the campaign mail after it is held to its share (refused: its own timeline is
+    // ahead), and so is the next transactional request (no slot within the horizon).
+    const shape = (permits: SendPermit[]) => permits.map((p) => (p.granted ? `+${Math.round(p.queuedMs / 100)}` : '-'));
+    expect(shape(together)).toEqual(['+0', '+1', '+2', '+3', '+4', '+5', '+6', '+7', '+8', '+9', '+10', '-', '-', '-', '-']);
+    // One at a time, Redis's clock moves between the calls (more on a slow machine): only which were granted is compared.
+    expect(apart.map((p) => p.granted)).toEqual(together.map((p) => p.granted));
+  });
+
   it("places each slot on this process's clock from Redis's, so an answer that waited in a busy event loop does not move it", async () => {
     const [a] = limiters(10); // 100 ms apart
     // Looks that book nothing, on a free event loop: the clock samples (the first call also
@@ -164,7 +187,9 @@ describe('the shared send rate limiter', () => {
     // The second slot is 100 ms after the first on Redis's timeline. Its answer is read only after
     // the event loop was held for 250 ms: counted from the answer it would look 100 ms ahead.
     const pending = a.acquire(REGION, 'transactional', 1);
-    await new Promise((r) => setImmediate(r)); // the auto-pipelined connection has written the call
+    // The call has left: the limiter sends a turn's requests once that turn's ticks are done, and
+    // the auto-pipelined connection writes them in the next check phase, before a second setImmediate.
+    await new Promise((r) => setImmediate(() => setImmediate(r)));
     const heldUntil = Date.now() + 250;
     while (Date.now() < heldUntil); // a busy event loop
     const second = await pending;

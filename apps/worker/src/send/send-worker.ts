@@ -50,9 +50,10 @@ export function startSendWorkers(deps: WorkerDeps, ratesByRegion: Map<string, nu
   let closing = false;
   const leaseMs = deps.config.SEND_LEASE_SECONDS * 1000;
   const stalledAfterMs = Math.min(30_000, Math.max(5_000, leaseMs / 2));
-  // The limiter's own connection pipelines automatically: the bookings of all the jobs whose SES
-  // calls start in one turn of the event loop leave in one write and come back in one read, not one
-  // round trip each (about 4 % of the worker's busy time was these writes and reads).
+  // The limiter sends the bookings of all the jobs whose SES calls start in one turn of the event
+  // loop as one script call per region (rate-limits.ts); its own connection also pipelines
+  // automatically, so the calls of several regions leave in one write and come back in one read,
+  // not one round trip each (about 4 % of the worker's busy time was these writes and reads).
   const limiterRedis = duplicateRedis(deps.redis, { enableAutoPipelining: true });
   // A job sleeps until its slot while holding the email's lease: keep the sleeps well inside it.
   const limiter = createSendRateLimiter(limiterRedis, {
