@@ -1,4 +1,4 @@
-import { GetAccountCommand, SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
+import { GetAccountCommand, SendEmailCommand, type SendEmailCommandInput, type SESv2Client } from '@aws-sdk/client-sesv2';
 import { createSesClient } from '@mailrail/platform/ses/client';
 import { type Config } from '@mailrail/platform/config/schema';
 
@@ -37,20 +37,26 @@ function lateForSlot(lateByMs: number): Error {
   return Object.assign(new Error(`the send slot passed ${lateByMs} ms ago`), { name: LATE_FOR_SLOT });
 }
 
+/** The deadlines of the calls in progress, by their command's input (the object the middleware sees). */
+type Deadlines = Pick<RawEmailToSend, 'startBy' | 'leaveBy'>;
+const callDeadlines = new WeakMap<object, Deadlines>();
+
 /**
  * Checks a call's deadlines (startBy, leaveBy) at the last step before the SDK writes the request.
  * Checked when the call starts instead, they missed the SDK's own steps (serialising, signing,
  * between awaits), which in a busy process took up to 46 ms: enough for a paced message to reach
- * SES together with the next slot's. The client makes one attempt (createSesClient); should the SDK
- * ever retry, the retry follows an attempt that may have reached SES, so only the first is checked.
+ * SES together with the next slot's. One middleware on the client, not one per command: the
+ * client resolves its middleware stack once (cacheMiddleware), which a per-command middleware
+ * would defeat, and each call's deadlines are found by its input. The client makes one attempt
+ * (createSesClient); should the SDK ever retry, the retry follows an attempt that may have reached
+ * SES, so only the first is checked (the entry is taken out).
  */
-function guardDispatch(command: SendEmailCommand, email: RawEmailToSend): void {
-  if (email.startBy === undefined && email.leaveBy === undefined) return;
-  let firstAttempt = true;
-  command.middlewareStack.add(
+function addDispatchGuard(client: SESv2Client): void {
+  client.middlewareStack.add(
     (next) => (args) => {
-      if (!firstAttempt) return next(args);
-      firstAttempt = false;
+      const deadlines = callDeadlines.get(args.input as object);
+      if (!deadlines) return next(args);
+      callDeadlines.delete(args.input as object);
       // Checked and handed to the HTTP handler in a process.nextTick callback, which runs once the
       // queue of promise continuations is empty: Node writes a request to its socket only then (its
       // socket is given on the next tick), and in a busy worker that queue (the other sends'
@@ -60,8 +66,8 @@ function guardDispatch(command: SendEmailCommand, email: RawEmailToSend): void {
       return new Promise((resolve, reject) => {
         process.nextTick(() => {
           const now = Date.now();
-          if (email.startBy !== undefined && now > email.startBy) return reject(claimRunningOut());
-          if (email.leaveBy !== undefined && now > email.leaveBy) return reject(lateForSlot(now - email.leaveBy));
+          if (deadlines.startBy !== undefined && now > deadlines.startBy) return reject(claimRunningOut());
+          if (deadlines.leaveBy !== undefined && now > deadlines.leaveBy) return reject(lateForSlot(now - deadlines.leaveBy));
           // A throw here would escape the tick as an uncaught exception; the async middleware
           // before it turned one into a rejection of the call.
           try {
@@ -90,15 +96,22 @@ export function createSesV2Sender(config: Pick<Config, 'SES_ENDPOINT' | 'SES_TIM
   const client = (region: string) => {
     let c = clients.get(region);
     if (!c) {
-      // Two lanes per region share the client: enough sockets for both.
-      c = createSesClient(config, region, { timeoutMs: config.SES_TIMEOUT_MS, maxSockets: config.SEND_CONCURRENCY * 2 });
+      // Two lanes per region share the client: enough sockets for both. Resolving the SDK's
+      // middleware stack on every call was about 5 % of the worker's busy time, and the objects it
+      // builds live as long as the call, long enough to be promoted (docs/worker.md).
+      c = createSesClient(config, region, {
+        timeoutMs: config.SES_TIMEOUT_MS,
+        maxSockets: config.SEND_CONCURRENCY * 2,
+        cacheMiddleware: true,
+      });
+      addDispatchGuard(c);
       clients.set(region, c);
     }
     return c;
   };
   return {
     async sendRawEmail(email) {
-      const command = new SendEmailCommand({
+      const input: SendEmailCommandInput = {
         Content: { Raw: { Data: email.raw } },
         Destination: {
           ToAddresses: email.destination.to,
@@ -106,11 +119,13 @@ export function createSesV2Sender(config: Pick<Config, 'SES_ENDPOINT' | 'SES_TIM
           BccAddresses: email.destination.bcc,
         },
         ConfigurationSetName: email.configurationSetName,
-      });
+      };
       // A send waits for its call slot and rate permit after the claim, and a stalled process can
       // wait longer than the claim lasts or than its slot allows: checked as the request leaves.
-      guardDispatch(command, email);
-      const out = await client(email.region).send(command);
+      if (email.startBy !== undefined || email.leaveBy !== undefined) {
+        callDeadlines.set(input, { startBy: email.startBy, leaveBy: email.leaveBy });
+      }
+      const out = await client(email.region).send(new SendEmailCommand(input));
       if (!out.MessageId) throw new Error('SES answered without a MessageId');
       return { messageId: out.MessageId };
     },

@@ -9,6 +9,11 @@ export interface SesClientOptions {
   timeoutMs?: number;
   /** Sockets kept open per client (at least the number of calls in flight). */
   maxSockets?: number;
+  /**
+   * The SDK's `cacheMiddleware`: the middleware stack is resolved once per command class instead
+   * of on every call. Only for a caller that never adds middleware to a command (ses-sender.ts).
+   */
+  cacheMiddleware?: boolean;
 }
 
 type CredentialProvider = ReturnType<typeof defaultProvider>;
@@ -46,6 +51,7 @@ export function createSesClient(config: Pick<Config, 'SES_ENDPOINT'>, region: st
     endpoint: config.SES_ENDPOINT,
     credentials: sesCredentials(config),
     maxAttempts: 1,
+    cacheMiddleware: opts.cacheMiddleware,
     requestHandler: {
       requestTimeout: opts.timeoutMs,
       // Without it the SDK only warns and keeps waiting: a hung call would outlive the send lease.
