@@ -162,7 +162,7 @@ export const figures: FigureSpec[] = [
     target: 0.8,
     stat: 'median of rounds',
     cause:
-      'the worker also claims and records each email in PostgreSQL and moves a BullMQ job, and on two cores the emulator, PostgreSQL and Redis share its CPU: extra CPU per email is lost throughput (next: claim and record in batches)',
+      'the worker also claims and records each email in PostgreSQL (in groups) and moves BullMQ group jobs, and on two cores the emulator, PostgreSQL and Redis share its CPU: extra CPU per email anywhere is lost throughput (what remains is mostly PostgreSQL, about 0.25-0.3 ms per email; bench/RESULTS.md, 2026-11-29 19:50)',
     evidence: [
       { key: 'workerCpuMsPerEmail', label: 'worker CPU per email', unit: 'ms' },
       { key: 'loopCpuMsPerEmail', label: 'bare SDK loop CPU per email', unit: 'ms' },
