@@ -43,7 +43,8 @@ async function main() {
       const team = await createTeam(deps.db, 'bench');
       const { apiKey } = await createApiKey(deps.db, { teamId: team.id });
       const auth = createAuth(deps);
-      const req = { headers: { authorization: `Bearer ${apiKey}` }, originalUrl: '/api/v1/emails' } as unknown as Request;
+      // The client's address is part of the verification (its failed attempts are limited per address).
+      const req = { headers: { authorization: `Bearer ${apiKey}` }, originalUrl: '/api/v1/emails', ip: '127.0.0.1' } as unknown as Request;
       const call = () =>
         new Promise<void>((resolve, reject) => auth.middleware(req, {} as Response, (err?: unknown) => (err ? reject(err) : resolve())));
       if (cacheSeconds === '10') {
