@@ -18,7 +18,7 @@ import { processSesEventJob } from '@mailrail/domain/ses-events/process-ses-even
 import { emailSearchTextSql } from '@mailrail/domain/sql/email-search';
 import { recordSesAcceptances } from '@mailrail/domain/sql/ses-acceptance';
 import { loadConfig } from '@mailrail/platform/config/load';
-import { PrismaClient, UTC_SESSION_OPTIONS } from '@mailrail/platform/db/client';
+import { PLAN_EACH_RUN_SESSION_OPTIONS, PrismaClient, UTC_SESSION_OPTIONS } from '@mailrail/platform/db/client';
 import { createSqlPool, poolExecutor, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mailrail/testing/databases';
 import { explainingPool } from '@mailrail/testing/partition-scans';
@@ -28,6 +28,7 @@ import { getEmail } from '../../apps/api/src/emails/get-email';
 import { listEmailsQuery, streamEmailList } from '../../apps/api/src/emails/list-emails';
 import { countEmailsSince } from '../../apps/worker/src/campaigns/run-campaign-window';
 import { maintainEmailPartitions } from '@mailrail/domain/email-log/email-partitions';
+import { createDayPartitions, createEmailIdPrefixFunction, withIndexesRebuilt } from '../email-seed';
 import { claimEmailForSending } from '../../apps/worker/src/send/send-email';
 import { writeResult } from '../report-kit';
 
@@ -49,29 +50,6 @@ const load = () =>
     .join(' ');
 const secs = (t0: number) => ((performance.now() - t0) / 1000).toFixed(0);
 
-// The id prefix of an instant in SQL, as emailIdPrefixAt (packages/platform/src/ids.ts) computes it.
-const ID_PREFIX_FUNCTION = `
-CREATE FUNCTION pg_temp.email_id_prefix(at timestamptz) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE ms bigint := greatest(0, floor(extract(epoch FROM at) * 1000)); digits text := '';
-BEGIN
-  LOOP
-    digits := substr('0123456789abcdefghijklmnopqrstuvwxyz', (ms % 36)::int + 1, 1) || digits;
-    ms := ms / 36;
-    EXIT WHEN ms = 0;
-  END LOOP;
-  RETURN '000' || lpad(digits, 9, '0');
-END $$`;
-
-async function rebuildWithoutIndexes(pool: Pool, schema: string, work: () => Promise<void>) {
-  const { rows } = await pool.query<{ indexname: string; indexdef: string }>(
-    `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename IN ('Email', 'EmailEvent') AND indexname NOT LIKE '%pkey'`,
-    [schema],
-  );
-  for (const i of rows) await pool.query(`DROP INDEX ${schema}."${i.indexname}"`);
-  await work();
-  for (const i of rows) await pool.query(i.indexdef);
-}
-
 async function main() {
   console.log(`machine: nproc=${os.cpus().length}, node ${process.version}; load average at start: ${load()}`);
   console.log(`emails=${EMAILS} days=${DAYS} sends=${SENDS}/round rounds=${ROUNDS} concurrency=${CONCURRENCY}`);
@@ -89,20 +67,16 @@ async function main() {
   const figures: Record<string, number> = {};
   try {
     // Partitions for the seeded days and a week ahead, as the worker's job makes them.
-    await maintainEmailPartitions(
-      sql,
-      { daysAhead: DAYS + 7, bodyRetentionDays: 0, retentionDays: 0 },
-      new Date(now.getTime() - DAYS * DAY),
-    );
+    await createDayPartitions(sql, DAYS);
     const [{ id: teamId }] = await sql.query<{ id: number }>(`INSERT INTO "Team" (name, "updatedAt") VALUES ('bench', now()) RETURNING id`);
 
     let t0 = performance.now();
-    await admin.query(ID_PREFIX_FUNCTION);
-    await rebuildWithoutIndexes(admin, 'public', async () => {
+    await createEmailIdPrefixFunction(sql);
+    await withIndexesRebuilt(poolExecutor(admin), 'public', ['Email', 'EmailEvent'], async () => {
       // Delivered emails spread evenly over the last DAYS days (the newest a minute ago), one event each.
       await admin.query(
         `INSERT INTO "Email" (id, "teamId", "from", "to", subject, text, "latestStatus", "sesEmailId", "sentAt", "createdAt", "updatedAt", "searchText", "toAddresses")
-         SELECT pg_temp.email_id_prefix(at) || lpad(to_hex(g), 12, '0'), $1, 'shop@example.com', s."to", s.subject, 'Thanks for your order.',
+         SELECT bench_email_id_prefix(at) || lpad(to_hex(g), 12, '0'), $1, 'shop@example.com', s."to", s.subject, 'Thanks for your order.',
                 'DELIVERED', 'ses-' || g, at, at, at, ${emailSearchTextSql('s.')}, s."to"
            FROM (SELECT g, 'Order #' || g AS subject, ARRAY['c' || g % 200000 || '@example.org'] AS "to",
                         now() - interval '1 minute' - make_interval(secs => ($2::int - g) * ($3::float8 * 86400 / $2::int)) AS at
@@ -210,11 +184,13 @@ async function main() {
     await explaining.pool.end();
 
     // 2. Sends/s, partitioned against plain, alternating.
+    // Both on sessions that plan each run, as the worker's pool is (apps/worker/src/deps.ts): a
+    // generic plan of a named statement would lock and open every partition on each run.
     const layouts = {
-      partitioned: { sql: createSqlPool(url, CONCURRENCY, () => undefined) },
+      partitioned: { sql: createSqlPool(url, CONCURRENCY, () => undefined, { planEachRun: true }) },
       plain: {
         sql: poolExecutor(
-          new Pool({ connectionString: url, max: CONCURRENCY, options: `${UTC_SESSION_OPTIONS} -c search_path=plain,public` }),
+          new Pool({ connectionString: url, max: CONCURRENCY, options: `${PLAN_EACH_RUN_SESSION_OPTIONS} -c search_path=plain,public` }),
         ),
       },
     };
