@@ -19,6 +19,8 @@ export interface RunContext {
   commit: string;
   loadBefore: number;
   loadAfter: number;
+  /** bench/machine-speed.ts before and after the run: how fast the cores were (lower is faster). */
+  cpuReferenceMs: { before: number; after: number };
   machine: string;
 }
 
@@ -84,6 +86,7 @@ function heading(ctx: RunContext, outcomes: Outcome[]): string {
     `### ${when}: \`${command}\`, commit ${ctx.commit}`,
     '',
     `Machine: ${ctx.machine}. Load average (1 min) ${ctx.loadBefore.toFixed(2)} before, ${ctx.loadAfter.toFixed(2)} after. ` +
+      `CPU reference (\`bench/machine-speed.ts\`, lower is faster) ${ctx.cpuReferenceMs.before} ms before, ${ctx.cpuReferenceMs.after} ms after. ` +
       `Took ${Math.floor(took / 60)} min ${took % 60} s.` +
       (ctx.quick
         ? ' **Quick mode**: reduced sizes and durations, to check the wiring; the figures are not comparable with the targets.'

@@ -10,6 +10,7 @@ import { benchNames, benches, invocation, type BenchName } from './benches';
 import { recordReport, resultsFile } from './record-results';
 import { clearResult, outDir, readResult } from './report-kit';
 import { renderReport, type Outcome } from './results-table';
+import { machineSpeedMs } from './machine-speed';
 
 const root = path.resolve(__dirname, '..');
 
@@ -73,10 +74,23 @@ async function main() {
   const machine = `${cpus.length} cores (${cpus[0]?.model.trim()}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`;
   const startedAt = new Date();
   const loadBefore = os.loadavg()[0];
+  const cpuReferenceBefore = machineSpeedMs();
   const outcomes: Outcome[] = [];
   for (const name of selected) outcomes.push(await runBench(name, quick));
 
-  const report = renderReport({ startedAt, quick, selected, commit: commit(), loadBefore, loadAfter: os.loadavg()[0], machine }, outcomes);
+  const report = renderReport(
+    {
+      startedAt,
+      quick,
+      selected,
+      commit: commit(),
+      loadBefore,
+      loadAfter: os.loadavg()[0],
+      cpuReferenceMs: { before: cpuReferenceBefore, after: machineSpeedMs() },
+      machine,
+    },
+    outcomes,
+  );
   mkdirSync(outDir, { recursive: true });
   writeFileSync(path.join(outDir, 'latest.md'), report);
   console.log(`\n${report}`);

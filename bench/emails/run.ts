@@ -7,6 +7,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { writeResult } from '../report-kit';
+import { machineSpeedMs } from '../machine-speed';
 import { youngGenerationFlag } from '@mailrail/platform/process/memory-flags';
 import {
   alternate,
@@ -40,6 +41,7 @@ async function main() {
   const bench = await setUpEmailBench('emails');
   const results: Record<string, Figures> = {};
   const loadBefore = os.loadavg()[0];
+  const cpuReferenceBefore = machineSpeedMs();
 
   // All three servers run side by side (only one is loaded at a time) and the runs alternate
   // plain floor, Express floor, API... so load from elsewhere on the machine hits all alike.
@@ -130,6 +132,7 @@ async function main() {
   await bench.close();
 
   const loadAverage = { before: Number(loadBefore.toFixed(2)), after: Number(os.loadavg()[0].toFixed(2)) };
+  const cpuReferenceMs = { before: cpuReferenceBefore, after: machineSpeedMs() };
   const machine = {
     nproc: os.cpus().length,
     cpu: os.cpus()[0]?.model,
@@ -140,6 +143,7 @@ async function main() {
     at: new Date().toISOString(),
     machine,
     loadAverage,
+    cpuReferenceMs,
     apiEnv,
     durationSeconds: DURATION,
     connections: CONNECTIONS,
@@ -195,7 +199,7 @@ async function main() {
   const atRateOk = !!atRate && atRate.p99 <= 20 && atRate.non2xx + atRate.errors === 0 && atRate.requestsPerSec >= TARGET_RATE * 0.95;
   console.log(
     [
-      `machine: ${machine.nproc} cores (${machine.cpu}), ${machine.memoryGB} GB, node ${machine.node}; ${DURATION} s per run, ${CONNECTIONS} connections; load average ${loadAverage.before} -> ${loadAverage.after}; API env ${JSON.stringify(apiEnv)}`,
+      `machine: ${machine.nproc} cores (${machine.cpu}), ${machine.memoryGB} GB, node ${machine.node}; ${DURATION} s per run, ${CONNECTIONS} connections; load average ${loadAverage.before} -> ${loadAverage.after}; CPU reference (bench/machine-speed.ts) ${cpuReferenceMs.before} -> ${cpuReferenceMs.after} ms; API env ${JSON.stringify(apiEnv)}`,
       '',
       '| run | requests/s | emails/s | p50 ms | p99 ms | server CPU µs/request | PostgreSQL / Redis / load generator CPU µs/request | non-2xx | errors |',
       '|---|---|---|---|---|---|---|---|---|',
