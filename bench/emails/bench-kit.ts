@@ -202,6 +202,12 @@ export interface Figures {
   loadCpuMicrosPerRequest: number;
   /** PostgreSQL transactions per request, when the bench counts them. */
   txPerRequest?: number;
+  /**
+   * Open loop only: the 99th percentile of how late the generator itself handed each request to
+   * node:http, in ms from when it was due. It shares the machine: when this is high, part of the
+   * p99 is the generator's own waiting for a core, not the server's.
+   */
+  sendLagP99?: number;
 }
 
 /** What one load generator's run gives, before the server's CPU time is added. */
@@ -212,6 +218,7 @@ interface LoadRun {
   p99: number;
   non2xx: number;
   errors: number;
+  sendLagP99?: number;
 }
 
 /** Runs `generate` against `server` and adds the CPU time of the server, the stores and this process per request. */
@@ -245,6 +252,7 @@ async function withCpuTimes(
     redisCpuMicrosPerRequest: perRequestMicros(stores.redis - stores0.redis),
     loadCpuMicrosPerRequest: perRequestMicros((loadCpu.user + loadCpu.system) / 1e6),
     ...(commits ? { txPerRequest: ((await commits()) - tx0) / requests } : {}),
+    ...(r.sendLagP99 !== undefined ? { sendLagP99: r.sendLagP99 } : {}),
   };
 }
 
@@ -316,6 +324,7 @@ async function openLoop(server: BenchServer, load: Load, rate: number, durationS
   const body = Buffer.from(load.body);
   const headers = { ...load.headers, 'content-length': String(body.length) };
   const latencies: number[] = [];
+  const sendLags: number[] = [];
   let non2xx = 0;
   let errors = 0;
   let sent = 0;
@@ -323,6 +332,7 @@ async function openLoop(server: BenchServer, load: Load, rate: number, durationS
   const start = performance.now();
   const total = Math.round(durationSeconds * rate);
   const send = (dueAt: number) => {
+    sendLags.push(performance.now() - dueAt);
     pending++;
     let answered = false;
     const done = (ok: boolean, status?: number) => {
@@ -354,9 +364,18 @@ async function openLoop(server: BenchServer, load: Load, rate: number, durationS
   });
   while (pending > 0) await new Promise((r) => setTimeout(r, 5));
   const elapsedSeconds = (performance.now() - start) / 1000;
+  const percentile = (xs: number[], q: number) => Math.round(xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN);
   latencies.sort((a, b) => a - b);
-  const percentile = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN);
-  return { total: sent, perSecond: sent / elapsedSeconds, p50: percentile(0.5), p99: percentile(0.99), non2xx, errors };
+  sendLags.sort((a, b) => a - b);
+  return {
+    total: sent,
+    perSecond: sent / elapsedSeconds,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    non2xx,
+    errors,
+    sendLagP99: percentile(sendLags, 0.99),
+  };
 }
 
 /**

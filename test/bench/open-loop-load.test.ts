@@ -67,6 +67,28 @@ describe('measureOpenLoop', () => {
     expect(figures.p50).toBeLessThan(100);
   });
 
+  it("reports the generator's own lateness apart from the server's", async () => {
+    // The server runs in this process: blocking its event loop for 200 ms, once, also stops the
+    // generator, so the requests due meanwhile leave late. The lateness shows in sendLagP99, and a
+    // generator that was never blocked reports almost none.
+    let blocked = false;
+    const s = await serve((req, res) => {
+      req.resume();
+      if (!blocked) {
+        blocked = true;
+        const until = performance.now() + 200;
+        while (performance.now() < until); // the block
+      }
+      res.end('{}');
+    });
+    server = s.server;
+    const late = await measureOpenLoop(s.bench, { ...load, duration: 1 }, 200);
+    expect(late.sendLagP99).toBeGreaterThanOrEqual(100);
+    expect(late.p99).toBeGreaterThanOrEqual(100);
+    const steady = await measureOpenLoop(s.bench, { ...load, duration: 1 }, 50);
+    expect(steady.sendLagP99).toBeLessThan(50);
+  });
+
   it('leaves the warm-up out of the figures', async () => {
     // The server stalls for the first 300 ms; with 500 ms of warm-up at the same rate the stall
     // lies before the measured half second.
