@@ -25,13 +25,9 @@ BEGIN
 END $$`);
 }
 
-/** Day partitions from `days` days ago to `daysAhead` days ahead, as the worker's email-partitions job makes them. */
-export async function createDayPartitions(sql: TransactionalSqlExecutor, days: number, daysAhead = 7, now = new Date()): Promise<void> {
-  await maintainEmailPartitions(
-    sql,
-    { daysAhead: days + daysAhead, bodyRetentionDays: 0, retentionDays: 0 },
-    new Date(now.getTime() - days * DAY_MS),
-  );
+/** Day partitions from `days` days ago to a week ahead, as the worker's email-partitions job makes them. */
+export async function createDayPartitions(sql: TransactionalSqlExecutor, days: number): Promise<void> {
+  await maintainEmailPartitions(sql, { daysAhead: days + 7, bodyRetentionDays: 0, retentionDays: 0 }, new Date(Date.now() - days * DAY_MS));
 }
 
 /**

@@ -53,15 +53,16 @@ async function seed(deps: ApiDeps, teamId: number, domainIds: number[], count: n
     `INSERT INTO "Email" (id, "teamId", "domainId", "from", "to", subject, text, "latestStatus", "createdAt", "updatedAt", "searchText", "toAddresses")
      SELECT id, "teamId", "domainId", "from", "to", subject, text, "latestStatus", "createdAt", "createdAt", ${emailSearchTextSql('s.')}, "to" -- bare and lower-case already
      FROM (
-       SELECT bench_email_id_prefix(now() - make_interval(secs => ($4::int - g) * ($5::float8 * 86400 / $4::int))) || $1 || lpad(to_hex(g), 11, '0') AS id, $2::int AS "teamId", ($3::int[])[1 + g % 3] AS "domainId",
+       SELECT bench_email_id_prefix(at) || $1 || lpad(to_hex(g), 11, '0') AS id, $2::int AS "teamId", ($3::int[])[1 + g % 3] AS "domainId",
               'Shop <orders@shop.example.com>' AS "from",
               ARRAY['customer' || (g::bigint * 7919 % 200000) || '@example' || (g % 50) || '.com'] AS "to",
               (ARRAY['Your order #', 'Invoice #', 'Shipping update for #', 'Welcome aboard, #', 'Password reset #'])[1 + g % 5] || g AS subject,
               'Thanks for your order.' AS text,
               (CASE WHEN g % 1000 = 0 THEN 'COMPLAINED' WHEN g % 33 = 0 THEN 'BOUNCED' WHEN g % 20 = 0 THEN 'OPENED'
                     WHEN g % 97 = 0 THEN 'FAILED' WHEN g % 11 = 0 THEN 'SENT' ELSE 'DELIVERED' END)::"EmailStatus" AS "latestStatus",
-              now() - make_interval(secs => ($4::int - g) * ($5::float8 * 86400 / $4::int)) AS "createdAt"
-       FROM generate_series(1, $4::int) AS g
+              at AS "createdAt"
+       FROM generate_series(1, $4::int) AS g,
+            LATERAL (SELECT now() - make_interval(secs => ($4::int - g) * ($5::float8 * 86400 / $4::int)) AS at) t
      ) s`,
     idPrefix,
     teamId,
