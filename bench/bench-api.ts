@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import type { Config } from '@mailrail/platform/config/schema';
@@ -31,7 +31,7 @@ export async function startBenchApi(env: Record<string, string>): Promise<BenchA
   const config = testConfig(databaseUrl, prefix, env);
   const deps = createApiDeps(config);
   const { app, close } = createApp(deps);
-  const server = app.listen(0, '127.0.0.1');
+  const server = createServer(app).listen(0, '127.0.0.1');
   await once(server, 'listening');
   return {
     databaseUrl,

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 // The API and the worker together, on one database and one Redis prefix, as in production: an
 // email goes from POST /api/v1/emails through the worker to SES (a fake SES endpoint on
 // loopback, reached through the real AWS SDK), SES's delivery event comes back through signed
@@ -179,7 +180,7 @@ it('double opt-in: the confirmation email reaches SES, its link shows a page, an
 });
 
 it('an unchanged usesend-js client works against mailrail', async () => {
-  const server = app.app.listen(0, '127.0.0.1');
+  const server = createServer(app.app).listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   try {
     const client = new UseSend(auth.Authorization.slice('Bearer '.length), `http://127.0.0.1:${(server.address() as AddressInfo).port}`);

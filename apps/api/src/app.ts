@@ -1,4 +1,6 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express } from 'express';
+import proxyaddr from 'proxy-addr';
 import { createMetrics, type Metrics } from '@mailrail/platform/metrics/metrics';
 import type { ApiKeyCache } from '@mailrail/domain/teams/api-keys';
 import type { ApiDeps } from './deps';
@@ -27,8 +29,14 @@ import { dashboardRoutes } from './dashboard/routes';
 import { createSendContext, type SendContext } from './emails/send-emails';
 import { dashboardApp } from './web/serve-dashboard';
 
+/** The API's request listener: for node's http.createServer, supertest, or another server's listener. */
+export type ApiHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
 export interface ApiApp {
-  app: Express;
+  /** The accept lane first, then the express app (everything else). */
+  app: ApiHandler;
+  /** The express app alone, to read its route table (the OpenAPI and metrics tests). */
+  expressApp: Express;
   metrics: Metrics;
   /** Releases what the app itself holds (the revocation subscriber); deps are closed by their owner. */
   close: () => void;
@@ -75,8 +83,6 @@ export function createApp(deps: ApiDeps, opts: AppOptions = {}): ApiApp {
   const rateLimit = createApplyRateLimit(deps);
   const send = createSendContext(deps);
   const logRequest = requestLogger(deps.log);
-  // POST /api/v1/emails and /batch first, ahead of every other layer (emails/accept-lane.ts).
-  app.use(emailAcceptLane({ send, auth, rateLimit, metrics, logRequest, errorHandler, bodyLimit: deps.config.BODY_LIMIT }));
   app.use(logRequest);
   app.use(recordHttpMetrics(metrics));
   app.use(rejectUnsafeUrl);
@@ -103,5 +109,21 @@ export function createApp(deps: ApiDeps, opts: AppOptions = {}): ApiApp {
 
   app.use(notFoundHandler);
   app.use(errorHandler);
-  return { app, metrics, close: auth.close, drain: () => send.intake.committer.drain() };
+
+  // POST /api/v1/emails and /batch before express sees them (emails/accept-lane.ts).
+  const trust = app.get('trust proxy fn') as Parameters<typeof proxyaddr>[1];
+  const lane = emailAcceptLane({
+    send,
+    auth,
+    rateLimit,
+    metrics,
+    logRequest,
+    errorHandler,
+    bodyLimit: deps.config.BODY_LIMIT,
+    clientAddress: (req) => proxyaddr(req, trust),
+  });
+  const handler: ApiHandler = (req, res) => {
+    if (!lane(req, res)) app(req, res);
+  };
+  return { app: handler, expressApp: app, metrics, close: auth.close, drain: () => send.intake.committer.drain() };
 }

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { useLowMemoryV8Flags } from '@mailrail/platform/process/memory-flags';
 import { loadConfigOrExit } from '@mailrail/platform/config/load';
 import { createApp } from './app';
@@ -10,7 +11,7 @@ const { app, close, drain } = createApp(deps);
 
 // Graceful stop: refuse new connections, let in-flight requests finish, then close pools.
 let stopping = false;
-const server = app.listen(config.PORT, config.HOST, () => {
+const server = createServer(app).listen(config.PORT, config.HOST, () => {
   deps.log.info({ port: config.PORT }, 'mailrail API listening');
 });
 server.keepAliveTimeout = 65_000;

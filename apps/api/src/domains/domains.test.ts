@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import request from 'supertest';
 import { createPublicKey } from 'node:crypto';
 import { ApiError } from '@mailrail/domain/errors/api-error';
@@ -242,7 +243,7 @@ describe('DKIM key generation', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const crypto = require('node:crypto') as typeof import('node:crypto');
     const sync = jest.spyOn(crypto, 'generateKeyPairSync');
-    const server = api.app.listen(0);
+    const server = createServer(api.app).listen(0);
     try {
       // Warm up (first requests load and compile modules), then measure.
       expect((await post({ name: 'keys0.example.com' })).status).toBe(200);

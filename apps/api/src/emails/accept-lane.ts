@@ -1,24 +1,27 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import bytes from 'bytes';
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { ApiError } from '@mailrail/domain/errors/api-error';
 import { BODY_LIMIT_PATTERN } from '@mailrail/platform/config/schema';
+import type { Logger } from '@mailrail/platform/log/logger';
 import type { Metrics } from '@mailrail/platform/metrics/metrics';
 import { withRetryAfter, type Auth } from '../http/auth';
+import type { errorHandler } from '../http/errors';
 import { isJsonType } from '../http/json-body';
+import { writeJson } from '../http/json-response';
 import type { ApplyRateLimit } from '../http/rate-limit';
 import { assertSafeJsonBody } from '../http/unsafe-text';
-import { recordHttpMetrics } from '../ops/metrics';
+import type { RequestLogger } from '../http/request-log';
+import { recordRouteMetrics } from '../ops/metrics';
 import { acceptBatch, acceptEmail, type SendContext } from './send-emails';
 
-// POST /api/v1/emails and /api/v1/emails/batch, the API's hot routes, answered by the first
-// middleware of the app instead of after a dozen router layers, express.json and res.json
-// (docs/emails.md, "Performance"). The steps are the same, in the same order, by the same
-// functions: request log and metrics, API key (auth.ts), per-team rate (rate-limit.ts), JSON
-// Content-Type, body size, JSON, NUL / lone-surrogate check, the zod schema and sendEmails
-// (send-emails.ts), and errors through the app's errorHandler. Only the body is read by hand:
-// one Buffer, one JSON.parse. Anything unusual (a query string, a trailing slash, another
-// charset, Content-Encoding, chunked or large bodies) is handed on to the express routes.
+// POST /api/v1/emails and /api/v1/emails/batch, the API's hot routes, answered by the server's
+// request listener before express sees the request: no app, router layers, prototype swap,
+// express.json or res.json (docs/emails.md, "Performance"). The steps are the same, in the same
+// order, by the same functions: request log and metrics, API key (auth.ts), per-team rate
+// (rate-limit.ts), JSON Content-Type, body size, JSON, NUL / lone-surrogate check, the zod schema
+// and sendEmails (send-emails.ts), and errors through the app's errorHandler. Only the body is
+// read by hand: one Buffer, one JSON.parse. Anything unusual (a query string, a trailing slash,
+// another charset, Content-Encoding, chunked or large bodies) is left to the express app.
 
 const SINGLE = '/api/v1/emails';
 const BATCH = '/api/v1/emails/batch';
@@ -32,8 +35,10 @@ export interface AcceptLaneDeps {
   rateLimit: ApplyRateLimit;
   metrics: Metrics;
   /** The app's request log middleware (request id, one line per request). */
-  logRequest: RequestHandler;
-  errorHandler: ErrorRequestHandler;
+  logRequest: RequestLogger;
+  errorHandler: typeof errorHandler;
+  /** The client's address as express's req.ip reads it (the app's trust proxy setting). */
+  clientAddress: (req: IncomingMessage) => string | undefined;
   /** BODY_LIMIT ("55mb"). */
   bodyLimit: string;
 }
@@ -100,36 +105,48 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** 200 with a JSON body, without res.json's ETag (a hash of every answer, useless on a POST). */
-function sendJson(res: Response, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
+/**
+ * Node's request as the lane hands it to the app's shared handlers: with the two properties they
+ * read that express's router would otherwise have set (the full URL and the client address).
+ */
+interface LaneRequest extends IncomingMessage {
+  method: string;
+  originalUrl: string;
+  ip: string | undefined;
+  /** Set by the request log. */
+  log?: Logger;
 }
 
-export function emailAcceptLane(deps: AcceptLaneDeps): RequestHandler {
+/** Takes the request (true) or leaves it untouched for the express app (false). */
+export type AcceptLane = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+export function emailAcceptLane(deps: AcceptLaneDeps): AcceptLane {
   const maxBody = Math.min(LANE_MAX_BODY, bodyLimitBytes(deps.bodyLimit));
-  const countSingle = recordHttpMetrics(deps.metrics, SINGLE);
-  const countBatch = recordHttpMetrics(deps.metrics, BATCH);
+  const countSingle = recordRouteMetrics(deps.metrics, SINGLE);
+  const countBatch = recordRouteMetrics(deps.metrics, BATCH);
   const noop = () => undefined;
 
-  async function accept(req: Request, res: Response, batch: boolean): Promise<void> {
+  async function accept(req: LaneRequest, res: ServerResponse, batch: boolean): Promise<void> {
     const auth = await deps.auth.authenticate(req);
-    req.auth = auth;
     await deps.rateLimit(auth, res);
     // Authenticated and counted before a byte of the body is read, as on the express path.
     const text = await readBody(req, Number(req.headers['content-length']));
     const body = parseJson(text);
     assertSafeJsonBody(text, body);
     const idempotency = req.headers['idempotency-key'];
-    sendJson(res, batch ? await acceptBatch(deps.send, auth, body, idempotency) : await acceptEmail(deps.send, auth, body, idempotency));
+    const answer = batch ? await acceptBatch(deps.send, auth, body, idempotency) : await acceptEmail(deps.send, auth, body, idempotency);
+    writeJson(res, 200, answer);
   }
 
-  return (req, res, next) => {
+  return (req, res) => {
     const batch = req.url === BATCH;
-    if (req.method !== 'POST' || (req.url !== SINGLE && !batch) || !laneTakes(req, maxBody)) return next();
-    deps.logRequest(req, res, noop);
-    (batch ? countBatch : countSingle)(req, res, noop);
-    accept(req, res, batch).catch((err: unknown) => deps.errorHandler(withRetryAfter(res, err), req, res, noop));
+    if (req.method !== 'POST' || (req.url !== SINGLE && !batch) || !laneTakes(req, maxBody)) return false;
+    const laneReq = req as LaneRequest;
+    laneReq.originalUrl = batch ? BATCH : SINGLE;
+    laneReq.ip = deps.clientAddress(req);
+    deps.logRequest(laneReq, res, noop);
+    (batch ? countBatch : countSingle)(req, res);
+    accept(laneReq, res, batch).catch((err: unknown) => deps.errorHandler(withRetryAfter(res, err), laneReq, res, noop));
+    return true;
   };
 }

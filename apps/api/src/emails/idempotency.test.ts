@@ -1,6 +1,6 @@
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import request from 'supertest';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 import { bodyHash, canonicalJson, idempotencyRedisKeys, purgeExpiredIdempotencyRecords } from '@mailrail/domain/emails/idempotency';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
@@ -13,7 +13,7 @@ const body = { to: 'a@dest.org', from, subject: 'Once', text: 'T' };
 beforeAll(async () => {
   api = await startTestApi();
   await api.addDomain(api.team.teamId, 'idem.org');
-  server = api.app.listen(0);
+  server = createServer(api.app).listen(0);
 });
 
 afterAll(async () => {
@@ -205,7 +205,7 @@ describe('Idempotency-Key when Redis lost its record', () => {
     // A second API on the same database but another Redis prefix: its Redis knows nothing of the
     // first's locks, as after a failover that lost them. Only the primary key can decide.
     const other = await startTestApi({}, { databaseUrl: api.config.DATABASE_URL, redisPrefix: testRedisPrefix() });
-    const otherServer = other.app.listen(0);
+    const otherServer = createServer(other.app).listen(0);
     try {
       const b = { ...body, subject: 'split-brain' };
       const at = (srv: Server) => request(srv).post('/api/v1/emails').set(api.team.auth).set('Idempotency-Key', 'k-split').send(b);

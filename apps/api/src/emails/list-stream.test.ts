@@ -20,7 +20,7 @@ let server: http.Server;
 let base: string;
 beforeAll(async () => {
   api = await startTestApi();
-  server = api.app.listen(0);
+  server = http.createServer(api.app).listen(0);
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {

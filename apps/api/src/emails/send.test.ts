@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import request from 'supertest';
 import type { Queue } from 'bullmq';
 import { startTestApi, type TestApi, type TestTeam } from '../testing/api-harness';
@@ -405,7 +406,7 @@ describe('suppressed recipients', () => {
 
 describe('concurrent sends (group commit)', () => {
   it('creates one row and one job per request, each answered with its own id', async () => {
-    const server = api.app.listen(0);
+    const server = createServer(api.app).listen(0);
     try {
       const responses = await Promise.all(
         Array.from({ length: 60 }, (_, i) =>

@@ -1,4 +1,5 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { Request, RequestHandler } from 'express';
 import { ApiError } from '@mailrail/domain/errors/api-error';
 import { type Metrics } from '@mailrail/platform/metrics/metrics';
 import { createApiKeyVerifier, TooManyAuthFailures, type AuthContext } from '@mailrail/domain/teams/api-key-auth';
@@ -16,13 +17,16 @@ declare global {
   }
 }
 
+/** What the check reads of a request: express's, or node's bare one as the accept lane hands it on. */
+type AuthRequest = Pick<Request, 'headers' | 'ip' | 'socket' | 'originalUrl'>;
+
 /**
  * Bearer API key check (the verification itself, its caches and the per-IP failure limit are in
  * core's api-key-auth.ts, shared with the SMTP relay). A SENDING key reaches only the email routes.
  */
 export interface Auth {
   /** The request's key context, or a throw (ApiError; TooManyAuthFailures carries Retry-After). */
-  authenticate: (req: Request) => Promise<AuthContext>;
+  authenticate: (req: AuthRequest) => Promise<AuthContext>;
   middleware: RequestHandler;
   /** The verified keys this app holds: the app's own revocations evict them (announceApiKeyRevocations). */
   apiKeyCache: ApiKeyCache;
@@ -32,7 +36,7 @@ export interface Auth {
 export function createAuth(deps: ApiDeps, metrics?: Metrics): Auth {
   const verifier = createApiKeyVerifier(deps, metrics);
 
-  const authenticate = async (req: Request): Promise<AuthContext> => {
+  const authenticate = async (req: AuthRequest): Promise<AuthContext> => {
     const header = req.headers.authorization;
     const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!m) throw new ApiError('UNAUTHORIZED', 'No Authorization header provided');
@@ -57,7 +61,7 @@ export function createAuth(deps: ApiDeps, metrics?: Metrics): Auth {
 }
 
 /** Sets Retry-After when `err` is a per-IP refusal; answers `err` for the error handler. */
-export function withRetryAfter(res: Response, err: unknown): unknown {
+export function withRetryAfter(res: ServerResponse, err: unknown): unknown {
   if (err instanceof TooManyAuthFailures) res.setHeader('Retry-After', String(err.retryAfter));
   return err;
 }

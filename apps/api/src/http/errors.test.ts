@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import { Client } from 'pg';
@@ -120,35 +120,43 @@ describe('isUnavailable', () => {
 });
 
 describe('errorHandler', () => {
-  it('answers too many PostgreSQL clients with a 503 and Retry-After, not a 500', () => {
-    let status = 0;
-    let body: unknown;
-    const headers: Record<string, string> = {};
-    const res = {
+  /** The part of a node ServerResponse errorHandler writes: headers, writeHead and end. */
+  const fakeResponse = () => {
+    const out = { status: 0, text: '', headers: {} as Record<string, unknown> };
+    const response = {
       headersSent: false,
-      status: (s: number) => ((status = s), res),
-      json: (b: unknown) => ((body = b), res),
-      setHeader: (name: string, value: string) => ((headers[name] = value), res),
+      setHeader: (name: string, value: string) => ((out.headers[name] = value), response),
+      writeHead: (status: number, headers: Record<string, unknown>) => (
+        (out.status = status),
+        Object.assign(out.headers, headers),
+        response
+      ),
+      end: (text: string) => ((out.text = text), response),
     };
+    return {
+      response: response as unknown as ServerResponse,
+      get status() {
+        return out.status;
+      },
+      headers: out.headers,
+      body: () => JSON.parse(out.text) as unknown,
+    };
+  };
+
+  it('answers too many PostgreSQL clients with a 503 and Retry-After, not a 500', () => {
+    const res = fakeResponse();
     const err = Object.assign(new Error('sorry, too many clients already'), { code: '53300', severity: 'FATAL' });
-    errorHandler(err, { log: undefined } as unknown as Request, res as unknown as Response, () => undefined);
-    expect([status, headers['Retry-After']]).toEqual([503, '1']);
-    expect(body).toEqual({ error: { code: 'SERVICE_UNAVAILABLE', message: 'Service temporarily unavailable, retry shortly' } });
+    errorHandler(err, {}, res.response, () => undefined);
+    expect([res.status, res.headers['Retry-After']]).toEqual([503, '1']);
+    expect(res.body()).toEqual({ error: { code: 'SERVICE_UNAVAILABLE', message: 'Service temporarily unavailable, retry shortly' } });
   });
 
   it("answers express's URIError for a malformed %-encoded route parameter with a 400, not a 500", () => {
-    let status = 0;
-    let body: unknown;
-    const res = {
-      headersSent: false,
-      status: (s: number) => ((status = s), res),
-      json: (b: unknown) => ((body = b), res),
-      setHeader: () => res,
-    };
+    const res = fakeResponse();
     const err = Object.assign(new URIError("Failed to decode param '%ff%fe'"), { status: 400 });
-    errorHandler(err, { log: undefined } as unknown as Request, res as unknown as Response, () => undefined);
-    expect(status).toBe(400);
-    expect(body).toEqual({
+    errorHandler(err, {}, res.response, () => undefined);
+    expect(res.status).toBe(400);
+    expect(res.body()).toEqual({
       error: {
         code: 'BAD_REQUEST',
         message: 'Invalid path: malformed percent-encoding',

@@ -1,6 +1,9 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { RequestHandler } from 'express';
+import type { Logger } from '@mailrail/platform/log/logger';
 import { ApiError } from '@mailrail/domain/errors/api-error';
 import { isUnavailable } from '@mailrail/domain/errors/unavailable';
+import { writeJson } from './json-response';
 import { malformedPathError } from './unsafe-text';
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
@@ -12,7 +15,10 @@ const DECOMPRESSION_ERROR = /^(Z_|ERR__ERROR_|ZSTD_)/;
 
 // body-parser reports its failures with a `type`; map them to the documented error shape. A body
 // that does not decode as its Content-Encoding comes without one: zlib's error, given status 400.
-function fromBodyParser(err: { type?: string; status?: number; code?: unknown }): ApiError | null {
+type BodyParserError = { type?: string; status?: number; code?: unknown } | null | undefined;
+
+function fromBodyParser(err: BodyParserError): ApiError | null {
+  if (!err) return null;
   if (err.type === undefined && err.status === 400 && typeof err.code === 'string' && DECOMPRESSION_ERROR.test(err.code)) {
     return new ApiError('BAD_REQUEST', 'Request body is not valid for its Content-Encoding');
   }
@@ -31,10 +37,14 @@ function fromBodyParser(err: { type?: string; status?: number; code?: unknown })
   }
 }
 
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+/**
+ * Every error as the documented JSON shape. It reads only the request's logger and writes the bare
+ * node response, so the accept lane (which answers before express) uses it as the routes do.
+ */
+export function errorHandler(err: unknown, req: { log?: Logger }, res: ServerResponse, _next: unknown): void {
   let apiError: ApiError;
   if (err instanceof ApiError) apiError = err;
-  else if (fromBodyParser(err)) apiError = fromBodyParser(err)!;
+  else if (fromBodyParser(err as BodyParserError)) apiError = fromBodyParser(err as BodyParserError)!;
   // express throws a URIError when a route parameter's percent-encoding is malformed (%ff%fe).
   else if (err instanceof URIError) apiError = malformedPathError();
   else if (isUnavailable(err)) {
@@ -46,5 +56,5 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     apiError = new ApiError('INTERNAL_SERVER_ERROR', 'something unexpected happened');
   }
   if (res.headersSent) return;
-  res.status(apiError.status).json(apiError.toBody());
-};
+  writeJson(res, apiError.status, apiError.toBody());
+}

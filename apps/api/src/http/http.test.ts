@@ -101,6 +101,21 @@ describe('failed authentication is bounded per client IP', () => {
     }
   });
 
+  it('the accept lane (POST /api/v1/emails, answered before express) reads the client address as express does', async () => {
+    const post = (ip: string, key: string) =>
+      request(limited.app)
+        .post('/api/v1/emails')
+        .set('X-Forwarded-For', ip)
+        .set('Authorization', `Bearer ${key}`)
+        .send({ to: 'ann@dest.org', from: 'hello@example.com', subject: 'S', text: 'T' });
+    for (let i = 0; i < 5; i++) expectError(await post('203.0.113.70', badKey()), 403, 'FORBIDDEN');
+    const limitedAnswer = await post('203.0.113.70', badKey());
+    expectError(limitedAnswer, 429, 'RATE_LIMITED');
+    expect(Number(limitedAnswer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // The same proxy forwarding for another client: that client's own count, so its key is checked.
+    expectError(await post('198.51.100.70', badKey()), 403, 'FORBIDDEN');
+  });
+
   it('without TRUST_PROXY a client cannot dodge the limit by rotating X-Forwarded-For', async () => {
     const direct = await startTestApi({ AUTH_FAILURES_PER_MINUTE: '3' });
     try {
@@ -113,6 +128,13 @@ describe('failed authentication is bounded per client IP', () => {
         statuses.push(res.status);
       }
       expect(statuses).toEqual([403, 403, 403, 429, 429, 429]);
+      // The accept lane too: the address is the socket's, whatever the header says.
+      const lane = await request(direct.app)
+        .post('/api/v1/emails')
+        .set('X-Forwarded-For', '203.0.113.99')
+        .set('Authorization', `Bearer ${badKey()}`)
+        .send({ to: 'ann@dest.org', from: 'hello@example.com', subject: 'S', text: 'T' });
+      expectError(lane, 429, 'RATE_LIMITED');
     } finally {
       await direct.close();
     }

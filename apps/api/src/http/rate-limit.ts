@@ -1,4 +1,5 @@
-import type { RequestHandler, Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { RequestHandler } from 'express';
 import type { AuthContext } from './auth';
 import { ApiError } from '@mailrail/domain/errors/api-error';
 import { createTeamRateLimit } from '@mailrail/domain/teams/team-rate-limit';
@@ -7,7 +8,7 @@ import type { ApiDeps } from '../deps';
 // The per-team rate of core's team-rate-limit.ts (shared with the SMTP relay), as HTTP headers and a 429.
 
 /** Counts the request for its team and sets the X-RateLimit-* headers; throws the 429 when over. */
-export type ApplyRateLimit = (auth: AuthContext, res: Response) => Promise<void>;
+export type ApplyRateLimit = (auth: AuthContext, res: ServerResponse) => Promise<void>;
 
 export function createApplyRateLimit(deps: ApiDeps): ApplyRateLimit {
   const rate = createTeamRateLimit(deps.redis, { prefix: deps.config.REDIS_PREFIX, log: deps.log });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { Request } from 'express';
 import type { Logger } from '@mailrail/platform/log/logger';
 
 // Query parameters whose value is a credential: the queue dashboard's ?token=, signed links'
@@ -16,6 +17,11 @@ declare global {
     }
   }
 }
+
+/** What the log reads of a request, so node's bare request (the accept lane's) serves as well as express's. */
+type LoggedRequest = Pick<Request, 'headers' | 'method' | 'originalUrl'>;
+/** A middleware (express calls it with its request) that the accept lane calls too. */
+export type RequestLogger = (req: LoggedRequest, res: ServerResponse, next: () => void) => void;
 
 /** The URL as it may be logged: the value of every credential-like query parameter replaced. */
 export function redactUrl(url: string): string {
@@ -48,7 +54,7 @@ function requestId(incoming: string | string[] | undefined): string {
  * hand rather than with pino-http, whose per-request child logger and serializers cost about a
  * fifth of the CPU of a POST /api/v1/emails (docs/emails.md, "Performance").
  */
-export function requestLogger(log: Logger): RequestHandler {
+export function requestLogger(log: Logger): RequestLogger {
   const logRequests = log.isLevelEnabled('info');
   return (req, res, next) => {
     const id = requestId(req.headers['x-request-id']);

@@ -59,7 +59,7 @@ describe('OpenAPI document', () => {
         Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
       ),
     );
-    const routes = expressRoutes(api.app);
+    const routes = expressRoutes(api.expressApp);
     expect(routes.length).toBeGreaterThan(5);
     expect(routes.filter((r) => !documented.has(r))).toEqual([]);
   });

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { bearerToken, secretMatches } from '@mailrail/platform/crypto/secrets';
 import { collectQueueDepths, type Metrics } from '@mailrail/platform/metrics/metrics';
@@ -63,18 +64,25 @@ function matches(t: RouteTemplate, method: string, parts: string[]): boolean {
   return t.segments.every((seg, i) => seg === null || seg === parts[i].toLowerCase());
 }
 
+/** Times one request and counts it when its response is finished, under the label `labelOf` names. */
+function observeRequest(metrics: Metrics, method: string, res: ServerResponse, labelOf: (status: number) => string): void {
+  const end = metrics.httpDuration.startTimer();
+  res.on('finish', () => {
+    const labels = { method, route: labelOf(res.statusCode), status: String(res.statusCode) };
+    metrics.httpRequests.inc(labels);
+    end(labels);
+  });
+}
+
 /**
  * Counts and times every request by its route template (/api/v1/emails/:emailId), never by the
  * raw URL: labels are bounded by the routes the app has. A 404 that no route answered, or a
  * path no route has, shares the label "unmatched". (Express restores req.baseUrl when a request
  * leaves a router, so the template is found by matching the path against the route table.)
- * With `route`, every request counts under that template (a handler that serves one route).
  */
-export function recordHttpMetrics(metrics: Metrics, route?: string): RequestHandler {
+export function recordHttpMetrics(metrics: Metrics): RequestHandler {
   let templates: RouteTemplate[] | undefined;
   const labelOf = (req: Request, status: number): string => {
-    // A handler mounted for one route template (the email accept path) names it itself.
-    if (route) return route;
     if (status === 404 && !req.route) return UNMATCHED;
     templates ??= readRouteTemplates(req.app);
     const parts = splitPath(req.originalUrl.split('?')[0]);
@@ -82,14 +90,15 @@ export function recordHttpMetrics(metrics: Metrics, route?: string): RequestHand
     return templates.find((t) => matches(t, method, parts))?.label ?? UNMATCHED;
   };
   return (req, res, next) => {
-    const end = metrics.httpDuration.startTimer();
-    res.on('finish', () => {
-      const labels = { method: req.method, route: labelOf(req, res.statusCode), status: String(res.statusCode) };
-      metrics.httpRequests.inc(labels);
-      end(labels);
-    });
+    observeRequest(metrics, req.method, res, (status) => labelOf(req, status));
     next();
   };
+}
+
+/** The same count for a handler that serves one route template, on a bare node request (the accept lane). */
+export function recordRouteMetrics(metrics: Metrics, route: string): (req: IncomingMessage, res: ServerResponse) => void {
+  const labelOf = () => route;
+  return (req, res) => observeRequest(metrics, req.method ?? 'GET', res, labelOf);
 }
 
 /** Names of the queues whose depth the scrape reports. */

@@ -28,6 +28,8 @@ export interface TestTeam {
 
 export interface TestApi {
   app: ReturnType<typeof createApp>['app'];
+  /** The express app behind `app` (everything but the accept lane), to read its route table. */
+  expressApp: ReturnType<typeof createApp>['expressApp'];
   deps: ApiDeps;
   config: Config;
   team: TestTeam;
@@ -52,7 +54,7 @@ export async function startTestApi(
   const prefix = shared?.redisPrefix ?? testRedisPrefix();
   const config = testConfig(databaseUrl, prefix, env);
   const deps = createApiDeps(config, overrides);
-  const { app, close, drain } = createApp(deps);
+  const { app, expressApp, close, drain } = createApp(deps);
   const contract = await responseContract();
 
   const newKey: TestApi['newKey'] = async (teamId, opts = {}) =>
@@ -65,6 +67,7 @@ export async function startTestApi(
 
   return {
     app: checkedAgainstDocument(app, contract, (problem) => contractViolations.push(problem)),
+    expressApp,
     deps,
     config,
     team: await newTeam(),
