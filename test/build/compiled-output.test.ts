@@ -72,6 +72,23 @@ it('dependencies hold exactly what the compiled output loads: dev-only packages 
   expect(Object.keys(pkg.dependencies).filter((d) => !used.has(d))).toEqual([]);
 });
 
+it("keeps every class's own name (esbuild suffixes a name two modules share; logs show class names)", () => {
+  // `class Foo` and `var Foo = class` (how esbuild emits some classes: the name comes from the variable).
+  const declared = (code: string) =>
+    new Set(
+      [...code.matchAll(/\bclass\s+(?!extends\b)([A-Za-z_$][\w$]*)|\bvar\s+([A-Za-z_$][\w$]*)\s*=\s*class\b/g)].map((m) => m[1] ?? m[2]),
+    );
+  const sources = spawnSync('git', ['ls-files', '-z', 'apps/*/src/*.ts', 'packages/*/src/*.ts'], { cwd: root, encoding: 'utf8' })
+    .stdout.split('\0')
+    .filter((f) => f && !f.includes('/web/'));
+  const inSources = declared(sources.map((f) => readFileSync(path.join(root, f), 'utf8')).join('\n'));
+  for (const entry of Object.keys(entries)) {
+    const built = declared(readFileSync(path.join(out, `${entry}.js`), 'utf8'));
+    expect(built.size).toBeGreaterThan(0);
+    expect({ entry, renamed: [...built].filter((name) => !inSources.has(name)) }).toEqual({ entry, renamed: [] });
+  }
+});
+
 it('is deterministic: a second build gives the same bytes', async () => {
   const again = `${out}-again`;
   try {
