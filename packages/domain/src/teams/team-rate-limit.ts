@@ -1,6 +1,6 @@
 import type { Logger } from '@mailrail/platform/log/logger';
 import type { Redis } from '@mailrail/platform/redis/client';
-import { countInWindow } from '@mailrail/platform/redis/fixed-window';
+import { createWindowCounter } from '@mailrail/platform/redis/fixed-window';
 
 // The per-team request rate (API_RATE_LIMIT, or the team's own apiRateLimit): a fixed one-second
 // window per team counted in Redis, shared by every API replica and the SMTP relay, where each
@@ -24,11 +24,13 @@ export interface TeamRateLimit {
 
 export function createTeamRateLimit(redis: Redis, opts: { prefix: string; log: Logger }): TeamRateLimit {
   const keyPrefix = `${opts.prefix}:rl:`;
+  // Under load, the requests of one team that arrive together share one Redis call.
+  const countHit = createWindowCounter(redis, WINDOW_MS);
   return {
     async hit(teamId, limit) {
       if (!limit) return null;
       try {
-        const { count, resetSeconds } = await countInWindow(redis, `${keyPrefix}${teamId}`, WINDOW_MS);
+        const { count, resetSeconds } = await countHit(`${keyPrefix}${teamId}`);
         return { limit, remaining: Math.max(0, limit - count), resetSeconds, exceeded: count > limit };
       } catch (err) {
         opts.log.warn({ err }, 'rate limiter unavailable');
