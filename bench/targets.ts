@@ -60,7 +60,7 @@ export const figures: FigureSpec[] = [
     target: 20,
     stat: 'p99',
     cause:
-      "the API's one event loop near saturation on a slow machine (445 µs of CPU per send at 2,000/s on one 2-core VM, 275 µs on another), full GCs, and waiting for a core beside PostgreSQL and the load generator (compare the plain floor at the same offered rate)",
+      "the API's one event loop near saturation on a slow machine (about 400 µs of CPU per send at 2,000/s on a 2-core VM whose CPU reference reads 350-550 ms, 0.8 of a core; PostgreSQL and the load generator take most of the other), full GCs, and waiting for a core (compare the plain floor at the same offered rate)",
     evidence: [
       { key: 'floorP99AtTargetRateMs', label: 'plain floor p99 at the same offered rate', unit: 'ms' },
       { key: 'generatorLagP99AtTargetRateMs', label: "the load generator's own lateness p99 in the API run", unit: 'ms' },
