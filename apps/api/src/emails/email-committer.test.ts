@@ -2,6 +2,8 @@ import type { EmailDraft } from '@mailrail/domain/emails/create-emails';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 import { createEmailCommitter } from '@mailrail/domain/emails/email-committer';
 import { createIntakeSql } from '@mailrail/domain/emails/email-intake';
+import { ALL_TO_SUPPRESSED } from '@mailrail/domain/emails/suppression';
+import type { SqlExecutor } from '@mailrail/platform/db/sql/executor';
 
 let api: TestApi;
 let domainId: number;
@@ -74,6 +76,53 @@ describe('createEmailCommitter', () => {
     const subjects = (await api.deps.db.email.findMany({ where: { subject: { startsWith: 'iso-' } } })).map((e) => e.subject).sort();
     // The bad call is all-or-nothing: its valid row was not written either.
     expect(subjects).toEqual(['iso-good-1', 'iso-good-2']);
+  });
+
+  it('checks suppressions inside the insert: one statement for a flush without any; with one, only its call changes', async () => {
+    await api.deps.db.suppression.create({
+      data: { id: 'committer-suppressed', teamId: api.team.teamId, email: 'blocked@dest.org', reason: 'MANUAL' },
+    });
+    const statements: string[] = [];
+    const sql: SqlExecutor = {
+      query: (statement, params) => (
+        statements.push(typeof statement === 'string' ? statement : statement.name),
+        api.deps.sql.query(statement, params)
+      ),
+      execute: (statement, params) => (
+        statements.push(typeof statement === 'string' ? statement : statement.name),
+        api.deps.sql.execute(statement, params)
+      ),
+    };
+    const committer = createEmailCommitter({ ...api.deps, sql, now: () => new Date() }, { maxBatch: 500, concurrency: 1 });
+
+    const clean = await Promise.all([committer.submit([draft('sup-clean-1')]), committer.submit([draft('sup-clean-2')])]);
+    expect(statements).toEqual(['mailrail_insert_emails_unless_suppressed']);
+    expect(clean.flat().map((c) => c.status)).toEqual(['QUEUED', 'QUEUED']);
+
+    statements.length = 0;
+    const claim = { teamId: api.team.teamId, key: 'k-suppressed-flush', bodyHash: 'h' };
+    const [all, some, none] = await Promise.all([
+      committer.submit([draft('sup-all', { to: ['Blocked <BLOCKED@dest.org>'] })]),
+      committer.submit([draft('sup-some', { to: ['ok@dest.org', 'blocked@dest.org'], cc: ['blocked@dest.org'] })], claim),
+      committer.submit([draft('sup-none')]),
+    ]);
+    // The first statement wrote nothing; the second wrote every call with the rule applied.
+    expect(statements).toEqual(['mailrail_insert_emails_unless_suppressed', 'mailrail_insert_emails']);
+    expect([all[0].status, some[0].status, none[0].status]).toEqual(['SUPPRESSED', 'QUEUED', 'QUEUED']);
+    const stored = (id: string) => api.deps.db.email.findUniqueOrThrow({ where: { id } });
+    const events = (emailId: string) => api.deps.db.emailEvent.findMany({ where: { emailId } });
+    expect(await stored(all[0].id)).toMatchObject({ latestStatus: 'SUPPRESSED', to: ['Blocked <BLOCKED@dest.org>'] });
+    expect((await events(all[0].id)).map((e) => [e.status, e.data])).toEqual([['SUPPRESSED', { error: ALL_TO_SUPPRESSED }]]);
+    expect(await stored(some[0].id)).toMatchObject({ latestStatus: 'QUEUED', to: ['ok@dest.org'], cc: [] });
+    expect(await stored(none[0].id)).toMatchObject({ latestStatus: 'QUEUED', subject: 'sup-none' });
+    // Written once: three emails, and the call's idempotency record names the id it was answered.
+    expect(
+      await api.deps.db.email.count({ where: { subject: { startsWith: 'sup-' }, NOT: { subject: { startsWith: 'sup-clean' } } } }),
+    ).toBe(3);
+    const record = await api.deps.db.idempotencyRecord.findUniqueOrThrow({
+      where: { teamId_key: { teamId: api.team.teamId, key: 'k-suppressed-flush' } },
+    });
+    expect(record.emailIds).toEqual([some[0].id]);
   });
 
   it('stores an Idempotency-Key record with its call; of two calls with one key in a flush, one writes', async () => {

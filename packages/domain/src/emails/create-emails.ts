@@ -142,27 +142,48 @@ const quoted = (c: string) => `"${c}"`;
 const emailValueSql = (c: string) =>
   NOW_COLUMNS.has(c) ? '$4::timestamptz' : ARRAY_COLUMNS.has(c) ? `COALESCE(r.${quoted(c)}, '{}')` : `r.${quoted(c)}`;
 
-const INSERT_EMAILS: NamedStatement = {
-  name: 'mailrail_insert_emails',
-  text: `
-WITH email_rows AS (
+/**
+ * The statement that writes emails, their first events, their webhook outbox rows and the
+ * idempotency records. With `unlessSuppressed`, it first looks the recipients up in the
+ * suppression list ($5, (team, address) pairs) and writes nothing if one of them is there,
+ * answering the suppressed pairs instead: the group committer's common case, a flush without a
+ * suppressed recipient, is then one statement and one round trip instead of a lookup and an insert.
+ */
+function insertEmailsSql(unlessSuppressed: boolean): string {
+  const guard = unlessSuppressed ? `\n  WHERE NOT EXISTS (SELECT 1 FROM suppressed)` : '';
+  const ctes = [
+    `email_rows AS (
   SELECT ${EMAIL_COLUMNS.map((c) => `${emailValueSql(c)} AS ${quoted(c)}`).join(', ')}
-  FROM json_populate_recordset(NULL::"Email", $1::json) r
-), inserted AS (
+  FROM json_populate_recordset(NULL::"Email", $1::json) r${guard}
+)`,
+    `inserted AS (
   INSERT INTO "Email" (${EMAIL_COLUMNS.map(quoted).join(', ')}, "searchText")
   SELECT r.*, ${emailSearchTextSql('r.')} FROM email_rows r
   RETURNING ${EMAIL_OUTBOX_RETURNING}
-), outbox AS (
+)`,
+    `outbox AS (
   ${emailOutboxInsertSql('inserted')}
-), idempotency AS (
+)`,
+    `idempotency AS (
   INSERT INTO "IdempotencyRecord" ("teamId", "key", "bodyHash", "emailIds", "createdAt")
-  SELECT k."teamId", k."key", k."bodyHash", k."emailIds", $4::timestamptz FROM json_populate_recordset(NULL::"IdempotencyRecord", $3::json) k
-)
-INSERT INTO "EmailEvent" ("emailId", status, data, "createdAt")
+  SELECT k."teamId", k."key", k."bodyHash", k."emailIds", $4::timestamptz FROM json_populate_recordset(NULL::"IdempotencyRecord", $3::json) k${guard}
+)`,
+  ];
+  const events = `INSERT INTO "EmailEvent" ("emailId", status, data, "createdAt")
 SELECT e."emailId", e.status, e.data, $4::timestamptz
 FROM json_populate_recordset(NULL::"EmailEvent", $2::json) e
-JOIN inserted i ON i.id = e."emailId"`,
-};
+JOIN inserted i ON i.id = e."emailId"`;
+  if (!unlessSuppressed) return `WITH ${ctes.join(',\n')}\n${events}`;
+  // Suppressions are stored by bare, lower-cased address, as the pairs come.
+  const suppressed = `suppressed AS (
+  SELECT s."teamId", s.email FROM "Suppression" s
+  JOIN json_to_recordset($5::json) AS x("teamId" int, email text) ON s."teamId" = x."teamId" AND s.email = x.email
+)`;
+  return `WITH ${[suppressed, ...ctes, `events AS (\n${events}\n)`].join(',\n')}\nSELECT "teamId", email FROM suppressed`;
+}
+
+const INSERT_EMAILS: NamedStatement = { name: 'mailrail_insert_emails', text: insertEmailsSql(false) };
+const INSERT_EMAILS_UNLESS_SUPPRESSED: NamedStatement = { name: 'mailrail_insert_emails_unless_suppressed', text: insertEmailsSql(true) };
 
 /** An Idempotency-Key's durable record, stored by the statement that stores its emails (idempotency.ts). */
 export interface IdempotencyRow {
@@ -172,18 +193,8 @@ export interface IdempotencyRow {
   emailIds: string[];
 }
 
-/**
- * Runs on any executor: Prisma's connection (the API) or a worker transaction's connection.
- * `idempotency` rows are inserted by the same statement: a key already stored fails the whole
- * statement (unique violation), so no email is written twice under one key.
- */
-export async function insertEmailRows(
-  sql: SqlExecutor,
-  items: PreparedEmail[],
-  now: Date,
-  idempotency: IdempotencyRow[] = [],
-): Promise<void> {
-  if (items.length === 0) return;
+/** insertEmailsSql's first four parameters: the rows, their events, the idempotency records, now. */
+function insertParams(items: PreparedEmail[], now: Date, idempotency: IdempotencyRow[]): unknown[] {
   const rows = items.map(({ draft: d, created, sendJobId }) => {
     const row: Record<string, unknown> = {
       id: created.id,
@@ -222,7 +233,38 @@ export async function insertEmailRows(
     status: created.status,
     data: d.suppressed ? { error: d.suppressed.reason } : d.scheduledAt ? { scheduledAt: d.scheduledAt.toISOString() } : null,
   }));
-  await sql.execute(INSERT_EMAILS, [JSON.stringify(rows), JSON.stringify(events), JSON.stringify(idempotency), now.toISOString()]);
+  return [JSON.stringify(rows), JSON.stringify(events), JSON.stringify(idempotency), now.toISOString()];
+}
+
+/**
+ * Runs on any executor: Prisma's connection (the API) or a worker transaction's connection.
+ * `idempotency` rows are inserted by the same statement: a key already stored fails the whole
+ * statement (unique violation), so no email is written twice under one key.
+ */
+export async function insertEmailRows(
+  sql: SqlExecutor,
+  items: PreparedEmail[],
+  now: Date,
+  idempotency: IdempotencyRow[] = [],
+): Promise<void> {
+  if (items.length === 0) return;
+  await sql.execute(INSERT_EMAILS, insertParams(items, now, idempotency));
+}
+
+/**
+ * insertEmailRows, unless one of `lookup`'s (team, bare lower-cased address) pairs is on the
+ * suppression list: then nothing is written and those pairs are answered, for the caller to apply
+ * the suppression rule and write again. An empty answer means the emails are stored.
+ */
+export async function insertEmailRowsUnlessSuppressed(
+  sql: SqlExecutor,
+  items: PreparedEmail[],
+  now: Date,
+  idempotency: IdempotencyRow[],
+  lookup: { teamId: number; email: string }[],
+): Promise<{ teamId: number; email: string }[]> {
+  if (items.length === 0) return [];
+  return sql.query(INSERT_EMAILS_UNLESS_SUPPRESSED, [...insertParams(items, now, idempotency), JSON.stringify(lookup)]);
 }
 
 /**

@@ -1,9 +1,16 @@
 import type { SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import type { Logger } from '@mailrail/platform/log/logger';
 import type { QueueFactory } from '@mailrail/platform/queue/queues';
-import { enqueueSendJobs, insertEmailRows, prepareEmails, type CreatedEmail, type EmailDraft } from './create-emails';
+import {
+  enqueueSendJobs,
+  insertEmailRows,
+  insertEmailRowsUnlessSuppressed,
+  prepareEmails,
+  type CreatedEmail,
+  type EmailDraft,
+} from './create-emails';
 import type { IdempotencyClaim } from './idempotency';
-import { applySuppressions } from './suppression';
+import { suppressionKey, suppressionLookup, withSuppressions } from './suppression';
 
 interface Entry {
   drafts: EmailDraft[];
@@ -22,13 +29,13 @@ export interface CommitterOptions {
 
 /**
  * Group commit for email creation. Each call's drafts join a pending list; a flush writes
- * everything pending with one suppression query, one multi-row INSERT and one addBulk per queue,
- * then answers every caller. A call's drafts are never split across flushes, so a batch stays
+ * everything pending with one statement (the suppression check and a multi-row INSERT, see
+ * write) and one addBulk per queue, then answers every caller. A call's drafts are never split across flushes, so a batch stays
  * all-or-nothing; if a combined write fails, each call is retried alone so one bad call cannot
  * fail its neighbours. Under light load a flush starts on the next tick (no added latency);
  * under load, flushes grow to fill the time the previous ones take. It writes through `deps.sql`,
  * a node-postgres pool of its own in the API and the relay (createIntakeSql): through Prisma the
- * same two statements cost about 7 % of those processes' CPU per email.
+ * same statements cost about 7 % of those processes' CPU per email.
  */
 export function createEmailCommitter(
   deps: { sql: SqlExecutor; queues: QueueFactory; log: Logger; now: () => Date },
@@ -50,12 +57,8 @@ export function createEmailCommitter(
     waiters.forEach((w) => w());
   }
 
-  async function write(entries: Entry[]): Promise<CreatedEmail[][]> {
-    const now = deps.now();
-    const drafts = await applySuppressions(
-      deps.sql,
-      entries.flatMap((e) => e.drafts),
-    );
+  /** The drafts with their ids and statuses, each entry's share of them, and the idempotency records. */
+  function prepare(entries: Entry[], drafts: EmailDraft[], now: Date) {
     const prepared = prepareEmails(drafts, now);
     const out: CreatedEmail[][] = [];
     let k = 0;
@@ -64,9 +67,23 @@ export function createEmailCommitter(
       k += e.drafts.length;
     }
     const claims = entries.flatMap((e, i) => (e.claim ? [{ ...e.claim, emailIds: out[i].map((c) => c.id) }] : []));
-    await insertEmailRows(deps.sql, prepared, now, claims);
-    await enqueueSendJobs(deps, prepared, now);
-    return out;
+    return { prepared, out, claims };
+  }
+
+  async function write(entries: Entry[]): Promise<CreatedEmail[][]> {
+    const now = deps.now();
+    const drafts = entries.flatMap((e) => e.drafts);
+    // One statement when no recipient is suppressed, the common case. Otherwise that statement
+    // writes nothing and names the suppressed recipients; the drafts, with useSend's rule applied
+    // (withSuppressions keeps their number and order), are written by a second one.
+    let attempt = prepare(entries, drafts, now);
+    const suppressed = await insertEmailRowsUnlessSuppressed(deps.sql, attempt.prepared, now, attempt.claims, suppressionLookup(drafts));
+    if (suppressed.length) {
+      attempt = prepare(entries, withSuppressions(drafts, new Set(suppressed.map(suppressionKey))), now);
+      await insertEmailRows(deps.sql, attempt.prepared, now, attempt.claims);
+    }
+    await enqueueSendJobs(deps, attempt.prepared, now);
+    return attempt.out;
   }
 
   async function flush(entries: Entry[]) {

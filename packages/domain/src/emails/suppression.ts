@@ -1,4 +1,3 @@
-import type { NamedStatement, SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { bareAddress } from './address';
 import type { EmailDraft } from './create-emails';
 
@@ -7,35 +6,37 @@ export const ALL_TO_SUPPRESSED = 'All TO recipients are suppressed. No emails to
 // A recipient may be `Name <addr>`: suppressions are kept by bare, lower-cased address.
 const normalise = (recipient: string) => bareAddress(recipient).toLowerCase();
 
-const FIND_SUPPRESSED: NamedStatement = {
-  name: 'mailrail_find_suppressed',
-  text: `SELECT s."teamId", s.email FROM "Suppression" s
-     JOIN json_to_recordset($1::json) AS x("teamId" int, email text) ON s."teamId" = x."teamId" AND s.email = x.email`,
-};
+/** A recipient of a team, as the suppression list is searched: the address bare and lower-cased. */
+export interface SuppressionPair {
+  teamId: number;
+  email: string;
+}
 
-/** Suppressed addresses among the given (team, address) pairs, in one query whatever the count. */
-export async function findSuppressed(sql: SqlExecutor, pairs: { teamId: number; email: string }[]): Promise<Set<string>> {
-  const unique = new Map<string, { teamId: number; email: string }>();
-  for (const p of pairs) {
-    const email = normalise(p.email);
-    unique.set(`${p.teamId}:${email}`, { teamId: p.teamId, email });
+/** How a suppressed pair is named in the sets below. */
+export const suppressionKey = (p: SuppressionPair): string => `${p.teamId}:${p.email}`;
+
+/** Every distinct (team, address) pair among the drafts' to, cc and bcc recipients. */
+export function suppressionLookup(drafts: EmailDraft[]): SuppressionPair[] {
+  const unique = new Map<string, SuppressionPair>();
+  for (const d of drafts) {
+    for (const recipient of [...d.to, ...(d.cc ?? []), ...(d.bcc ?? [])]) {
+      const pair = { teamId: d.teamId, email: normalise(recipient) };
+      unique.set(suppressionKey(pair), pair);
+    }
   }
-  if (unique.size === 0) return new Set();
-  const rows = await sql.query<{ teamId: number; email: string }>(FIND_SUPPRESSED, [JSON.stringify([...unique.values()])]);
-  return new Set(rows.map((r) => `${r.teamId}:${r.email}`));
+  return [...unique.values()];
 }
 
 /**
- * useSend's rule (docs/emails.md, "Suppressed recipients"): when every TO address is suppressed
- * the email is kept as SUPPRESSED and never sent; otherwise suppressed to, cc and bcc addresses
- * are silently dropped.
+ * useSend's rule (docs/emails.md, "Suppressed recipients"), given the suppressed pairs: when every
+ * TO address is suppressed the email is kept as SUPPRESSED and never sent; otherwise suppressed
+ * to, cc and bcc addresses are silently dropped.
  */
-export async function applySuppressions(sql: SqlExecutor, drafts: EmailDraft[]): Promise<EmailDraft[]> {
-  const pairs = drafts.flatMap((d) => [...d.to, ...(d.cc ?? []), ...(d.bcc ?? [])].map((email) => ({ teamId: d.teamId, email })));
-  const suppressed = await findSuppressed(sql, pairs);
+export function withSuppressions(drafts: EmailDraft[], suppressed: Set<string>): EmailDraft[] {
   if (suppressed.size === 0) return drafts;
   return drafts.map((d) => {
-    const keep = (list: string[] | undefined) => list?.filter((a) => !suppressed.has(`${d.teamId}:${normalise(a)}`));
+    const keep = (list: string[] | undefined) =>
+      list?.filter((a) => !suppressed.has(suppressionKey({ teamId: d.teamId, email: normalise(a) })));
     const to = keep(d.to)!;
     if (to.length === 0) return { ...d, suppressed: { reason: ALL_TO_SUPPRESSED } };
     return { ...d, to, cc: keep(d.cc), bcc: keep(d.bcc) };
