@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { processSesEventJob } from '@mailrail/domain/ses-events/process-ses-event';
+import { createDb } from '@mailrail/platform/db/client';
 import type { SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { sesSendEvent, startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 import { createAcceptanceCommitter } from './acceptance-committer';
@@ -109,4 +110,19 @@ it('fails every acceptance of a group whose statement failed, so each caller ret
   const committer = createAcceptanceCommitter(broken, { windowMs: 5, maxBatch: 100 });
   const results = await Promise.allSettled([committer.record('a', 'm-a'), committer.record('b', 'm-b')]);
   expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+});
+
+it("an SES event waits for a pooled connection longer than Prisma's default 2 s (the queue runs more jobs than the pool has connections)", async () => {
+  const [id] = await claimed(1, 'pool-wait');
+  const db = createDb(env.config.DATABASE_URL, 1);
+  try {
+    // The pool's one connection, held for 2.5 s.
+    const holding = db.$transaction(async (tx) => tx.$executeRawUnsafe('SELECT pg_sleep(2.5)'), { timeout: 10_000 });
+    await sleep(200);
+    expect(await processSesEventJob({ db }, sesSendEvent(id, 'ses-pool-wait'))).toBe('processed');
+    await holding;
+    expect(await env.email(id)).toMatchObject({ latestStatus: 'SENT', sesEmailId: 'ses-pool-wait' });
+  } finally {
+    await db.$disconnect();
+  }
 });

@@ -207,6 +207,11 @@ async function suppressRecipients(
   }
 }
 
+// The ses-events queue runs more jobs at once (20, register.ts) than the worker's Prisma pool has
+// connections (10): in a burst a job waits for one. Prisma's default wait (2 s) turned such a
+// wait on a busy machine into a failed attempt; the job's own lock bounds the wait instead.
+const TRANSACTION_OPTIONS = { maxWait: 15_000 };
+
 /**
  * Applies one SES event, exactly once per SNS MessageId: the dedupe row, the status, the event
  * row, suppression and the counters commit together. `lastAttempt` decides what an event for an
@@ -251,7 +256,7 @@ export async function processSesEventJob(
       await countEmailStatus(tx, email, event.status, { hardBounce: event.hardBounce, at: occurredAt });
     }
     return 'processed';
-  });
+  }, TRANSACTION_OPTIONS);
 
   if (outcome === 'unmatched')
     deps.log?.warn({ snsMessageId: job.snsMessageId, sesMessageId: event.sesMessageId }, 'SES event for an unknown email');
