@@ -43,8 +43,9 @@ function fromBodyParser(err: BodyParserError): ApiError | null {
  */
 export function errorHandler(err: unknown, req: { log?: Logger }, res: ServerResponse, _next: unknown): void {
   let apiError: ApiError;
+  const parserError = err instanceof ApiError ? null : fromBodyParser(err as BodyParserError);
   if (err instanceof ApiError) apiError = err;
-  else if (fromBodyParser(err as BodyParserError)) apiError = fromBodyParser(err as BodyParserError)!;
+  else if (parserError) apiError = parserError;
   // express throws a URIError when a route parameter's percent-encoding is malformed (%ff%fe).
   else if (err instanceof URIError) apiError = malformedPathError();
   else if (isUnavailable(err)) {

@@ -30,9 +30,10 @@ export interface CommitterOptions {
 /**
  * Group commit for email creation. Each call's drafts join a pending list; a flush writes
  * everything pending with one statement (the suppression check and a multi-row INSERT, see
- * write) and one addBulk per queue, then answers every caller. A call's drafts are never split across flushes, so a batch stays
- * all-or-nothing; if a combined write fails, each call is retried alone so one bad call cannot
- * fail its neighbours. Under light load a flush starts on the next tick (no added latency);
+ * write) and one addBulk per queue, then answers every caller. A call's drafts are never split
+ * across flushes, so a batch stays all-or-nothing; if a combined write fails, each call is
+ * retried alone so one bad call cannot fail its neighbours. Under light load a flush starts on the
+ * next tick (no added latency);
  * under load, flushes grow to fill the time the previous ones take. It writes through `deps.sql`,
  * a node-postgres pool of its own in the API and the relay (createIntakeSql): through Prisma the
  * same statements cost about 7 % of those processes' CPU per email.
