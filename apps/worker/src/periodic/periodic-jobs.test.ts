@@ -72,6 +72,78 @@ describe('startPeriodicJobs', () => {
   });
 });
 
+describe('a periodic worker that stops taking jobs', () => {
+  let env: TestWorkerEnv;
+  beforeAll(async () => {
+    env = await startTestWorkerEnv();
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  const STUCK_AFTER_MS = 1500;
+
+  it('is replaced when its one job was lost by Redis and the next tick is due', async () => {
+    const queue = env.deps.queues.get(queueNames.maintenance);
+    let runs = 0;
+    let release = () => {};
+    const hung = new Promise<void>((resolve) => (release = resolve));
+    const runner = await startPeriodicJobs(
+      env.deps,
+      [
+        {
+          name: 'tick',
+          everyMs: 300,
+          run: async () => {
+            if (++runs === 1) await hung; // a handler waiting on a command that never settles
+          },
+        },
+      ],
+      { stuckAfterMs: STUCK_AFTER_MS },
+    );
+    try {
+      const first = await env.waitFor(async () => (await queue.getJobs(['active']))[0], 5000);
+      const stuck = runner.worker();
+      // A failover to a replica that had not received the job yet: its keys are gone.
+      await env.deps.redis.del(queue.toKey(first.id!), `${queue.toKey(first.id!)}:lock`);
+      await env.deps.redis.lrem(queue.keys.active, 0, first.id!);
+      await env.waitFor(async () => runs >= 2, 4 * STUCK_AFTER_MS + 5000);
+      expect(runner.worker()).not.toBe(stuck);
+    } finally {
+      release();
+      await runner.close();
+    }
+  });
+
+  it('is kept while it runs a job it still holds, however long', async () => {
+    let runs = 0;
+    let longRunDone = false;
+    const runner = await startPeriodicJobs(
+      env.deps,
+      [
+        {
+          name: 'slow-tick',
+          everyMs: 300,
+          run: async () => {
+            if (++runs > 1) return;
+            await new Promise((resolve) => setTimeout(resolve, 3 * STUCK_AFTER_MS));
+            longRunDone = true;
+          },
+        },
+      ],
+      { stuckAfterMs: STUCK_AFTER_MS },
+    );
+    try {
+      const first = runner.worker();
+      await env.waitFor(async () => runs >= 2, 3 * STUCK_AFTER_MS + 5000);
+      expect(longRunDone).toBe(true);
+      expect(runner.worker()).toBe(first);
+    } finally {
+      await runner.close();
+    }
+  });
+});
+
 describe('two worker instances on the same prefix', () => {
   let env: TestWorkerEnv;
   beforeAll(async () => {

@@ -17,6 +17,7 @@ import { pruneWebhookEvents } from '../webhooks/prune-events';
 import { dispatchWebhookOutbox, webhookMaxAttempts, type WebhookWorkerDeps } from '../webhooks/register';
 import { requeueStalledDeliveries } from '../webhooks/requeue-stalled';
 import { keepDeclared, REDECLARE_EVERY_MS } from './keep-declared';
+import { replaceStuckWorker } from './replace-stuck-worker';
 
 // The one registry of periodic jobs. A capability that needs one adds an entry here; start-up
 // validates every schedule and declares it as a BullMQ job scheduler on the maintenance queue,
@@ -137,9 +138,13 @@ export interface PeriodicRunnerDeps {
 
 export interface PeriodicJobsRunner {
   queue: Queue;
-  worker: Worker;
+  /** The worker taking the jobs now (a replacement after a stall, replace-stuck-worker.ts). */
+  worker(): Worker;
   close(): Promise<void>;
 }
+
+/** A maintenance job due this long, untaken by a worker with room for it, gets that worker replaced. */
+export const PERIODIC_WORKER_STUCK_AFTER_MS = 30_000;
 
 // Queues that carried job schedulers before the registry held them all; an upgraded Redis still
 // has those schedulers, which would keep adding jobs nobody asked for.
@@ -148,7 +153,7 @@ const QUEUES_WITH_RETIRED_SCHEDULERS = [queueNames.campaigns, queueNames.domains
 export async function startPeriodicJobs<D extends PeriodicRunnerDeps>(
   deps: D,
   jobs: PeriodicJob<D>[],
-  opts: { redeclareEveryMs?: number } = {},
+  opts: { redeclareEveryMs?: number; stuckAfterMs?: number } = {},
 ): Promise<PeriodicJobsRunner> {
   validatePeriodicJobs(jobs);
   const queue = deps.queues.get(queueNames.maintenance);
@@ -186,24 +191,31 @@ export async function startPeriodicJobs<D extends PeriodicRunnerDeps>(
   // One job at a time per process, as before the registry held them all: running the scan, the
   // sweeper and the rest side by side measurably slowed the send path they share PostgreSQL with
   // (campaign-crash.test.ts). With several replicas, the others take the ticks meanwhile.
-  const worker = new Worker(
-    queueNames.maintenance,
-    async (job) => {
-      const periodic = byName.get(job.name);
-      if (!periodic) return { skipped: 'unknown periodic job' };
-      return periodic.run(deps);
-    },
-    { connection: deps.redis, prefix: queuePrefix(deps.config, queueNames.maintenance), concurrency: 1 },
-  );
-  worker.on('error', (err) => deps.log.error({ err }, 'periodic worker error'));
-  worker.on('failed', (job, err) => deps.log.error({ err, job: job?.name }, 'periodic job failed'));
+  // The sweeper, which recovers every lost send job, runs here: a worker that went quiet after a
+  // failover would stop it in every replica at once, so a stuck one is replaced.
+  const makeWorker = () => {
+    const worker = new Worker(
+      queueNames.maintenance,
+      async (job) => {
+        const periodic = byName.get(job.name);
+        if (!periodic) return { skipped: 'unknown periodic job' };
+        return periodic.run(deps);
+      },
+      { connection: deps.redis, prefix: queuePrefix(deps.config, queueNames.maintenance), concurrency: 1 },
+    );
+    worker.on('error', (err) => deps.log.error({ err }, 'periodic worker error'));
+    worker.on('failed', (job, err) => deps.log.error({ err, job: job?.name }, 'periodic job failed'));
+    return worker;
+  };
+  const stuckAfterMs = opts.stuckAfterMs ?? PERIODIC_WORKER_STUCK_AFTER_MS;
+  const watched = replaceStuckWorker(makeWorker, queue, { stuckAfterMs, checkEveryMs: Math.max(100, stuckAfterMs / 6), log: deps.log });
   deps.log.info({ jobs: jobs.map((j) => ({ name: j.name, cron: j.cron, everyMs: j.everyMs })) }, 'periodic jobs registered');
   return {
     queue,
-    worker,
+    worker: watched.current,
     close: async () => {
       stopDeclaring();
-      await worker.close();
+      await watched.close();
     },
   };
 }
