@@ -26,14 +26,15 @@ export interface WatchedWorker<T> {
 /** What a worker was last seen doing, from its own events. */
 interface Activity {
   lastStartAt: number;
-  inFlight: Map<string, Job>;
+  /** Ids of the jobs it started and has not finished. */
+  inFlight: Set<string>;
 }
 
 function track<T>(worker: Worker<T>): Activity {
-  const activity: Activity = { lastStartAt: Date.now(), inFlight: new Map() };
+  const activity: Activity = { lastStartAt: Date.now(), inFlight: new Set() };
   worker.on('active', (job) => {
     activity.lastStartAt = Date.now();
-    if (job.id) activity.inFlight.set(job.id, job);
+    if (job.id) activity.inFlight.add(job.id);
   });
   const done = (job: Job | undefined) => {
     if (job?.id) activity.inFlight.delete(job.id);
@@ -68,8 +69,9 @@ async function stuckReason<T>(
   if (!oldest) return null;
   const waitingForMs = now - oldest.dueAt;
   if (waitingForMs < stuckAfterMs) return null;
-  const states = await Promise.all([...activity.inFlight.keys()].map((id) => queue.getJobState(id)));
-  const lost = [...activity.inFlight.keys()].filter((_, i) => states[i] !== 'active');
+  const running = [...activity.inFlight];
+  const states = await Promise.all(running.map((id) => queue.getJobState(id)));
+  const lost = running.filter((_, i) => states[i] !== 'active');
   const freeSlots = worker.concurrency - activity.inFlight.size;
   if (freeSlots <= 0 && lost.length === 0) return null;
   return { waitingJob: oldest.id, waitingForMs, sinceLastStartMs: now - activity.lastStartAt, freeSlots, lostJobs: lost };
