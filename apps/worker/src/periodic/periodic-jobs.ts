@@ -138,8 +138,8 @@ export interface PeriodicRunnerDeps {
 
 export interface PeriodicJobsRunner {
   queue: Queue;
-  /** The worker taking the jobs now (a replacement after a stall, replace-stuck-worker.ts). */
-  worker(): Worker;
+  /** How many times a stuck worker was replaced (replace-stuck-worker.ts). */
+  replacements(): number;
   close(): Promise<void>;
 }
 
@@ -212,7 +212,7 @@ export async function startPeriodicJobs<D extends PeriodicRunnerDeps>(
   deps.log.info({ jobs: jobs.map((j) => ({ name: j.name, cron: j.cron, everyMs: j.everyMs })) }, 'periodic jobs registered');
   return {
     queue,
-    worker: watched.current,
+    replacements: watched.replacements,
     close: async () => {
       stopDeclaring();
       await watched.close();
