@@ -5,6 +5,7 @@ import { ApiError } from '@mailrail/domain/errors/api-error';
 import { isUnavailable } from '@mailrail/domain/errors/unavailable';
 import { writeJson } from './json-response';
 import { malformedPathError } from './unsafe-text';
+import { BudgetFull } from '@mailrail/platform/budgets/budget-gate';
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(new ApiError('NOT_FOUND', `Route ${req.method} ${req.path} not found`));
@@ -48,7 +49,12 @@ export function errorHandler(err: unknown, req: { log?: Logger }, res: ServerRes
   else if (parserError) apiError = parserError;
   // express throws a URIError when a route parameter's percent-encoding is malformed (%ff%fe).
   else if (err instanceof URIError) apiError = malformedPathError();
-  else if (isUnavailable(err)) {
+  // A heavy operation over its budget (docs/security.md, "Resource budgets"): the team's own limit
+  // is the team's to wait for (429), the global one is the server's (503); both are retried.
+  else if (err instanceof BudgetFull) {
+    apiError = new ApiError(err.scope === 'team' ? 'RATE_LIMITED' : 'SERVICE_UNAVAILABLE', err.message);
+    res.setHeader('Retry-After', '1');
+  } else if (isUnavailable(err)) {
     req.log?.warn({ err }, 'dependency unavailable');
     apiError = new ApiError('SERVICE_UNAVAILABLE', 'Service temporarily unavailable, retry shortly');
     res.setHeader('Retry-After', '1');

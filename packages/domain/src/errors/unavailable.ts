@@ -37,6 +37,8 @@ export function isUnavailable(err: unknown): boolean {
     /Connection terminated|terminating connection|connect ECONNREFUSED|Connection is closed|ECONNRESET|Can't reach database/i.test(msg) ||
     // 53300 through Prisma's raw queries: code P2010 and the adapter's TooManyConnections, no SQLSTATE.
     /too many clients already|too many (database )?connections/i.test(msg) ||
+    // node-postgres: no connection of a bounded pool came free in time (the heavy pool, HEAVY_DB_WAIT_MS).
+    /timeout exceeded when trying to connect/.test(msg) ||
     REDIS_UNAVAILABLE.test(msg)
   );
 }

@@ -417,6 +417,76 @@ export const configSchema = z.object({
     .describe(
       'Longest one statement that evaluates a segment filter may run in the API (preview, counts, pages, export, the check when a campaign is scheduled); past it the request answers 503 SERVICE_UNAVAILABLE',
     ),
+  // Heavy operations: per-team and global concurrency, one pool (packages/platform/src/budgets/heavy-work.ts).
+  HEAVY_DB_POOL_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(3)
+    .describe(
+      'PostgreSQL connections per process for heavy operations (exports, segment evaluation, campaign preparation), apart from DATABASE_POOL_SIZE',
+    ),
+  HEAVY_DB_WAIT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(5000)
+    .describe('Longest a heavy operation waits for one of the HEAVY_DB_POOL_SIZE connections; past it the request answers 503'),
+  EXPORT_CONCURRENCY_PER_TEAM: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(2)
+    .describe('Contact exports one team may run at once (all replicas); one more answers 429'),
+  EXPORT_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(6)
+    .describe('Contact exports all teams together may run at once; one more answers 503'),
+  SEGMENT_CONCURRENCY_PER_TEAM: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(2)
+    .describe('Segment evaluations (preview, count, contact page) one team may run at once; one more answers 429'),
+  SEGMENT_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(6)
+    .describe('Segment evaluations all teams together may run at once; one more answers 503'),
+  CAMPAIGN_PREPARATION_CONCURRENCY_PER_TEAM: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(1)
+    .describe("Campaigns of one team whose recipients are prepared at once; the team's others wait their turn"),
+  CAMPAIGN_PREPARATION_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(2)
+    .describe('Campaigns whose recipients are prepared at once, all teams together'),
+  CONTACT_IMPORT_CONCURRENCY_PER_TEAM: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(1)
+    .describe("CSV imports of one team that run at once; the team's others wait their turn"),
+  CONTACT_IMPORT_CONCURRENCY: z.coerce.number().int().min(1).default(2).describe('CSV imports that run at once, all teams together'),
+  PREVIEW_CONCURRENCY_PER_TEAM: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(2)
+    .describe('Campaign and template previews one team may render at once; one more answers 429'),
+  PREVIEW_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(8)
+    .describe('Previews all teams together may render at once; one more answers 503'),
   DKIM_SELECTOR: z
     .string()
     .regex(/^[a-z0-9-]+$/)

@@ -1,5 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Pool } from 'pg';
+import { Pool, type PoolConfig } from 'pg';
 import { PrismaClient } from './generated/client';
 
 export type Db = PrismaClient;
@@ -35,13 +35,19 @@ export function behindPgBouncer(databaseUrl: string): boolean {
  * and sets again on whichever server connection it lends that client, in transaction mode too.
  * Node-postgres queues the SET before any query of whoever asked for the connection. `options`:
  * the startup options of a direct connection (behind PgBouncer statements are never named, so
- * PLAN_EACH_RUN_SESSION_OPTIONS has nothing to do there).
+ * PLAN_EACH_RUN_SESSION_OPTIONS has nothing to do there). `more`: other pool settings (a bounded
+ * wait for a connection).
  */
-export function createUtcPool(databaseUrl: string, max: number, options = UTC_SESSION_OPTIONS): Pool {
-  if (!behindPgBouncer(databaseUrl)) return new Pool({ connectionString: databaseUrl, max, options });
+export function createUtcPool(
+  databaseUrl: string,
+  max: number,
+  options = UTC_SESSION_OPTIONS,
+  more: Omit<PoolConfig, 'options'> = {},
+): Pool {
+  if (!behindPgBouncer(databaseUrl)) return new Pool({ ...more, connectionString: databaseUrl, max, options });
   const url = new URL(databaseUrl);
   url.searchParams.delete('pgbouncer');
-  const pool = new Pool({ connectionString: url.toString(), max });
+  const pool = new Pool({ ...more, connectionString: url.toString(), max });
   // A failed SET fails the connection's next query too (same socket): the error surfaces there.
   pool.on('connect', (client) => void client.query(`SET TimeZone = 'UTC'`).catch(() => undefined));
   return pool;

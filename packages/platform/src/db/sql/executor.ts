@@ -82,15 +82,18 @@ export function poolExecutor(pool: Pool, prepare = true): SqlPool {
  * A pg pool that survives the server closing idle connections (restart, failover): the error is
  * reported and the pool opens a new connection on the next query. `planEachRun`: its named
  * statements are planned at every run (PLAN_EACH_RUN_SESSION_OPTIONS), for statements on the
- * partitioned email log.
+ * partitioned email log. `connectWaitMs`: how long a statement waits for a free connection before
+ * it fails (unset: as long as it takes).
  */
 export function createSqlPool(
   databaseUrl: string,
   max: number,
   onIdleError: (err: Error) => void,
-  opts: { planEachRun?: boolean } = {},
+  opts: { planEachRun?: boolean; connectWaitMs?: number } = {},
 ): SqlPool {
-  const pool = createUtcPool(databaseUrl, max, opts.planEachRun ? PLAN_EACH_RUN_SESSION_OPTIONS : UTC_SESSION_OPTIONS);
+  const pool = createUtcPool(databaseUrl, max, opts.planEachRun ? PLAN_EACH_RUN_SESSION_OPTIONS : UTC_SESSION_OPTIONS, {
+    connectionTimeoutMillis: opts.connectWaitMs,
+  });
   pool.on('error', onIdleError);
   return poolExecutor(pool, !behindPgBouncer(databaseUrl));
 }
