@@ -27,6 +27,9 @@ import { youngGenerationFlag } from '@mailrail/platform/process/memory-flags';
 const DEMO_TEAM = 'Demo team';
 const DEMO_DOMAIN = 'demo.example.com';
 const DEMO_USER = `admin@${DEMO_DOMAIN}`;
+// Dashboard mail (invitations, password resets) carries account-taking links: it leaves as the
+// mail of a team of its own, with no members, API keys or webhooks, never as the demo team's.
+const SYSTEM_MAIL_TEAM = 'mailrail dashboard mail';
 
 async function waitFor(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -91,7 +94,14 @@ async function seedDemo(config: ReturnType<typeof loadConfigOrExit>) {
     const password = randomBytes(9).toString('base64url');
     const { userId } = await ensureUserInTeam(db, { email: DEMO_USER, teamId: team.id, role: 'ADMIN' });
     await db.user.update({ where: { id: userId }, data: { passwordHash: await hashPassword(password) } });
-    return { teamId: team.id, domain: domain.name, apiKey, user: { email: DEMO_USER, password } };
+    const mailTeam =
+      (await db.team.findFirst({ where: { name: SYSTEM_MAIL_TEAM }, orderBy: { id: 'asc' } })) ?? (await createTeam(db, SYSTEM_MAIL_TEAM));
+    if (!(await db.domain.findUnique({ where: { teamId_name: { teamId: mailTeam.id, name: DEMO_DOMAIN } } })))
+      await createDomain(
+        { db, config, identities: createIdentityPort(config, { db }) },
+        { teamId: mailTeam.id, name: DEMO_DOMAIN, verified: true },
+      );
+    return { teamId: team.id, mailTeamId: mailTeam.id, domain: domain.name, apiKey, user: { email: DEMO_USER, password } };
   } finally {
     await db.$disconnect();
   }
@@ -126,10 +136,10 @@ async function main() {
 
   const seeded = await seedDemo(config);
   const smtpTls = await smtpCertificate(env);
-  // Invitations and password resets leave as the demo team's mail (shown by the SES emulator).
+  // Invitations and password resets leave as the dashboard mail team's (shown by the SES emulator).
   if (!env.DASHBOARD_MAIL_FROM && !env.DASHBOARD_MAIL_TEAM_ID) {
     env.DASHBOARD_MAIL_FROM = `mailrail <dashboard@${seeded.domain}>`;
-    env.DASHBOARD_MAIL_TEAM_ID = String(seeded.teamId);
+    env.DASHBOARD_MAIL_TEAM_ID = String(seeded.mailTeamId);
   }
   // `node --import tsx` (not the tsx CLI) so that our SIGTERM reaches each process itself.
   const relay = !!(config.SMTP_PORT || config.SMTPS_PORT);

@@ -13,6 +13,8 @@ import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ensureUserInTeam } from '@mailrail/domain/users/users';
+import { createTeam } from '@mailrail/domain/teams/api-keys';
+import { insertDomain } from '@mailrail/domain/domains/add-domain';
 import { startTestDnsServer, type TestDnsServer, type TestZoneEntry } from '@mailrail/testing/dns-server';
 import { freePort } from '@mailrail/testing/free-port';
 import { startReceiver, type Receiver } from '@mailrail/testing/webhook-receiver';
@@ -75,7 +77,7 @@ describeInBrowser('the dashboard in a browser', () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     // The worker's team (with its verified domain example.com) is the team the admin signs in to;
-    // it also sends the dashboard's own mail (invitations).
+    // the dashboard's own mail (invitations) leaves as a team of its own with example.com too.
     // The SES event simulator (docs/events.md) answers every message with SES's events, Delivery
     // 20 s after Send: long enough to watch an email sit at SENT, short enough for the overview.
     worker = await startTestWorkerEnv({
@@ -87,13 +89,22 @@ describeInBrowser('the dashboard in a browser', () => {
     });
     teamId = worker.teamId;
     await worker.deps.db.team.update({ where: { id: teamId }, data: { name: 'Acme' } });
+    const mailTeam = await createTeam(worker.deps.db, 'Dashboard mail');
+    const { SECRET, AWS_REGION, DKIM_SELECTOR } = worker.config;
+    await insertDomain(worker.deps.db, SECRET, {
+      teamId: mailTeam.id,
+      name: 'example.com',
+      region: AWS_REGION,
+      dkimSelector: DKIM_SELECTOR,
+      verified: true,
+    });
     api = await startTestApi(
       {
         PUBLIC_URL: base,
         DNS_RESOLVER: dns.address,
         WEBHOOK_ALLOW_PRIVATE: 'true',
         DASHBOARD_MAIL_FROM: 'mailrail <dashboard@example.com>',
-        DASHBOARD_MAIL_TEAM_ID: String(teamId),
+        DASHBOARD_MAIL_TEAM_ID: String(mailTeam.id),
       },
       { databaseUrl: worker.config.DATABASE_URL, redisPrefix: worker.config.REDIS_PREFIX },
     );

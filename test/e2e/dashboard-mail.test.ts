@@ -3,7 +3,7 @@
 // through the real AWS SDK), and the links they carry work exactly once.
 import request from 'supertest';
 import { simpleParser } from 'mailparser';
-import { createTeam } from '@mailrail/domain/teams/api-keys';
+import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
 import { insertDomain } from '@mailrail/domain/domains/add-domain';
 import { type Config } from '@mailrail/platform/config/schema';
 import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
@@ -16,6 +16,7 @@ import { createApp } from '../../apps/api/src/app';
 import { closeApiDeps, createApiDeps, type ApiDeps } from '../../apps/api/src/deps';
 import { closeWorkerDeps, createWorkerDeps, type WorkerDeps } from '../../apps/worker/src/deps';
 import { startWorker, type RunningWorker } from '../../apps/worker/src/worker';
+import { STORED_SYSTEM_MAIL_TEXT } from '../../apps/api/src/dashboard/mail/dashboard-mail';
 
 const ORIGIN = 'http://dashboard.test';
 let databaseUrl: string;
@@ -104,8 +105,10 @@ it('an invitation reaches SES and its link creates the account once', async () =
   expect(first.body).toMatchObject({ signedIn: true, teams: [{ id: teamId, name: 'Customers', role: 'MEMBER' }] });
   expect((await accept()).status).toBe(400);
   expect((await signIn('new.colleague@example.org', 'colleague password')).res.status).toBe(200);
-  // The message is an ordinary email of the operators' team, sent by the worker.
+  // The message is an email of the operators' team, sent by the worker; the row keeps no link.
   expect(await api.db.email.count({ where: { teamId: 1, to: { has: 'new.colleague@example.org' }, latestStatus: 'SENT' } })).toBe(1);
+  const row = await api.db.email.findFirstOrThrow({ where: { to: { has: 'new.colleague@example.org' } } });
+  expect(JSON.stringify(row)).not.toContain(token);
 });
 
 it('a password reset reaches SES for a known address only, and its link works once', async () => {
@@ -125,4 +128,78 @@ it('a password reset reaches SES for a known address only, and its link works on
   // Nothing was sent to the address without an account.
   expect(ses.messagesTo('stranger@example.org')).toHaveLength(0);
   expect(await api.db.email.count({ where: { to: { has: 'stranger@example.org' } } })).toBe(0);
+});
+
+describe('no tenant reads dashboard mail (its links take accounts over)', () => {
+  it('a SENDING key, a MEMBER and the webhook outbox of the mail team see no reset link, only the stored note', async () => {
+    await api.db.user.create({ data: { email: 'reset.target@example.org', passwordHash: await hashPassword('target password 1') } });
+    const asked = await request(app.app)
+      .post('/api/dashboard/auth/password-reset/request')
+      .set('Origin', ORIGIN)
+      .send({ email: 'reset.target@example.org' });
+    expect(asked.status).toBe(200);
+    const token = await linkSentTo('reset.target@example.org', 'reset-password');
+    const email = await waitFor(
+      () => api.db.email.findFirst({ where: { teamId: 1, to: { has: 'reset.target@example.org' }, latestStatus: 'SENT' } }),
+      { timeoutMs: 20_000, what: 'the reset email SENT' },
+    );
+    expect(email).toMatchObject({ text: STORED_SYSTEM_MAIL_TEXT, html: null, rawMessage: null });
+
+    // Readers given to the mail team afterwards (an operator's mistake) still find no link.
+    const { apiKey, id: keyId } = await createApiKey(api.db, { teamId: 1, name: 'sending', permission: 'SENDING' });
+    const member = await api.db.user.create({
+      data: { email: 'member@ops.example.com', passwordHash: await hashPassword('member password 1') },
+    });
+    await api.db.membership.create({ data: { userId: member.id, teamId: 1, role: 'MEMBER' } });
+    try {
+      const key = { Authorization: `Bearer ${apiKey}` };
+      const list = await request(app.app).get('/api/v1/emails').set(key);
+      const got = await request(app.app).get(`/api/v1/emails/${email.id}`).set(key);
+      expect([list.status, got.status]).toEqual([200, 200]);
+      expect(got.body.text).toBe(STORED_SYSTEM_MAIL_TEXT);
+      const { agent, res } = await signIn('member@ops.example.com', 'member password 1');
+      expect(res.status).toBe(200);
+      const log = await agent.get('/api/dashboard/teams/1/email-log').set('Origin', ORIGIN);
+      const detail = await agent.get(`/api/dashboard/teams/1/v1/emails/${email.id}`).set('Origin', ORIGIN);
+      expect([log.status, detail.status]).toEqual([200, 200]);
+      expect(log.body.data.map((e: { id: string }) => e.id)).toContain(email.id);
+      const events = await api.db.webhookEvent.findMany({ where: { teamId: 1 } });
+      for (const seen of [list.body, got.body, log.body, detail.body, events]) expect(JSON.stringify(seen)).not.toContain(token);
+    } finally {
+      await api.db.membership.deleteMany({ where: { teamId: 1 } });
+      await api.db.apiKey.delete({ where: { id: keyId } });
+    }
+  });
+
+  it.each(['a member', 'an API key', 'a webhook'])('a mail team with %s sends no dashboard mail at all', async (reader) => {
+    const admin = await api.db.user.create({
+      data: { email: `admin.${reader.length}@customers.test`, passwordHash: await hashPassword('admin password 1') },
+    });
+    await api.db.membership.create({ data: { userId: admin.id, teamId, role: 'ADMIN' } });
+    const added =
+      reader === 'a member'
+        ? api.db.membership.create({ data: { userId: admin.id, teamId: 1, role: 'MEMBER' } })
+        : reader === 'an API key'
+          ? createApiKey(api.db, { teamId: 1, name: 'reader', permission: 'SENDING' })
+          : api.db.webhook.create({
+              data: { id: 'wh_reader', teamId: 1, url: 'https://93.184.215.14/hook', secretEnc: 'x', events: ['email.sent'] },
+            });
+    await added;
+    try {
+      const { agent, res } = await signIn(`admin.${reader.length}@customers.test`, 'admin password 1');
+      const invited = await agent
+        .post(`/api/dashboard/teams/${teamId}/invitations`)
+        .set('Origin', ORIGIN)
+        .set('X-CSRF-Token', res.body.csrfToken)
+        .send({ email: `refused.${reader.length}@example.org` });
+      expect(invited.status).toBe(503);
+      expect(invited.body.error).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.stringContaining('DASHBOARD_MAIL_TEAM_ID') });
+      expect(await api.db.email.count({ where: { to: { has: `refused.${reader.length}@example.org` } } })).toBe(0);
+      expect(await api.db.invitation.count({ where: { email: `refused.${reader.length}@example.org` } })).toBe(0);
+    } finally {
+      await api.db.membership.deleteMany({ where: { teamId: 1 } });
+      await api.db.apiKey.deleteMany({ where: { teamId: 1 } });
+      await api.db.webhook.deleteMany({ where: { teamId: 1 } });
+    }
+  });
 });

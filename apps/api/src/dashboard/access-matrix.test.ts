@@ -4,7 +4,7 @@ import { createApiKey } from '@mailrail/domain/teams/api-keys';
 import { seedContactBook } from '@mailrail/testing/campaign-fixtures';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 import { teamRoutes } from './team/team-routes';
-import { addUser, signIn, type Browser } from './testing';
+import { addDashboardMailTeam, addUser, signIn, type Browser } from './testing';
 
 // Every dashboard team route, called
 //   (a) without a session: 401;
@@ -24,14 +24,14 @@ let memberA: Browser;
 let adminB: Browser;
 
 beforeAll(async () => {
-  // Dashboard mail goes out as team 1's (the harness's first team) from its verified domain.
+  // Dashboard mail goes out as team 2's, a team of its own, from its verified domain.
   api = await startTestApi({
     DASHBOARD_MAIL_FROM: 'mailrail <dashboard@mail.matrix.test>',
-    DASHBOARD_MAIL_TEAM_ID: '1',
+    DASHBOARD_MAIL_TEAM_ID: '2',
     SES_IDENTITY_ADAPTER: 'local',
   });
   expect(api.team.teamId).toBe(1);
-  await api.addDomain(1, 'mail.matrix.test');
+  await addDashboardMailTeam(api, 'mail.matrix.test');
   teamB = (await api.newTeam('Team B')).teamId;
   const a = await addUser(api, [{ teamId: api.team.teamId, role: 'ADMIN' }]);
   const m = await addUser(api, [{ teamId: api.team.teamId, role: 'MEMBER' }]);

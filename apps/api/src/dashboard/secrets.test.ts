@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createLogger } from '@mailrail/platform/log/logger';
 import { startTestApi, type TestApi } from '../testing/api-harness';
-import { addUser, browser, PASSWORD, sessionTokenOf, signIn } from './testing';
+import { addDashboardMailTeam, addUser, browser, dashboardMailToken, PASSWORD, sessionTokenOf, signIn } from './testing';
 
 // No secret (API key, webhook secret, password, password hash, session or link token) appears in
 // any answer after the one that created it, nor in any log line, at the most verbose level.
@@ -12,11 +12,11 @@ const lines: string[] = [];
 beforeAll(async () => {
   const log = createLogger('trace', 'mailrail-api', { write: (s: string) => void lines.push(s) });
   api = await startTestApi(
-    { DASHBOARD_MAIL_FROM: 'dashboard@mail.secrets.test', DASHBOARD_MAIL_TEAM_ID: '1', LOG_LEVEL: 'trace' },
+    { DASHBOARD_MAIL_FROM: 'dashboard@mail.secrets.test', DASHBOARD_MAIL_TEAM_ID: '2', LOG_LEVEL: 'trace' },
     undefined,
     { log },
   );
-  await api.addDomain(1, 'mail.secrets.test');
+  await addDashboardMailTeam(api, 'mail.secrets.test');
 });
 afterAll(async () => {
   await api.close();
@@ -45,8 +45,7 @@ it('keeps every secret out of later answers and out of the logs', async () => {
   secrets.rotatedWebhookSecret = rotated.body.secret;
 
   await b.post(`${base}/invitations`, { email: 'invitee@example.org', role: 'MEMBER' }).expect(200);
-  const mail = await api.deps.db.email.findFirstOrThrow({ where: { to: { has: 'invitee@example.org' } } });
-  secrets.invitationToken = /#token=([\w-]+)/.exec(mail.text!)![1];
+  secrets.invitationToken = await dashboardMailToken(api, 'invitee@example.org');
   const invitee = browser(api);
   const accepted = await invitee
     .post('/api/dashboard/invitations/accept', { token: secrets.invitationToken, password: 'invitee password 1' })

@@ -1,6 +1,8 @@
 import request from 'supertest';
+import { simpleParser } from 'mailparser';
 import type { TeamRole } from '@mailrail/platform/db/generated/enums';
 import { hashPassword } from '@mailrail/domain/users/passwords';
+import { createTeam } from '@mailrail/domain/teams/api-keys';
 import type { TestApi } from '../testing/api-harness';
 
 // Test helpers for the dashboard routes: users with passwords, and a signed-in browser (a
@@ -77,4 +79,24 @@ export async function signIn(api: TestApi, email: string, password = PASSWORD): 
 export function sessionTokenOf(res: request.Response): string {
   const cookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('mailrail_session='));
   return cookie ? cookie.slice('mailrail_session='.length).split(';')[0] : '';
+}
+
+/**
+ * The team that sends dashboard mail: one of its own (no members, keys or webhooks, or the mail
+ * is refused) with `domain` verified. Created right after startTestApi, it is team 2.
+ */
+export async function addDashboardMailTeam(api: TestApi, domain: string): Promise<number> {
+  const team = await createTeam(api.deps.db, 'Dashboard mail');
+  if (team.id !== 2) throw new Error(`the dashboard mail team is ${team.id}; create it first so that DASHBOARD_MAIL_TEAM_ID=2 names it`);
+  await api.addDomain(team.id, domain);
+  return team.id;
+}
+
+/** The `#token=` of the newest dashboard mail to `to`, read from the message as sent (the stored text has no link). */
+export async function dashboardMailToken(api: TestApi, to: string): Promise<string> {
+  const email = await api.deps.db.email.findFirstOrThrow({ where: { to: { has: to } }, orderBy: { createdAt: 'desc' } });
+  const sent = await simpleParser(Buffer.from(email.rawMessage ?? []));
+  const m = /#token=([\w-]{43})/.exec(sent.text ?? '');
+  if (!m) throw new Error(`no link in the dashboard mail to ${to}`);
+  return m[1];
 }

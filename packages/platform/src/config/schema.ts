@@ -624,7 +624,9 @@ export const configSchema = z.object({
     .min(1)
     .optional()
     .or(z.literal('').transform(() => undefined))
-    .describe('Team whose domain sends dashboard mail through the normal pipeline (its log, limits and suppressions apply)'),
+    .describe(
+      'Team whose domain sends dashboard mail through the normal pipeline (its limits and suppressions apply); a team of its own: one with members, active API keys or webhooks is refused',
+    ),
   DASHBOARD_WEB_DIR: z
     .string()
     .max(1000)

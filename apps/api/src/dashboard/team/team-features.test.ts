@@ -2,7 +2,7 @@ import request from 'supertest';
 import { hashSecretToken } from '@mailrail/domain/users/link-tokens';
 import { waitFor } from '@mailrail/testing/wait-for';
 import { startTestApi, type TestApi } from '../../testing/api-harness';
-import { addUser, browser, PASSWORD, signIn, type Browser } from '../testing';
+import { addDashboardMailTeam, addUser, browser, dashboardMailToken, PASSWORD, signIn, type Browser } from '../testing';
 
 // What the Settings, API keys and invitation pages do, end to end through the routes (the mail
 // itself reaching SES is test/e2e/dashboard-mail.test.ts).
@@ -15,11 +15,11 @@ let base: string;
 beforeAll(async () => {
   api = await startTestApi({
     DASHBOARD_MAIL_FROM: 'mailrail <dashboard@mail.features.test>',
-    DASHBOARD_MAIL_TEAM_ID: '1',
+    DASHBOARD_MAIL_TEAM_ID: '2',
     API_RATE_LIMIT: '25',
   });
   expect(api.team.teamId).toBe(1);
-  await api.addDomain(1, 'mail.features.test');
+  await addDashboardMailTeam(api, 'mail.features.test');
   const a = await addUser(api, [{ teamId: api.team.teamId, role: 'ADMIN' }]);
   adminId = a.userId;
   admin = await signIn(api, a.email);
@@ -29,13 +29,8 @@ afterAll(async () => {
   await api.close();
 });
 
-/** The invitation link of the newest dashboard email to `to`, read from the stored email. */
-async function invitationToken(to: string): Promise<string> {
-  const email = await api.deps.db.email.findFirstOrThrow({ where: { teamId: 1, to: { has: to } }, orderBy: { createdAt: 'desc' } });
-  const m = /invitations\/accept#token=([\w-]{43})/.exec(email.text ?? '');
-  if (!m) throw new Error('no invitation link in the email');
-  return m[1];
-}
+/** The invitation link of the newest dashboard email to `to`, read from the message as sent. */
+const invitationToken = (to: string) => dashboardMailToken(api, to);
 
 describe('API keys', () => {
   it('creates a key shown once, lists it with its last use and partial token only, and revokes it at once', async () => {
