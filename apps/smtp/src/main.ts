@@ -34,7 +34,13 @@ async function main(): Promise<void> {
     process.exit(1);
   });
   const metricsServer = config.SMTP_METRICS_PORT
-    ? await startMetricsServer({ registry: deps.metrics.registry, port: config.SMTP_METRICS_PORT, token: config.METRICS_TOKEN, log })
+    ? await startMetricsServer({
+        registry: deps.metrics.registry,
+        port: config.SMTP_METRICS_PORT,
+        token: config.METRICS_TOKEN,
+        log,
+        maxAgeMs: config.METRICS_CACHE_MS,
+      })
     : null;
   log.info(
     { ports: relay.ports, tls: tls.source, fingerprint256: tls.fingerprint256, metricsPort: config.SMTP_METRICS_PORT || null },

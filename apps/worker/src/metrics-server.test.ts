@@ -1,10 +1,12 @@
 import crypto from 'node:crypto';
+import { Registry } from 'prom-client';
 import { startTestWorkerEnv, type TestWorkerEnv } from './testing/worker-harness';
 import { startMetricsServer } from './metrics-server';
 
 let env: TestWorkerEnv;
 beforeAll(async () => {
-  env = await startTestWorkerEnv({ METRICS_TOKEN: 'scrape' });
+  // A render serves scrapes for a minute here: the concurrency test below must not see it expire.
+  env = await startTestWorkerEnv({ METRICS_TOKEN: 'scrape', METRICS_CACHE_MS: '60000' });
 });
 afterAll(async () => {
   await env.close();
@@ -49,6 +51,20 @@ it('compares the metrics token in constant time, whatever the length of the gues
     expect((await fetch(url, { headers: { Authorization: 'Bearer scrape' } })).status).toBe(200);
   } finally {
     compare.mockRestore();
+    server?.close();
+  }
+});
+
+it('50 concurrent scrapes share one render (the rule of the API and the SMTP relay: core scrape-cache.ts)', async () => {
+  const server = await startMetricsServer(env.deps, 0, '127.0.0.1');
+  const renders = jest.spyOn(Registry.prototype, 'metrics');
+  try {
+    const url = `http://127.0.0.1:${(server!.address() as { port: number }).port}/metrics`;
+    const answers = await Promise.all(Array.from({ length: 50 }, () => fetch(url, { headers: { Authorization: 'Bearer scrape' } })));
+    expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
+    expect(renders).toHaveBeenCalledTimes(1);
+  } finally {
+    renders.mockRestore();
     server?.close();
   }
 });

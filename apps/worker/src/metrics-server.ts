@@ -22,6 +22,7 @@ export function startMetricsServer(deps: WorkerDeps, port: number, host = '0.0.0
     host,
     token: deps.config.METRICS_TOKEN,
     log: deps.log,
+    maxAgeMs: deps.config.METRICS_CACHE_MS,
     beforeScrape: () => collectQueueDepths(deps.metrics, deps.queues, workerQueues(deps)),
   });
 }

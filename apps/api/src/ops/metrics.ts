@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { bearerToken, secretMatches } from '@mailrail/platform/crypto/secrets';
 import { collectQueueDepths, type Metrics } from '@mailrail/platform/metrics/metrics';
+import { createScrapeCache } from '@mailrail/platform/metrics/scrape-cache';
 import { queueNames } from '@mailrail/platform/queue/queues';
 import type { ApiDeps } from '../deps';
 
@@ -107,16 +108,28 @@ export function observedQueues(deps: ApiDeps): string[] {
   return [...sends, queueNames.campaigns, queueNames.sesEvents, queueNames.webhooks, queueNames.domains];
 }
 
-/** GET /metrics in Prometheus text format; behind a bearer token when METRICS_TOKEN is set. */
+/**
+ * GET /metrics in Prometheus text format; behind a bearer token when METRICS_TOKEN is set. One
+ * render serves every scrape for METRICS_CACHE_MS, so many scrapers cost one render per period.
+ */
 export function metricsEndpoint(deps: ApiDeps, metrics: Metrics): RequestHandler {
+  const scrape = createScrapeCache(
+    async () => {
+      await collectQueueDepths(metrics, deps.queues, observedQueues(deps)).catch((err) =>
+        deps.log.warn({ err }, 'queue depths unavailable'),
+      );
+      return metrics.registry.metrics();
+    },
+    { maxAgeMs: deps.config.METRICS_CACHE_MS, now: () => deps.clock.now().getTime() },
+  );
   return async (req, res) => {
     const token = deps.config.METRICS_TOKEN;
     if (token && !secretMatches(bearerToken(req.headers.authorization), token)) {
       res.status(401).json({ error: { code: 'UNAUTHORIZED', message: 'Metrics token required' } });
       return;
     }
-    await collectQueueDepths(metrics, deps.queues, observedQueues(deps)).catch((err) => req.log.warn({ err }, 'queue depths unavailable'));
+    const text = await scrape();
     res.setHeader('Content-Type', metrics.registry.contentType);
-    res.send(await metrics.registry.metrics());
+    res.send(text);
   };
 }

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import request from 'supertest';
+import { Registry } from 'prom-client';
 import { createLogger } from '@mailrail/platform/log/logger';
 import { createApp } from '../app';
 import { ADMIN_SESSION_TTL_MS } from './queue-dashboard';
@@ -7,7 +8,8 @@ import { startTestApi, type TestApi } from '../testing/api-harness';
 
 let api: TestApi;
 beforeAll(async () => {
-  api = await startTestApi({ METRICS_TOKEN: 'metrics-secret', ADMIN_TOKEN: 'admin-secret' });
+  // No reuse of a render: these tests read what the requests just before a scrape recorded.
+  api = await startTestApi({ METRICS_TOKEN: 'metrics-secret', ADMIN_TOKEN: 'admin-secret', METRICS_CACHE_MS: '0' });
 });
 afterAll(async () => {
   await api.close();
@@ -17,6 +19,36 @@ describe('GET /metrics', () => {
   it('needs the metrics token when one is configured', async () => {
     expect((await request(api.app).get('/metrics')).status).toBe(401);
     expect((await request(api.app).get('/metrics').set('Authorization', 'Bearer wrong')).status).toBe(401);
+  });
+
+  it('100 concurrent scrapes cost one render per METRICS_CACHE_MS; a missing or wrong token renders nothing', async () => {
+    let nowMs = Date.parse('2026-12-01T00:00:00Z');
+    const cached = await startTestApi({ METRICS_TOKEN: 'metrics-secret', METRICS_CACHE_MS: '2000' }, undefined, {
+      clock: { now: () => new Date(nowMs) },
+    });
+    const renders = jest.spyOn(Registry.prototype, 'metrics');
+    try {
+      const scrape = (token = 'metrics-secret') => request(cached.app).get('/metrics').set('Authorization', `Bearer ${token}`);
+      const answers = await Promise.all(Array.from({ length: 100 }, () => scrape()));
+      expect(answers.map((a) => a.status)).toEqual(Array(100).fill(200));
+      expect(new Set(answers.map((a) => a.text)).size).toBe(1);
+      expect(renders).toHaveBeenCalledTimes(1);
+
+      const refused = await Promise.all([request(cached.app).get('/metrics'), scrape('wrong')]);
+      expect(refused.map((r) => [r.status, r.body.error.code])).toEqual([
+        [401, 'UNAUTHORIZED'],
+        [401, 'UNAUTHORIZED'],
+      ]);
+      nowMs += 1999;
+      await Promise.all(Array.from({ length: 20 }, () => scrape()));
+      expect(renders).toHaveBeenCalledTimes(1);
+      nowMs += 1;
+      await Promise.all(Array.from({ length: 20 }, () => scrape()));
+      expect(renders).toHaveBeenCalledTimes(2);
+    } finally {
+      renders.mockRestore();
+      await cached.close();
+    }
   });
 
   it('compares the metrics token in constant time, whatever the length of the guess', async () => {

@@ -580,6 +580,13 @@ export const configSchema = z.object({
     .describe('Days of email log partitions the worker keeps created ahead of today (UTC)'),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464).describe("Port of the worker's GET /metrics (0 = off)"),
   METRICS_TOKEN: z.string().optional().describe('Bearer token required by GET /metrics when set'),
+  METRICS_CACHE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(2000)
+    .describe('One render of GET /metrics (API, worker, SMTP relay) serves every scrape for this long; scrapes during a render share it'),
   ADMIN_TOKEN: z.string().optional().describe('Bearer token of the queue dashboard at /admin/queues (disabled when unset)'),
   DASHBOARD_SESSION_IDLE_MINUTES: z.coerce
     .number()

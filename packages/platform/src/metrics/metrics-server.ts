@@ -2,11 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import { bearerToken, secretMatches } from '../crypto/secrets';
 import type { Logger } from '../log/logger';
+import { createScrapeCache } from './scrape-cache';
 
 /**
  * GET /metrics (Prometheus text) of a process without an HTTP API of its own (worker, SMTP
  * relay), on its own port; the bearer METRICS_TOKEN guards it as it guards the API's. Every
- * other path is a 404. `beforeScrape` refreshes gauges read at scrape time (queue depths).
+ * other path is a 404. `beforeScrape` refreshes gauges read at scrape time (queue depths); one
+ * render serves every scrape for `maxAgeMs` (METRICS_CACHE_MS).
  */
 export function startMetricsServer(opts: {
   registry: Registry;
@@ -14,8 +16,16 @@ export function startMetricsServer(opts: {
   host?: string;
   token: string | undefined;
   log: Logger;
+  maxAgeMs: number;
   beforeScrape?: () => Promise<void>;
 }): Promise<Server | null> {
+  const scrape = createScrapeCache(
+    async () => {
+      await opts.beforeScrape?.().catch((err) => opts.log.warn({ err }, 'metrics refresh failed'));
+      return opts.registry.metrics();
+    },
+    { maxAgeMs: opts.maxAgeMs },
+  );
   const json = (code: string, message: string) => JSON.stringify({ error: { code, message } });
   const server = createServer(async (req, res) => {
     if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
@@ -26,8 +36,13 @@ export function startMetricsServer(opts: {
       res.writeHead(401, { 'Content-Type': 'application/json' }).end(json('UNAUTHORIZED', 'Metrics token required'));
       return;
     }
-    await opts.beforeScrape?.().catch((err) => opts.log.warn({ err }, 'metrics refresh failed'));
-    res.writeHead(200, { 'Content-Type': opts.registry.contentType }).end(await opts.registry.metrics());
+    try {
+      const text = await scrape();
+      res.writeHead(200, { 'Content-Type': opts.registry.contentType }).end(text);
+    } catch (err) {
+      opts.log.warn({ err }, 'metrics not rendered');
+      res.writeHead(500, { 'Content-Type': 'application/json' }).end(json('INTERNAL_SERVER_ERROR', 'Metrics not rendered'));
+    }
   });
   // A second process on the same machine finds the port taken: it runs on without metrics rather
   // than not at all (give each replica its own port).
