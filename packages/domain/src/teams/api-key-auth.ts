@@ -8,6 +8,7 @@ import type { Metrics } from '@mailrail/platform/metrics/metrics';
 import { duplicateRedis, type Redis } from '@mailrail/platform/redis/client';
 import { apiKeyRevokedChannel, keyMatches, parseApiKey, type ApiKeyCache, type Permission } from './api-keys';
 import { createAuthFailureLimit } from './auth-failure-limit';
+import { effectiveTeamRateLimit } from './team-rate-limit';
 
 // API key verification, the one rule for every door a key opens: the HTTP API's Bearer header
 // and the SMTP relay's AUTH password. Each door maps the outcome to its own protocol.
@@ -47,7 +48,12 @@ const UNKNOWN_KEYS_MAX = 10_000;
 export interface ApiKeyVerifierDeps {
   config: Pick<
     Config,
-    'REDIS_PREFIX' | 'API_KEY_CACHE_SECONDS' | 'API_KEY_NEGATIVE_CACHE_SECONDS' | 'AUTH_FAILURES_PER_MINUTE' | 'API_RATE_LIMIT'
+    | 'REDIS_PREFIX'
+    | 'API_KEY_CACHE_SECONDS'
+    | 'API_KEY_NEGATIVE_CACHE_SECONDS'
+    | 'AUTH_FAILURES_PER_MINUTE'
+    | 'API_RATE_LIMIT'
+    | 'API_RATE_LIMIT_MAX'
   >;
   db: Db;
   redis: Redis;
@@ -127,7 +133,7 @@ export function createApiKeyVerifier(deps: ApiKeyVerifierDeps, metrics?: Pick<Me
         apiKeyId: row.id,
         permission: row.permission,
         domainId: row.domainId,
-        rateLimit: row.team.apiRateLimit ?? deps.config.API_RATE_LIMIT,
+        rateLimit: effectiveTeamRateLimit(row.team.apiRateLimit, deps.config),
       },
     };
     if (ttlMs > 0) cache.set(clientId, entry);

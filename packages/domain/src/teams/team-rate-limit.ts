@@ -7,6 +7,17 @@ import { createWindowCounter } from '@mailrail/platform/redis/fixed-window';
 // message counts as one request. Fails open: a Redis hiccup must not stop sending.
 const WINDOW_MS = 1000;
 
+/**
+ * The rate the limiter applies to a team: its own apiRateLimit, else API_RATE_LIMIT. The operator
+ * owns the ceiling: a team's own value above API_RATE_LIMIT_MAX, or 0 (unlimited), counts as the
+ * ceiling (0 = no ceiling). The instance default is the operator's own and applies as it is.
+ */
+export function effectiveTeamRateLimit(teamLimit: number | null, config: { API_RATE_LIMIT: number; API_RATE_LIMIT_MAX: number }): number {
+  if (teamLimit === null) return config.API_RATE_LIMIT;
+  const ceiling = config.API_RATE_LIMIT_MAX;
+  return ceiling > 0 && (teamLimit === 0 || teamLimit > ceiling) ? ceiling : teamLimit;
+}
+
 export interface TeamRateCount {
   limit: number;
   /** Requests left in this window (0 when over). */

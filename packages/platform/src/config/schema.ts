@@ -285,6 +285,9 @@ export const configSchema = z.object({
     .default(10000)
     .describe('GET /api/v1/emails counts matching emails up to this many; past it `count` is this cap and `countCapped` is true'),
   API_RATE_LIMIT: int(10).describe('Default requests per second per team (0 = off); a team can have its own'),
+  API_RATE_LIMIT_MAX: int(100).describe(
+    "Highest requests per second a team's own rate limit may be (its admins cannot set more, or 0 = unlimited; a stored value above it counts as it); 0 = no ceiling",
+  ),
   API_KEY_CACHE_SECONDS: int(10).describe('How long a verified API key is trusted without reading the database'),
   API_KEY_NEGATIVE_CACHE_SECONDS: int(30).describe(
     'How long an unknown API key id is answered 403 without reading the database (at most 10,000 ids per process; 0 = off)',

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { ApiError, notFound } from '@mailrail/domain/errors/api-error';
 import type { TeamRole } from '@mailrail/platform/db/generated/enums';
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
+import { effectiveTeamRateLimit } from '@mailrail/domain/teams/team-rate-limit';
 import type { ApiDeps } from '../../deps';
 import { sessionOf } from '../session/middleware';
 
@@ -43,7 +44,7 @@ export function teamAccess(deps: ApiDeps): RequestHandler {
         apiKeyId: null,
         permission: 'FULL',
         domainId: null,
-        rateLimit: membership.apiRateLimit ?? deps.config.API_RATE_LIMIT,
+        rateLimit: effectiveTeamRateLimit(membership.apiRateLimit, deps.config),
       };
       next();
     } catch (err) {

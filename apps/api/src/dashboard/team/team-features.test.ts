@@ -17,6 +17,7 @@ beforeAll(async () => {
     DASHBOARD_MAIL_FROM: 'mailrail <dashboard@mail.features.test>',
     DASHBOARD_MAIL_TEAM_ID: '2',
     API_RATE_LIMIT: '25',
+    API_RATE_LIMIT_MAX: '50',
   });
   expect(api.team.teamId).toBe(1);
   await addDashboardMailTeam(api, 'mail.features.test');
@@ -222,6 +223,43 @@ describe('settings', () => {
     const back = await admin.patch(`${base}/settings`, { apiRateLimit: null }).expect(200);
     expect(back.body.effectiveRateLimit).toBe(25);
   });
+
+  it('an admin cannot set the rate limit to 0 (unlimited) or above API_RATE_LIMIT_MAX; the ceiling itself is allowed', async () => {
+    for (const apiRateLimit of [0, 51, 100_000]) {
+      const res = await admin.patch(`${base}/settings`, { apiRateLimit }).expect(400);
+      expect(res.body).toEqual({
+        error: {
+          code: 'BAD_REQUEST',
+          message: expect.stringContaining('at most 50 requests per second (API_RATE_LIMIT_MAX)'),
+          issues: [{ path: ['apiRateLimit'], message: expect.any(String) }],
+        },
+      });
+    }
+    expect((await api.deps.db.team.findUniqueOrThrow({ where: { id: api.team.teamId } })).apiRateLimit).toBeNull();
+    expect((await admin.patch(`${base}/settings`, { apiRateLimit: 50 }).expect(200)).body.effectiveRateLimit).toBe(50);
+    await admin.patch(`${base}/settings`, { apiRateLimit: null }).expect(200);
+  });
+
+  it.each([0, 5000])(
+    'a stored rate limit of %i (set before the ceiling) counts as API_RATE_LIMIT_MAX for keys and sessions',
+    async (stored) => {
+      await api.deps.db.team.update({ where: { id: api.team.teamId }, data: { apiRateLimit: stored } });
+      try {
+        // A new key: the key cache of earlier requests keeps the rate it read for a few seconds.
+        const key = await api.newKey(api.team.teamId);
+        const byKey = await request(api.app)
+          .get('/api/v1/domains')
+          .set({ Authorization: `Bearer ${key}` })
+          .expect(200);
+        expect(byKey.headers['x-ratelimit-limit']).toBe('50');
+        const bySession = await admin.get(`${base}/v1/domains`).expect(200);
+        expect(bySession.headers['x-ratelimit-limit']).toBe('50');
+        expect((await admin.get(`${base}/settings`).expect(200)).body).toMatchObject({ apiRateLimit: stored, effectiveRateLimit: 50 });
+      } finally {
+        await api.deps.db.team.update({ where: { id: api.team.teamId }, data: { apiRateLimit: null } });
+      }
+    },
+  );
 });
 
 describe('overview', () => {
