@@ -1,5 +1,7 @@
 import request from 'supertest';
 import { verifyUnsubscribeLink } from '@mailrail/domain/audience/links';
+import { createRequire } from 'node:module';
+import type * as HtmlToText from 'html-to-text';
 import { seedContactBook } from '@mailrail/testing/campaign-fixtures';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 import { expectBadRequest } from '../testing/expect-bad-request';
@@ -212,6 +214,40 @@ describe('POST /api/v1/campaigns/{campaignId}/preview', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ contact: null, subject: 'Hello ' });
     expect(res.body.html).toContain('Hi  of nowhere');
+  });
+});
+
+describe('preview size (CAMPAIGN_PREVIEW_MAX_MB, 2 by default)', () => {
+  const overCap = 'x'.repeat(2 * 1024 * 1024);
+  const hugeHtml = `<p>${overCap}</p>{{unsend_unsubscribe_url}}`;
+  const hugeContent = JSON.stringify({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: overCap }] }] });
+
+  it('answers 413 for a given or stored body over the cap, preview and test send alike, without converting it', async () => {
+    // The library as core's html-to-text.ts loads it (Node's own require, not jest's registry).
+    const convert = jest.spyOn(
+      createRequire(require.resolve('@mailrail/domain/render/html-to-text'))('html-to-text') as typeof HtmlToText,
+      'convert',
+    );
+    try {
+      const c = await create();
+      const answers = [
+        await send('post', `/${c.id}/preview`, { html: hugeHtml }),
+        await send('post', `/${c.id}/preview`, { content: hugeContent }),
+      ];
+      await api.deps.db.campaign.update({ where: { id: c.id }, data: { html: hugeHtml } });
+      answers.push(await send('post', `/${c.id}/preview`, {}), await send('post', `/${c.id}/test`, { to: ['me@example.org'] }));
+      for (const [i, res] of answers.entries()) {
+        expect([i, res.status, res.body.error.code]).toEqual([i, 413, 'PAYLOAD_TOO_LARGE']);
+        expect(res.body.error.message).toMatch(/at most 2 MB \(CAMPAIGN_PREVIEW_MAX_MB\)/);
+      }
+      expect(convert).not.toHaveBeenCalled();
+      // Just under the cap still previews.
+      const fits = await send('post', `/${c.id}/preview`, { html: `<p>${'y'.repeat(1024 * 1024)}</p>` });
+      expect(fits.status).toBe(200);
+      expect(convert).toHaveBeenCalledTimes(1);
+    } finally {
+      convert.mockRestore();
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { badRequest } from '@mailrail/domain/errors/api-error';
+import { ApiError, badRequest } from '@mailrail/domain/errors/api-error';
 import { prepareCampaignBody, type CampaignContact } from '@mailrail/domain/campaigns/campaign-content';
 import { renderCampaignEmail } from '@mailrail/domain/campaigns/render-campaign-email';
 import type { Campaign } from '@mailrail/platform/db/generated/client';
@@ -32,8 +32,27 @@ async function previewContact(deps: ApiDeps, c: Campaign, contactId: string | un
 // unsubscribe page's for no one.
 const NO_CONTACT: CampaignContact = { id: '', email: '', firstName: null, lastName: null, properties: null };
 
+/**
+ * A body over CAMPAIGN_PREVIEW_MAX_MB is refused before it is rendered: rendering and its text
+ * conversion run on the event loop in time that grows with the body (36 MB blocked it for seconds).
+ */
+function checkPreviewSize(deps: ApiDeps, field: 'content' | 'html', body: string): void {
+  const maxBytes = deps.config.CAMPAIGN_PREVIEW_MAX_MB * 1024 * 1024;
+  // Every UTF-16 unit is at most 3 bytes of UTF-8: short bodies skip the byte count.
+  if (body.length * 3 <= maxBytes || Buffer.byteLength(body) <= maxBytes) return;
+  throw new ApiError(
+    'PAYLOAD_TOO_LARGE',
+    `The campaign's ${field} is ${(Buffer.byteLength(body) / 1048576).toFixed(1)} MB; previews and test sends render at most ${deps.config.CAMPAIGN_PREVIEW_MAX_MB} MB (CAMPAIGN_PREVIEW_MAX_MB)`,
+    [{ path: [field], message: 'too large to preview' }],
+  );
+}
+
 async function renderFor(deps: ApiDeps, c: Campaign, overrides: PreviewCampaignBody) {
-  const html = overrides.content !== undefined || overrides.html !== undefined ? campaignHtml(overrides) : c.html;
+  const given = overrides.content !== undefined ? 'content' : overrides.html !== undefined ? 'html' : null;
+  if (given) checkPreviewSize(deps, given, overrides[given]!);
+  const html = given ? campaignHtml(overrides) : c.html;
+  // The stored body, or what the editor JSON rendered to.
+  if (html) checkPreviewSize(deps, given ?? 'html', html);
   if (!html) throw badRequest('No content added for campaign', [{ path: ['html'], message: 'No content added for campaign' }]);
   const contact = await previewContact(deps, c, overrides.contactId);
   const book = c.contactBookId

@@ -1,13 +1,9 @@
-import type * as HtmlToText from 'html-to-text';
-import { loadOnFirstUse } from '@mailrail/platform/process/load-on-first-use';
 import { renderEditorDocument, toEditorDocument, type EditorNode } from '../audience/editor-document';
+import { htmlToPlainText } from '../render/html-to-text';
 import { renderTemplate, type TemplateVariables } from '../render/template';
 
 // A campaign body is rendered in two steps: once per campaign (editor JSON to an HTML template,
 // the preheader, the text part) and once per contact (placeholders only: cheap at 100,000 contacts).
-
-// html-to-text and its HTML parser (about 350 kB of source) serve campaign rendering only.
-const htmlToText = loadOnFirstUse<typeof HtmlToText>('html-to-text');
 
 const UNSUBSCRIBE_PLACEHOLDER = /\{\{\s*(?:usesend|unsend)_unsubscribe_url\s*\}\}/i;
 
@@ -76,7 +72,7 @@ export interface CampaignBody {
 export function prepareCampaignBody(c: { subject: string; html: string; previewText?: string | null }): CampaignBody {
   const html = withPreheader(c.html, c.previewText);
   // Converted from the body without the preheader: the hidden line would otherwise lead the text.
-  const text = htmlToText().convert(c.html, { wordwrap: 100, selectors: [{ selector: 'img', format: 'skip' }] });
+  const text = htmlToPlainText(c.html);
   return { subject: c.subject, html, text };
 }
 

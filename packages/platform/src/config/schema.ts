@@ -378,6 +378,12 @@ export const configSchema = z.object({
     .default('UTC')
     .refine(isValidTimeZone, 'must be an IANA time zone such as Europe/Paris')
     .describe('IANA time zone for natural-language campaign schedules'),
+  CAMPAIGN_PREVIEW_MAX_MB: z.coerce
+    .number()
+    .positive()
+    .max(40)
+    .default(2)
+    .describe('Largest campaign body (HTML or editor JSON) the preview and test send render; a larger one answers 413 before rendering'),
   CAMPAIGN_SCAN_INTERVAL_MS: z.coerce
     .number()
     .int()
