@@ -12,7 +12,7 @@ import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mail
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
 import { closeWorkerDeps, createWorkerDeps } from '../../apps/worker/src/deps';
 import { runCampaignWindow } from '../../apps/worker/src/campaigns/run-campaign-window';
-import { prepareRecipients } from '../../apps/worker/src/campaigns/scan-campaigns';
+import { prepareRecipients } from '../../apps/worker/src/campaigns/prepare-recipients';
 
 const N = Number(process.argv[2] ?? 100_000);
 const CHUNK = process.argv[3] ?? '1000';

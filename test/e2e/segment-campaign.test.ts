@@ -5,7 +5,7 @@
 import request from 'supertest';
 import { createSqlPool, type SqlPool } from '@mailrail/platform/db/sql/executor';
 import { startTestApi, type TestApi } from '../../apps/api/src/testing/api-harness';
-import { prepareRecipients } from '../../apps/worker/src/campaigns/scan-campaigns';
+import { prepareRecipients } from '../../apps/worker/src/campaigns/prepare-recipients';
 
 let api: TestApi;
 let sql: SqlPool;

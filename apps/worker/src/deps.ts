@@ -3,6 +3,8 @@ import { createMetrics, type Metrics } from '@mailrail/platform/metrics/metrics'
 import { createSqlPool, type SqlPool } from '@mailrail/platform/db/sql/executor';
 import { queueNames } from '@mailrail/platform/queue/queues';
 import { type Config } from '@mailrail/platform/config/schema';
+import { createBudgetGate, type BudgetGate } from '@mailrail/platform/budgets/budget-gate';
+import { createHeavySql } from '@mailrail/platform/budgets/heavy-work';
 import type { SendSettings } from './send/send-email';
 import { createSesV2Sender, type SesSender } from './send/ses-sender';
 import { withSimulatedSesEvents } from './send/simulated-ses-events';
@@ -14,6 +16,10 @@ export interface WorkerDeps extends BaseDeps {
   ses: SesSender;
   send: SendSettings;
   metrics: Metrics;
+  /** The small pool of heavy operations (campaign recipient preparation), apart from `sql`. */
+  heavySql: SqlPool;
+  /** Per-team and global concurrency of heavy operations (packages/platform/src/budgets). */
+  budgets: BudgetGate;
 }
 
 export class WorkerConfigError extends Error {}
@@ -66,11 +72,14 @@ export function createWorkerDeps(config: Config, overrides: Partial<WorkerDeps> 
     ses,
     send: overrides.send ?? sendSettings(config),
     metrics: overrides.metrics ?? createMetrics('worker'),
+    heavySql: overrides.heavySql ?? createHeavySql(config, (err) => base.log.warn({ err }, 'heavy pool connection lost')),
+    budgets: overrides.budgets ?? createBudgetGate(base.redis, { prefix: config.REDIS_PREFIX, config, log: base.log }),
   };
 }
 
 export async function closeWorkerDeps(deps: WorkerDeps): Promise<void> {
   deps.ses.close();
   await deps.sql.end();
+  await deps.heavySql.end();
   await closeBaseDeps(deps);
 }

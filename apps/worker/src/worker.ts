@@ -3,6 +3,7 @@ import { createIdentityPort } from '@mailrail/domain/ses-identity/choose-adapter
 import type { Worker } from 'bullmq';
 import { queueNames, queuePrefix } from '@mailrail/platform/queue/queues';
 import { startCampaignEngine } from './campaigns/campaign-engine';
+import { startCampaignPreparation } from './campaigns/campaign-preparation';
 import { registerContactImports } from './contact-imports/register';
 import type { WorkerDeps } from './deps';
 import { registerDomainVerification } from './domains/domain-verification';
@@ -64,6 +65,7 @@ export async function startWorker(
     { connection, prefix: queuePrefix(deps.config, queueNames.domains) },
   );
   const campaigns = startCampaignEngine(deps);
+  const campaignPreparation = startCampaignPreparation(deps);
   const contactImports = registerContactImports(deps);
   return {
     send,
@@ -76,7 +78,15 @@ export async function startWorker(
       // and lets what is in flight finish. Closing the campaign windows first left the send
       // workers taking new jobs for as long as that took (seconds on a cluster); send jobs a
       // closing campaign window still enqueues wait in Redis for the next worker.
-      await Promise.all([campaigns.close(), send.close(), sesEvents.close(), webhooks.close(), domains.close(), contactImports.close()]);
+      await Promise.all([
+        campaigns.close(),
+        campaignPreparation.close(),
+        send.close(),
+        sesEvents.close(),
+        webhooks.close(),
+        domains.close(),
+        contactImports.close(),
+      ]);
       await periodic.close();
     },
   };

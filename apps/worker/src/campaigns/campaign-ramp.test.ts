@@ -2,7 +2,7 @@ import { statementText, type SqlExecutor, type SqlPool } from '@mailrail/platfor
 import { insertScheduledCampaign, seedContactBook } from '@mailrail/testing/campaign-fixtures';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 import { runCampaignWindow, type CampaignWindowDeps } from './run-campaign-window';
-import { prepareRecipients } from './scan-campaigns';
+import { prepareRecipients } from './prepare-recipients';
 
 // Gradual sending, driven window by window with a controllable clock and no running worker: the
 // window job is called as the engine calls it, and "crashes" are injected into its transaction.

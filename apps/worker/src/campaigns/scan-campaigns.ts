@@ -1,15 +1,14 @@
 import { clearDeadJob } from '@mailrail/platform/queue/dead-jobs';
-import { withTransaction } from '@mailrail/platform/db/sql/executor';
-import { segmentFilterSql } from '@mailrail/domain/audience/segments/segment-sql';
-import { storedSegmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
 import type { WorkerDeps } from '../deps';
+import { queueCampaignPreparation } from './campaign-preparation';
 
 // The campaign scan, run about every second by one replica at a time (a BullMQ job scheduler).
 // Every step is a conditional statement, so a scan that overlaps another, or that dies half-way,
 // changes nothing twice:
 //   1. start: SCHEDULED campaigns that are due become RUNNING (one UPDATE: only one scan wins);
-//   2. recipients: a RUNNING campaign without recipients gets them (its book's subscribed contacts,
-//      or its segment's), in one INSERT ... SELECT;
+//   2. recipients: a RUNNING campaign without recipients gets its preparation job queued (one per
+//      campaign, campaign-preparation.ts) and is left alone until that job has written them: the
+//      scan never evaluates a segment, so no tenant's data decides how long it runs;
 //   3. outcomes: QUEUED recipients whose email was accepted by SES (or failed) become SENT
 //      (or FAILED), and `sent` goes up by the number that became SENT in that same statement;
 //   4. finish: a RUNNING campaign with no PENDING or QUEUED recipient left becomes SENT;
@@ -19,6 +18,8 @@ export interface ScanResult {
   started: string[];
   windows: string[];
   finished: string[];
+  /** Campaigns whose recipient preparation was queued by this scan. */
+  preparing: string[];
 }
 
 export const windowJobId = (campaignId: string) => `window-${campaignId}`;
@@ -27,17 +28,21 @@ export async function scanCampaigns(deps: WorkerDeps): Promise<ScanResult> {
   const now = deps.clock.now();
   const { sql } = deps;
   const started = await sql.query<{ id: string }>(
-    `UPDATE "Campaign" SET status = 'RUNNING', "updatedAt" = $1
+    `UPDATE "Campaign" SET status = 'RUNNING', "updatedAt" = $1, "pausedReason" = NULL
       WHERE status = 'SCHEDULED' AND "scheduledAt" <= $1
       RETURNING id`,
     [now],
   );
-  const running = await sql.query<{ id: string; recipientsReadyAt: Date | null }>(
-    `SELECT id, "recipientsReadyAt" FROM "Campaign" WHERE status = 'RUNNING' ORDER BY "scheduledAt" NULLS FIRST LIMIT 200`,
+  const running = await sql.query<{ id: string; teamId: number; recipientsReadyAt: Date | null }>(
+    `SELECT id, "teamId", "recipientsReadyAt" FROM "Campaign" WHERE status = 'RUNNING' ORDER BY "scheduledAt" NULLS FIRST LIMIT 200`,
   );
-  const result: ScanResult = { started: started.map((r) => r.id), windows: [], finished: [] };
+  const result: ScanResult = { started: started.map((r) => r.id), windows: [], finished: [], preparing: [] };
   for (const c of running) {
-    if (!c.recipientsReadyAt) await prepareRecipients(deps, c.id, now);
+    if (!c.recipientsReadyAt) {
+      const job = { campaignId: c.id, teamId: c.teamId };
+      if (await queueCampaignPreparation(deps.queues, job, deps.config.CAMPAIGN_PREPARATION_ATTEMPTS)) result.preparing.push(c.id);
+      continue;
+    }
     await recordOutcomes(deps, c.id, now);
     const left = await sql.query<{ pending: boolean; queued: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM "CampaignEmail" WHERE "campaignId" = $1 AND status = 'PENDING') AS pending,
@@ -64,42 +69,6 @@ export async function scanCampaigns(deps: WorkerDeps): Promise<ScanResult> {
     }
   }
   return result;
-}
-
-/**
- * The audience is fixed at start: the book's subscribed contacts (only those the campaign's segment
- * matches, when it has one, compiled by the same segmentFilterSql as the API's counts), one row each
- * (the primary key (campaignId, contactId) makes a second run add nothing); suppressed addresses are
- * recorded as SUPPRESSED and never get an email. `total` and `recipientsReadyAt` are set in the same
- * transaction. The segment is read in that transaction too: a segment edited until now counts as it is now.
- */
-export async function prepareRecipients(deps: Pick<WorkerDeps, 'sql'>, campaignId: string, now: Date): Promise<void> {
-  await withTransaction(deps.sql, async (tx) => {
-    const params: unknown[] = [campaignId, now];
-    const [segment] = await tx.query<{ filter: unknown }>(
-      `SELECT s.filter FROM "Campaign" k JOIN "Segment" s ON s.id = k."segmentId" WHERE k.id = $1`,
-      [campaignId],
-    );
-    const inSegment = segment ? ` AND ${segmentFilterSql(storedSegmentFilter(segment.filter), 'ct', params)}` : '';
-    await tx.execute(
-      `INSERT INTO "CampaignEmail" ("campaignId", "contactId", email, status, "createdAt", "updatedAt")
-       SELECT k.id, ct.id, ct.email,
-              CASE WHEN s.id IS NULL THEN 'PENDING' ELSE 'SUPPRESSED' END::"CampaignEmailStatus",
-              $2::timestamptz, $2::timestamptz
-         FROM "Campaign" k
-         JOIN "Contact" ct ON ct."contactBookId" = k."contactBookId" AND ct.subscribed${inSegment}
-         LEFT JOIN "Suppression" s ON s."teamId" = k."teamId" AND s.email = lower(ct.email)
-        WHERE k.id = $1 AND k."recipientsReadyAt" IS NULL
-       ON CONFLICT DO NOTHING`,
-      params,
-    );
-    await tx.execute(
-      `UPDATE "Campaign" SET "recipientsReadyAt" = $2, "updatedAt" = $2,
-              total = (SELECT count(*) FROM "CampaignEmail" WHERE "campaignId" = $1)
-        WHERE id = $1 AND "recipientsReadyAt" IS NULL`,
-      [campaignId, now],
-    );
-  });
 }
 
 /** QUEUED recipients whose email is settled: SENT once SES accepted it, else FAILED or SUPPRESSED. */

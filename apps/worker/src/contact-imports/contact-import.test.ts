@@ -190,6 +190,43 @@ describe('the file', () => {
   });
 });
 
+describe('rows a contact cannot hold', () => {
+  it('reports a row with a NUL byte as a rejected row and imports the others, in one attempt', async () => {
+    const book = await newBook();
+    const id = await stage(book, 'email,name\na@x.org,A\nb@x.org,B\u0000ob\nc@x.org,C\n');
+    expect(await runContactImport(ports(), id)).toEqual({ status: 'COMPLETED' });
+    expect(await counters(id)).toEqual({ status: 'COMPLETED', rowsRead: 3, created: 2, updated: 0, skipped: 0, rejected: 1 });
+    expect((await contactsOf(book)).map((c) => c.email)).toEqual(['a@x.org', 'c@x.org']);
+    expect(await rejects(id)).toEqual([{ line: 3, reason: expect.stringMatching(/NUL character/), row: 'b@x.org,B\ufffdob' }]);
+  });
+
+  it('reports a record over 64 KB (a long line, a quote left open) and imports every row after it', async () => {
+    const book = await newBook();
+    const long = 'x'.repeat(70 * 1024);
+    const csv = [
+      'email,name,note',
+      'a@x.org,A,',
+      `b@x.org,B,${long}`,
+      'c@x.org,C,"two',
+      'lines"',
+      `"d@x.org,lost quote ${long}`,
+      'e@x.org,E,',
+      'not-an-address,F,',
+      'g@x.org,G,',
+    ].join('\n');
+    const id = await stage(book, csv);
+    expect(await runContactImport(ports(), id)).toEqual({ status: 'COMPLETED' });
+    expect((await contactsOf(book)).map((c) => c.email)).toEqual(['a@x.org', 'c@x.org', 'e@x.org', 'g@x.org']);
+    expect(await counters(id)).toEqual({ status: 'COMPLETED', rowsRead: 7, created: 4, updated: 0, skipped: 0, rejected: 3 });
+    const got = await rejects(id);
+    expect(got.map((r) => r.line)).toEqual([3, 6, 8]);
+    expect(got[0].reason).toMatch(/longer than 64 KB/);
+    expect(got[0].row.startsWith('b@x.org,B,xxx')).toBe(true);
+    expect(got[1].row.startsWith('"d@x.org,lost quote')).toBe(true);
+    expect(got[2].reason).toMatch(/^email: /);
+  });
+});
+
 describe('existing contacts and duplicates', () => {
   const file = 'email,firstName,plan,subscribed\nann@x.org,Ann,pro,\nbob@x.org,Bob,,no\nANN@x.org,Annie,team,\n';
 

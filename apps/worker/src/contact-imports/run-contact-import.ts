@@ -2,10 +2,11 @@ import { Readable } from 'node:stream';
 import type * as CsvParse from 'csv-parse';
 import { loadOnFirstUse } from '@mailrail/platform/process/load-on-first-use';
 import { rowToContact, type ImportTarget as ColumnTarget } from '@mailrail/domain/audience/imports/csv-mapping';
-import { importCsvOptions, lineBreaksInside, rejectRowText } from '@mailrail/domain/audience/imports/csv-format';
+import { importCsvOptions, lineBreaksInside, MAX_RECORD_BYTES, rejectRowText } from '@mailrail/domain/audience/imports/csv-format';
 import type { Clock } from '@mailrail/platform/clock';
 import type { TransactionalSqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { ImportFileError, importFileText } from './import-file';
+import { withoutOversizedRecords } from './oversized-records';
 import { writeImportBatch, type ImportBatch, type ImportReject, type ImportTarget } from './write-import-batch';
 
 // Only an import job parses CSV: the worker loads csv-parse when the first one runs.
@@ -22,7 +23,19 @@ export interface ContactImportPorts {
   batchSize: number;
   /** Test seam: called after each committed batch (a test throws here to play a crash). */
   afterBatch?: (committedRecords: number) => void | Promise<void>;
+  /**
+   * Asked after each batch this run committed (with their number): true makes the run stop there
+   * (ImportYield) so that imports waiting for a place go first; the job resumes from the checkpoint.
+   */
+  shouldYield?: (batchesThisRun: number) => boolean | Promise<boolean>;
 }
+
+/** The run stepped back after a committed batch to let other imports run; nothing is lost. */
+export class ImportYield extends Error {}
+
+/** PostgreSQL text cannot hold U+0000: a row with one is reported, and its text shown without it. */
+const NUL = '\u0000';
+const withoutNul = (text: string) => (text.includes(NUL) ? text.split(NUL).join('\ufffd') : text);
 
 interface ImportRow {
   id: string;
@@ -105,7 +118,7 @@ async function importRecords(ports: ContactImportPorts, row: ImportRow, target: 
       skip_records_with_error: true,
       on_skip: (err: CsvParse.CsvError | undefined) => {
         if (err)
-          parseErrors.push({
+          addParseError({
             line: Number(err.lines) - crlfSeen,
             reason: `Not valid CSV: ${err.message.replace(/^Invalid [^:]*: /, '')}`,
             row: '',
@@ -113,7 +126,20 @@ async function importRecords(ports: ContactImportPorts, row: ImportRow, target: 
       },
     }),
   );
-  const source = Readable.from(importFileText(ports.sql, row.id));
+  // In line order: a record found too long before csv-parse reads its chunk comes before that chunk's errors.
+  const addParseError = (reject: ImportReject) => {
+    let at = parseErrors.length;
+    while (at > 0 && parseErrors[at - 1].line > reject.line) at--;
+    parseErrors.splice(at, 0, reject);
+  };
+  const text = withoutOversizedRecords(importFileText(ports.sql, row.id), (oversized) =>
+    addParseError({
+      line: oversized.line,
+      reason: `Not valid CSV: the record is longer than ${MAX_RECORD_BYTES / 1024} KB (a quote left open?); the next line is read as the next record`,
+      row: withoutNul(oversized.head),
+    }),
+  );
+  const source = Readable.from(text);
   source.on('error', (err) => parser.destroy(err));
   source.pipe(parser);
 
@@ -122,6 +148,7 @@ async function importRecords(ports: ContactImportPorts, row: ImportRow, target: 
   let committed = row.checkpointRecords;
   let batch: ImportBatch = { contacts: [], rejects: [], records: 0 };
   let writing: Promise<void> = Promise.resolve();
+  let batchesThisRun = 0;
 
   // One batch is written while the next is parsed; batches commit in order.
   const flush = async () => {
@@ -130,7 +157,11 @@ async function importRecords(ports: ContactImportPorts, row: ImportRow, target: 
     await writing;
     const from = committed;
     committed += done.records;
-    writing = writeImportBatch(ports.sql, target, done, from, ports.clock.now()).then(() => ports.afterBatch?.(committed));
+    writing = writeImportBatch(ports.sql, target, done, from, ports.clock.now()).then(async () => {
+      await ports.afterBatch?.(committed);
+      if (await ports.shouldYield?.(++batchesThisRun))
+        throw new ImportYield(`import ${target.importId} steps back after ${committed} records`);
+    });
     // An unhandled rejection must not escape while the next batch is parsed; it is awaited below.
     writing.catch(() => undefined);
   };
@@ -151,9 +182,11 @@ async function importRecords(ports: ContactImportPorts, row: ImportRow, target: 
       continue;
     }
     if (record++ < row.checkpointRecords) continue;
-    const result = rowToContact(row.columns, out.record);
+    const result = out.record.some((cell) => cell.includes(NUL))
+      ? { ok: false as const, reason: 'The row contains a NUL character (byte 0), which a contact cannot hold' }
+      : rowToContact(row.columns, out.record);
     if (result.ok) batch.contacts.push(result.contact);
-    else batch.rejects.push({ line, reason: result.reason, row: rejectRowText(out.record) });
+    else batch.rejects.push({ line, reason: result.reason, row: withoutNul(rejectRowText(out.record)) });
     batch.records++;
     if (batch.records >= ports.batchSize) await flush();
   }

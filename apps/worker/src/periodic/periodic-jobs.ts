@@ -23,7 +23,9 @@ import { replaceStuckWorker } from './replace-stuck-worker';
 // validates every schedule and declares it as a BullMQ job scheduler on the maintenance queue,
 // so each tick runs once across all replicas (never a timer per process). Every handler must
 // tolerate a run that overlaps one on another replica: each is a conditional statement or skips
-// locked rows.
+// locked rows. No handler may do work whose size a tenant decides (a segment, a book, a backlog of
+// one team's events): this worker runs one job at a time, so such work goes to a queue of its own
+// (campaign-preparation) or is cut to PERIODIC_MAX_BATCHES_PER_RUN batches per run.
 
 export interface PeriodicJob<D = WorkerDeps> {
   name: string;
@@ -48,7 +50,7 @@ export function periodicJobs(config: Config): PeriodicJob[] {
     {
       name: 'fold-counter-deltas',
       everyMs: config.COUNTER_FOLD_EVERY_MS,
-      run: (deps) => foldCounterDeltas(deps.sql, deps.config.COUNTER_FOLD_BATCH_SIZE),
+      run: (deps) => foldCounterDeltas(deps.sql, deps.config.COUNTER_FOLD_BATCH_SIZE, deps.config.PERIODIC_MAX_BATCHES_PER_RUN),
     },
     { name: 'campaign-scan', everyMs: config.CAMPAIGN_SCAN_INTERVAL_MS, run: (deps) => scanCampaigns(deps) },
     {
@@ -74,7 +76,7 @@ export function webhookPeriodicJobs(config: Config): PeriodicJob<WebhookWorkerDe
     {
       name: 'webhook-dispatch',
       everyMs: config.WEBHOOK_DISPATCH_EVERY_MS,
-      run: async (deps) => ({ events: await dispatchWebhookOutbox(deps) }),
+      run: async (deps) => ({ events: await dispatchWebhookOutbox(deps, deps.config.PERIODIC_MAX_BATCHES_PER_RUN) }),
     },
     {
       name: 'webhook-requeue-stalled',

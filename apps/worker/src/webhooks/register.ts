@@ -39,21 +39,26 @@ export const webhookMaxAttempts = (config: Pick<Config, 'WEBHOOK_RETRY_SCHEDULE'
 
 /**
  * Turns the outbox into deliveries, a batch (WEBHOOK_DISPATCH_BATCH_SIZE) per transaction until
- * it is empty, and queues their jobs. The periodic job `webhook-dispatch` runs it.
+ * it is empty or `maxBatches` were turned (the next run goes on: one team's flood of events cannot
+ * hold the maintenance worker), and queues their jobs. The periodic job `webhook-dispatch` runs it.
  */
-export async function dispatchWebhookOutbox(deps: Pick<WebhookWorkerDeps, 'config' | 'sql' | 'queues' | 'log'>): Promise<number> {
+export async function dispatchWebhookOutbox(
+  deps: Pick<WebhookWorkerDeps, 'config' | 'sql' | 'queues' | 'log'>,
+  maxBatches = Infinity,
+): Promise<number> {
   const { config, sql, log } = deps;
   const queue = deps.queues.get(queueNames.webhooks);
   const batchSize = config.WEBHOOK_DISPATCH_BATCH_SIZE;
   let total = 0;
-  for (;;) {
+  for (let done = 0; done < maxBatches; done++) {
     const { events, deliveryIds } = await dispatchWebhookEvents(sql, batchSize);
     total += events;
     await enqueueWebhookDeliveries(queue, deliveryIds, webhookMaxAttempts(config)).catch((err) =>
       log.warn({ err }, 'webhook deliveries not enqueued; the sweeper will retry'),
     );
-    if (events < batchSize) return total;
+    if (events < batchSize) break;
   }
+  return total;
 }
 
 /**

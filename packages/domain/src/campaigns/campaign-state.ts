@@ -58,7 +58,7 @@ export async function resumePausedCampaign(db: Db, campaign: CampaignScope, now:
   const status: CampaignStatus = c.scheduledAt && c.scheduledAt > now ? 'SCHEDULED' : 'RUNNING';
   const { count } = await db.campaign.updateMany({
     where: { id: campaign.id, teamId: campaign.teamId, domainId: campaign.domainId, status: 'PAUSED' },
-    data: { status },
+    data: { status, pausedReason: null },
   });
   return count > 0;
 }

@@ -163,3 +163,13 @@ it("a deleted team's deltas are dropped by the fold, which goes on with the othe
   expect(await pendingDeltas(gone.id)).toBe(0);
   expect(await usageOf(kept.id)).toMatchObject({ delivered: 3 });
 });
+
+it('one periodic run folds at most maxBatches batches; the next run goes on where it stopped', async () => {
+  await foldCounterDeltas(sql(), 1000);
+  const team = await db.team.create({ data: { name: 'flood' } });
+  for (const id of await emails(team.id, 7)) await processSesEventJob({ db }, sesEvent('Delivery', `ses-${id}`));
+  expect(await foldCounterDeltas(sql(), 2, 2)).toEqual({ folded: 4 });
+  expect(await pendingDeltas(team.id)).toBe(3);
+  expect(await foldCounterDeltas(sql(), 2, 2)).toEqual({ folded: 3 });
+  expect(await usageOf(team.id)).toMatchObject({ delivered: 7 });
+});

@@ -69,14 +69,19 @@ export async function foldCounterDeltasOnce(sql: SqlExecutor, batch: number): Pr
   return row?.folded ?? 0;
 }
 
-/** Folds until fewer than `batch` deltas were left (each batch its own transaction). */
-export async function foldCounterDeltas(sql: SqlExecutor, batch: number): Promise<{ folded: number }> {
+/**
+ * Folds until fewer than `batch` deltas were left (each batch its own transaction), or `maxBatches`
+ * were folded: the periodic run stops there and the next one goes on, so a flood of one team's
+ * events cannot hold the maintenance worker.
+ */
+export async function foldCounterDeltas(sql: SqlExecutor, batch: number, maxBatches = Infinity): Promise<{ folded: number }> {
   let folded = 0;
-  for (;;) {
+  for (let done = 0; done < maxBatches; done++) {
     const n = await foldCounterDeltasOnce(sql, batch);
     folded += n;
-    if (n < batch) return { folded };
+    if (n < batch) break;
   }
+  return { folded };
 }
 
 export interface CampaignCounters {

@@ -397,6 +397,59 @@ export const configSchema = z.object({
     .max(10000)
     .default(2000)
     .describe('Recipients turned into emails per campaign transaction (a pause waits for at most one)'),
+  PERIODIC_MAX_BATCHES_PER_RUN: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .describe(
+      'Batches one run of a draining periodic job (counter folds, webhook dispatch) does at most; the next run goes on, so the maintenance worker never waits behind one backlog',
+    ),
+  CAMPAIGN_PREPARATION_BATCH_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(5000)
+    .describe("Contacts of the book (by id) whose recipient rows one statement of a campaign's preparation decides"),
+  CAMPAIGN_PREPARATION_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(600_000)
+    .default(30_000)
+    .describe(
+      "Longest one batch of a campaign's recipient preparation may run (its segment filter included); past it the batch is retried",
+    ),
+  CAMPAIGN_PREPARATION_ATTEMPTS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(20)
+    .default(3)
+    .describe(
+      "Tries of a campaign's recipient preparation (each resumes after the last committed batch) before the campaign is paused with the reason",
+    ),
+  CONTACT_IMPORT_MAX_OPEN_PER_TEAM: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10)
+    .describe('CSV imports one team may have uploading, queued or running at once; one more upload answers 429'),
+  CONTACT_IMPORT_MAX_STORED_MB_PER_TEAM: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(1024)
+    .describe("Megabytes of uploaded CSV one team's unfinished imports may keep stored at once; an upload past it answers 429"),
+  CONTACT_IMPORT_YIELD_EVERY_BATCHES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .describe(
+      'An import that has committed this many batches in one run steps back behind the imports waiting for a place (and resumes from its checkpoint)',
+    ),
   CONTACT_IMPORT_MAX_MB: z.coerce
     .number()
     .positive()

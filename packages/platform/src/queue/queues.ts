@@ -13,6 +13,7 @@ export const queueNames = {
   domains: 'domains',
   maintenance: 'maintenance',
   contactImports: 'contact-imports',
+  campaignPreparation: 'campaign-preparation',
 } as const;
 
 /**
@@ -37,6 +38,15 @@ export function singleSendJob(emailId: string, delayMs = 0): { name: 'send'; dat
 
 /** The emails a send job carries, whichever its shape. */
 export const sendJobEmailIds = (job: SendEmailJob): string[] => ('emailIds' in job ? job.emailIds : [job.emailId]);
+
+/** One job per campaign whose recipients are to be prepared; jobId is campaignPreparationJobId. */
+export interface CampaignPreparationJob {
+  campaignId: string;
+  teamId: number;
+}
+
+/** At most one preparation job per campaign while one is waiting, delayed or running. */
+export const campaignPreparationJobId = (campaignId: string) => `prepare-${campaignId}`;
 
 /** One job per CSV import; jobId is the import id. */
 export interface ContactImportJob {

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Campaign" ADD COLUMN     "recipientsCursor" TEXT,
+ADD COLUMN     "pausedReason" TEXT;
