@@ -77,6 +77,7 @@ describe('queues on a cluster', () => {
       queueNames.domains,
       queueNames.maintenance,
       queueNames.contactImports,
+      queueNames.campaignPreparation,
     ];
     for (const name of names) {
       const q = queues.get(name);

@@ -7,7 +7,16 @@ import type { WorkerDeps } from './deps';
 /** Queues the worker consumes, reported as depths on every scrape. */
 export function workerQueues(deps: WorkerDeps): string[] {
   const sends = deps.config.sesRegions.flatMap((r) => [queueNames.send(r, 'transactional'), queueNames.send(r, 'marketing')]);
-  return [...sends, queueNames.campaigns, queueNames.sesEvents, queueNames.webhooks, queueNames.domains, queueNames.maintenance];
+  return [
+    ...sends,
+    queueNames.campaigns,
+    queueNames.campaignPreparation,
+    queueNames.contactImports,
+    queueNames.sesEvents,
+    queueNames.webhooks,
+    queueNames.domains,
+    queueNames.maintenance,
+  ];
 }
 
 /**

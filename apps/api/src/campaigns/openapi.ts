@@ -30,6 +30,10 @@ export const campaignResponse = z
     html: z.string().nullable(),
     content: z.string().nullable(),
     status: campaignStatus,
+    pausedReason: z
+      .string()
+      .nullable()
+      .describe('Why the server paused the campaign (its recipients could not be prepared); null when it was not paused by the server'),
     scheduledAt: z.string().nullable(),
     batchSize: z.number().int(),
     batchWindowMinutes: z.number().int(),

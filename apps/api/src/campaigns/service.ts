@@ -35,6 +35,7 @@ export function campaignView(c: Campaign) {
     html: c.html,
     content: c.content,
     status: c.status,
+    pausedReason: c.pausedReason,
     scheduledAt: iso(c.scheduledAt),
     batchSize: c.batchSize,
     batchWindowMinutes: c.batchWindowMinutes,

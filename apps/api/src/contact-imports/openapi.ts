@@ -26,7 +26,8 @@ export function documentContactImportRoutes(r: DocRegistry) {
     summary: 'Import contacts from a CSV file (runs in the background)',
     description:
       'multipart/form-data with the file in `file` (UTF-8, header row first, at most CONTACT_IMPORT_MAX_MB). ' +
-      '400 when the file is not UTF-8, has no header, or no column maps to email; 413 when it is too large. ' +
+      '400 when the file is not UTF-8, has no header, or no column maps to email; 413 when it is too large; ' +
+      '429 when the team already has CONTACT_IMPORT_MAX_OPEN_PER_TEAM imports unfinished or its unfinished imports keep CONTACT_IMPORT_MAX_STORED_MB_PER_TEAM of files. ' +
       'Answers 202 with the queued import; poll GET .../imports/{importId} for progress. ' +
       'Imported contacts are not sent double opt-in confirmations. ' +
       rules,
@@ -35,7 +36,7 @@ export function documentContactImportRoutes(r: DocRegistry) {
     bodyContentType: 'multipart/form-data',
     status: 202,
     response: importView,
-    errors: [404, 413],
+    errors: [404, 413, 429],
   });
   documentRoute(r, {
     method: 'get',

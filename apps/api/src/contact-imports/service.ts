@@ -72,13 +72,19 @@ export async function startImport(deps: ApiDeps, auth: AuthContext, contactBookI
   const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
   const sql = prismaExecutor(deps.db);
   const id = newId();
-  let stored = false;
+  const { storedBytes } = await openImportWithinTeamCaps(deps, auth.teamId, { id, contactBookId: book.id }).catch((err: unknown) => {
+    // The body is read and dropped, so the answer reaches a client still sending its file.
+    req.resume();
+    throw err;
+  });
+  const maxStoredBytes = deps.config.CONTACT_IMPORT_MAX_STORED_MB_PER_TEAM * 1024 * 1024;
+  let uploadedBytes = 0;
   try {
     const upload = await receiveCsvUpload(req, {
       maxBytes: deps.config.CONTACT_IMPORT_MAX_MB * 1024 * 1024,
       storeChunk: async (seq, data) => {
-        if (!stored) await createUploadingImport(sql, { id, contactBookId: book.id, fileName: 'contacts.csv', now: deps.clock.now() });
-        stored = true;
+        uploadedBytes += data.length;
+        if (storedBytes + uploadedBytes > maxStoredBytes) throw storedBytesFull(deps);
         await storeImportChunk(sql, id, seq, data);
       },
     });
@@ -99,9 +105,49 @@ export async function startImport(deps: ApiDeps, auth: AuthContext, contactBookI
     });
     return view;
   } catch (err) {
-    if (stored) await sql.execute(`DELETE FROM "ContactImport" WHERE id = $1`, [id]);
+    await sql.execute(`DELETE FROM "ContactImport" WHERE id = $1`, [id]);
     throw err;
   }
+}
+
+const storedBytesFull = (deps: ApiDeps) =>
+  new ApiError(
+    'RATE_LIMITED',
+    `This team's unfinished imports already keep ${deps.config.CONTACT_IMPORT_MAX_STORED_MB_PER_TEAM} MB of uploaded files, its limit: retry when one finishes`,
+  );
+
+/**
+ * Counts the team's unfinished imports and the bytes their files keep stored, and opens this one
+ * (UPLOADING) only within CONTACT_IMPORT_MAX_OPEN_PER_TEAM and CONTACT_IMPORT_MAX_STORED_MB_PER_TEAM
+ * (429 past either). A per-team advisory lock makes the count and the insert one step, so
+ * simultaneous uploads cannot all pass the count.
+ */
+async function openImportWithinTeamCaps(
+  deps: ApiDeps,
+  teamId: number,
+  row: { id: string; contactBookId: string },
+): Promise<{ storedBytes: number }> {
+  return deps.db.$transaction(async (tx) => {
+    const sql = prismaExecutor(tx);
+    await sql.execute(`SELECT pg_advisory_xact_lock(hashtext('contact-import-caps'), $1::int)`, [teamId]);
+    const [team] = await sql.query<{ open: number; storedBytes: string }>(
+      `SELECT count(*)::int AS open,
+              coalesce(sum((SELECT sum(octet_length(c.data)) FROM "ContactImportChunk" c WHERE c."importId" = i.id)), 0)::text AS "storedBytes"
+         FROM "ContactImport" i JOIN "ContactBook" b ON b.id = i."contactBookId"
+        WHERE b."teamId" = $1 AND i.status IN ('UPLOADING', 'QUEUED', 'RUNNING')`,
+      [teamId],
+    );
+    const limit = deps.config.CONTACT_IMPORT_MAX_OPEN_PER_TEAM;
+    if (team.open >= limit)
+      throw new ApiError(
+        'RATE_LIMITED',
+        `This team already has ${limit} imports uploading, waiting or running, its limit: retry when one finishes`,
+      );
+    const storedBytes = Number(team.storedBytes);
+    if (storedBytes >= deps.config.CONTACT_IMPORT_MAX_STORED_MB_PER_TEAM * 1024 * 1024) throw storedBytesFull(deps);
+    await createUploadingImport(sql, { id: row.id, contactBookId: row.contactBookId, fileName: 'contacts.csv', now: deps.clock.now() });
+    return { storedBytes };
+  });
 }
 
 export async function listImports(deps: ApiDeps, auth: AuthContext, contactBookId: string): Promise<ImportView[]> {

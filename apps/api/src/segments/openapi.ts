@@ -81,10 +81,13 @@ export function documentSegmentRoutes(r: DocRegistry) {
     path: `${base}/:segmentId`,
     tag,
     summary: 'Rename a segment or replace its filter',
+    description:
+      'A new filter is refused with 409 while a campaign that has not fixed its recipients yet (SCHEDULED, or RUNNING before its recipients are written) uses the segment; pause the campaign first. Renaming is always allowed.',
     params: segmentParams,
     body: updateSegmentBody,
     response: segment,
     example: { name: 'Renamed' },
+    errors: [404, 409],
   });
   documentRoute(r, {
     method: 'delete',

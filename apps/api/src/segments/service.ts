@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { ApiError, conflict } from '@mailrail/domain/errors/api-error';
 import { contactColumnsSql } from '@mailrail/domain/sql/contact';
 import { segmentFilterSql } from '@mailrail/domain/audience/segments/segment-sql';
@@ -59,11 +60,31 @@ export async function getSegment(deps: ApiDeps, auth: AuthContext, contactBookId
   return segmentView(await findBookSegment(deps.db, auth.teamId, contactBookId, segmentId));
 }
 
+/**
+ * A new filter is refused (409) while a campaign that is about to fix its recipients from it
+ * (SCHEDULED, or RUNNING before its recipients are written) uses the segment: the filter checked
+ * when it was scheduled is the one it is prepared with. Renaming is always allowed; pausing the
+ * campaign frees the filter. The row lock orders this against a concurrent schedule, as in delete.
+ */
 export async function updateSegment(deps: ApiDeps, auth: AuthContext, contactBookId: string, segmentId: string, body: UpdateSegmentBody) {
   const s = await findBookSegment(deps.db, auth.teamId, contactBookId, segmentId);
-  const updated = await deps.db.segment.update({
-    where: { id: s.id },
-    data: { ...(body.name !== undefined ? { name: body.name } : {}), ...(body.filter !== undefined ? { filter: body.filter } : {}) },
+  const newFilter = body.filter !== undefined && !isDeepStrictEqual(body.filter, s.filter);
+  const updated = await deps.db.$transaction(async (tx) => {
+    if (newFilter) {
+      const sql = prismaExecutor(tx);
+      const locked = await sql.query<{ id: string }>(`SELECT id FROM "Segment" WHERE id = $1 FOR UPDATE`, [s.id]);
+      if (locked.length === 0) throw segmentNotFound();
+      const using = await sql.query<{ id: string }>(
+        `SELECT id FROM "Campaign" WHERE "segmentId" = $1 AND status IN ('SCHEDULED', 'RUNNING') AND "recipientsReadyAt" IS NULL LIMIT 1`,
+        [s.id],
+      );
+      if (using.length)
+        throw conflict(`Segment is used by campaign ${using[0].id}, which is about to send to it: pause the campaign to change the filter`);
+    }
+    return tx.segment.update({
+      where: { id: s.id },
+      data: { ...(body.name !== undefined ? { name: body.name } : {}), ...(newFilter ? { filter: body.filter } : {}) },
+    });
   });
   return segmentView(updated);
 }
