@@ -120,6 +120,8 @@ it('delivers a client-written message to SES byte-faithful, to its envelope reci
   const message = await waitFor(async () => ses.messages.find((m) => m.raw.includes(`X-Usesend-Email-ID: ${emailId}`)));
   expect(message.raw).toBe(`X-Usesend-Email-ID: ${emailId}\r\n${raw.toString('utf8')}`);
   expect(message.destination).toEqual({ to: ['ann@example.org'], cc: ['cy@example.org'], bcc: ['audit@example.org'] });
+  // SES's sending identity is the From the relay checked, not whatever the raw message might name.
+  expect(message.fromEmailAddress).toBe('orders@smtp-e2e.example.com');
   await waitFor(async () => (await api.db.email.findUnique({ where: { id: emailId } }))?.latestStatus === 'SENT');
   expect(ses.messages.filter((m) => m.raw.includes(`X-Usesend-Email-ID: ${emailId}`))).toHaveLength(1);
   // Once sent, the stored copy of the client's message is dropped, as attachments are.

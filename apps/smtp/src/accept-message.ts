@@ -3,12 +3,12 @@ import type { SMTPServerSession } from 'smtp-server';
 import { formatAddress, isEmailAddress, parseAddress } from '@mailrail/domain/emails/address';
 import type { EmailDraft } from '@mailrail/domain/emails/create-emails';
 import { checkSender, submitEmails } from '@mailrail/domain/emails/email-intake';
-import { SMTP_IDEMPOTENCY_HEADER } from '@mailrail/domain/emails/headers';
+import { readClientHeaderBlock, SMTP_IDEMPOTENCY_HEADER, type ClientSenderHeaders } from '@mailrail/domain/emails/headers';
 import { IdempotencyConflict } from '@mailrail/domain/emails/idempotency';
 import { ApiError } from '@mailrail/domain/errors/api-error';
 import type { AuthContext } from '@mailrail/domain/teams/api-key-auth';
 import type { SmtpDeps } from './deps';
-import { readMessage, type MessageAddress, type MessageFields } from './read-message';
+import { readAddressHeader, readMessage, type MessageAddress, type MessageFields } from './read-message';
 import { reply, SmtpReply } from './replies';
 
 // One message received in full becomes one email, through core's email intake (the path of
@@ -53,6 +53,28 @@ function recipientsOf(parsed: Pick<MessageFields, 'to' | 'cc'>, envelope: Envelo
   return { to, cc, bcc };
 }
 
+const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+
+/**
+ * The domains the Sender and Return-Path headers name, each of which must be one the key may send
+ * from (SES would take any domain verified in the account, another team's too). A Return-Path of
+ * `<>` (the null path) names none.
+ */
+function senderHeaderDomains(senders: ClientSenderHeaders): { name: string; domain: string }[] {
+  const named: { name: string; domain: string }[] = [];
+  const check = (name: string, values: string[], nullPathAllowed: boolean) => {
+    for (const value of values) {
+      if (nullPathAllowed && value.replace(/[\s<>]/g, '') === '') continue;
+      const addresses = readAddressHeader(value);
+      if (addresses.length !== 1 || !isEmailAddress(addresses[0].address)) throw reply.senderHeaderInvalid(name);
+      named.push({ name, domain: domainOf(addresses[0].address) });
+    }
+  };
+  check('Sender', senders.sender, false);
+  check('Return-Path', senders.returnPath, true);
+  return named;
+}
+
 /** The client's idempotency key, or its Message-ID when resubmits are deduplicated; namespaced apart from the API's keys. */
 function idempotencyKeyOf(parsed: MessageFields, dedupeByMessageId: boolean): { key: string; explicit: boolean } | undefined {
   const header = parsed.idempotencyKey;
@@ -79,15 +101,25 @@ export async function acceptMessage(
   raw: Buffer,
   envelope: Envelope,
 ): Promise<string> {
+  // The API's header rules (core headers.ts): CRLF lines only, one From, and every header that
+  // names a sender at a domain of this key, before anything else reads the message.
+  const block = readClientHeaderBlock(raw);
+  if (!block.ok) throw block.problem === 'bare-line-break' ? reply.bareLineBreak() : reply.oneFromHeader();
+  const otherSenders = senderHeaderDomains(block.senders);
   const parsed = await readMessage(raw, SMTP_IDEMPOTENCY_HEADER);
   const from = parsed.from;
   if (from.length !== 1 || !isEmailAddress(from[0].address)) throw reply.oneFromAddress();
-  const fromDomain = from[0].address.slice(from[0].address.lastIndexOf('@') + 1).toLowerCase();
+  const fromDomain = domainOf(from[0].address);
   const idempotency = idempotencyKeyOf(parsed, deps.config.SMTP_DEDUPE_MESSAGE_ID);
 
   const build = async (): Promise<EmailDraft[]> => {
     const check = await checkSender(deps.intake, auth, fromDomain);
     if (!check.ok) throw reply.headerSenderRefused(check.message);
+    for (const { name, domain } of otherSenders) {
+      if (domain === fromDomain) continue;
+      const other = await checkSender(deps.intake, auth, domain);
+      if (!other.ok) throw reply.senderHeaderRefused(name, other.message);
+    }
     return [
       {
         teamId: auth.teamId,

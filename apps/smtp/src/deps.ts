@@ -3,6 +3,7 @@ import type { Config } from '@mailrail/platform/config/schema';
 import { createEmailIntake, createIntakeSql, type EmailIntake } from '@mailrail/domain/emails/email-intake';
 import type { SqlPool } from '@mailrail/platform/db/sql/executor';
 import { createApiKeyVerifier, type ApiKeyVerifier } from '@mailrail/domain/teams/api-key-auth';
+import { createAuthFailureLimit, type AuthFailureLimit } from '@mailrail/domain/teams/auth-failure-limit';
 import { createTeamRateLimit, type TeamRateLimit } from '@mailrail/domain/teams/team-rate-limit';
 import { createSmtpMetrics, type SmtpMetrics } from './smtp-metrics';
 
@@ -10,6 +11,8 @@ import { createSmtpMetrics, type SmtpMetrics } from './smtp-metrics';
 export interface SmtpDeps extends BaseDeps {
   /** The API's key rule: caches, revocations, the per-IP failure limit. */
   verifier: ApiKeyVerifier;
+  /** The per-IP failed-authentication count the verifier keeps (same Redis key): AUTH before STARTTLS counts in it too. */
+  authFailures: AuthFailureLimit;
   /** The API's email creation path: domain rule, idempotency, group committer. */
   intake: EmailIntake;
   /** The API's per-team rate, one request per message. */
@@ -27,6 +30,7 @@ export function createSmtpDeps(config: Config, overrides: Partial<BaseDeps> & { 
     ...base,
     sql,
     verifier: createApiKeyVerifier(base, metrics),
+    authFailures: createAuthFailureLimit(base.redis, { prefix: config.REDIS_PREFIX, max: config.AUTH_FAILURES_PER_MINUTE, log: base.log }),
     intake: createEmailIntake({ ...base, sql }),
     rate: createTeamRateLimit(base.redis, { prefix: config.REDIS_PREFIX, log: base.log }),
     metrics,

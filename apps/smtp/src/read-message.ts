@@ -50,6 +50,11 @@ function addressesOf(header: AddressObject | AddressObject[] | undefined): Messa
   );
 }
 
+/** The addresses of one address header value (as written, folding and all), by mailparser's address parser. */
+export function readAddressHeader(value: string): MessageAddress[] {
+  return addressesOf(parseAddressHeader([value]));
+}
+
 /** The fields through mailparser: any message. Exported for read-message.test.ts. */
 export async function readWithMailparser(raw: Buffer, idempotencyHeader: string): Promise<MessageFields> {
   const parsed = await simpleParser(raw, PARSE_OPTIONS);

@@ -9,14 +9,18 @@ import type { AuthContext } from '@mailrail/domain/teams/api-key-auth';
 import { acceptMessage, toSmtpReply } from './accept-message';
 import { authenticate } from './authenticate';
 import type { SmtpDeps } from './deps';
+import { createDataBudget, type MessageHold } from './data-budget';
 import { checkEnvelopeSender, checkRecipient } from './envelope';
 import { reply, SmtpReply } from './replies';
+import { createSessionLimits } from './session-limits';
 import type { MessageOutcome } from './smtp-metrics';
 
 // The relay's two listeners (STARTTLS and implicit TLS) over one set of handlers. Each SMTP
 // command is answered as early as it can be (AUTH, MAIL FROM, RCPT TO), and the message itself
 // at the end of DATA, after it is committed. Stopping: no new connections, 421 to new commands
-// and to idle connections, while messages in flight finish and get their answer.
+// and to idle connections, while messages in flight finish and get their answer. What one client
+// or team may hold is bounded: connections per client address, time to log in, session lifetime
+// (session-limits.ts), and the message bytes held in memory per team and per process (data-budget.ts).
 
 export interface TlsFiles {
   cert: string | Buffer;
@@ -51,20 +55,59 @@ export async function startSmtpRelay(deps: SmtpDeps, opts: SmtpRelayOptions): Pr
   const maxBytes = maxMessageBytes(config);
   const busy = new Set<string>();
   let stopping = false;
+  const servers: SMTPServer[] = [];
+
+  const limits = createSessionLimits({
+    maxPerClient: config.SMTP_MAX_CONNECTIONS_PER_IP,
+    authTimeoutMs: config.SMTP_AUTH_TIMEOUT_MS,
+    maxSessionMs: config.SMTP_MAX_SESSION_MS,
+    graceMs: config.SMTP_SHUTDOWN_GRACE_MS,
+    replies: {
+      tooManyConnections: () => reply.tooManyConnections(config.SMTP_MAX_CONNECTIONS_PER_IP),
+      authTimedOut: () => reply.authTimedOut(config.SMTP_AUTH_TIMEOUT_MS),
+      tooManyAuthBeforeTls: reply.tooManyAuthBeforeTls,
+      sessionLifetimeReached: reply.sessionLifetimeReached,
+    },
+    async countAuthBeforeTls(session) {
+      metrics.authFailures.inc({ reason: 'auth-before-tls' });
+      const attempt = await deps.authFailures.reserve(session.remoteAddress);
+      return attempt.refusedFor ? reply.tooManyAuthFailures(attempt.refusedFor) : null;
+    },
+    isBusy: (sessionId) => busy.has(sessionId),
+    onClosed: (reason) => metrics.connectionsClosed.inc({ reason }),
+    onError: (err) => log.warn({ err }, 'smtp: AUTH before STARTTLS could not be counted'),
+  });
+  // Every message's memory is counted; a team's bound is at least one message of the largest size.
+  const teamBytes = Math.max(config.SMTP_DATA_TEAM_BUDGET_MB * 1024 * 1024, maxBytes);
+  const budget = createDataBudget(
+    {
+      processBytes: Math.max(config.SMTP_DATA_BUDGET_MB * 1024 * 1024, teamBytes),
+      teamBytes,
+      teamMessages: config.SMTP_DATA_CONCURRENCY_PER_TEAM,
+    },
+    (bytes) => metrics.dataBytesInFlight.set(bytes),
+  );
 
   const finish = (session: Session, outcome: MessageOutcome) => {
     metrics.messages.inc({ outcome });
     busy.delete(session.id);
+    limits.transactionEnded(session.id);
   };
 
   const handlers: Partial<SMTPServerOptions> = {
     onConnect(session, callback) {
       if (stopping) return callback(new SmtpReply(421, '4.3.2', 'Server shutting down, try again'));
+      const refused = limits.opened(session, servers);
+      if (refused) return callback(refused);
+      metrics.openConnections.inc();
       callback();
     },
     onAuth(auth, session, callback) {
       authenticate(deps, auth, session, { allowInsecureAuth: config.SMTP_ALLOW_INSECURE_AUTH }).then(
-        (user) => callback(null, { user }),
+        (user) => {
+          limits.authenticated(session);
+          callback(null, { user });
+        },
         (err: SmtpReply) => callback(err),
       );
     },
@@ -72,6 +115,14 @@ export async function startSmtpRelay(deps: SmtpDeps, opts: SmtpRelayOptions): Pr
       // smtp-server answers 530 itself before this; kept so a change of its options cannot open the relay.
       if (!session.user) return callback(new SmtpReply(530, '5.7.0', 'Authentication required'));
       busy.add(session.id);
+      // A message whose declared SIZE cannot be held now is refused before it is sent.
+      const declared = Number(address.args && (address.args as Record<string, string>).SIZE) || 0;
+      const overBudget = budget.refusalFor(session.user.teamId, declared);
+      if (overBudget) {
+        const refusal = reply.overBudget(overBudget);
+        finish(session, refusal.outcome);
+        return callback(refusal);
+      }
       checkEnvelopeSender(deps, session.user!, address).then(
         () => callback(),
         (err) => {
@@ -94,21 +145,41 @@ export async function startSmtpRelay(deps: SmtpDeps, opts: SmtpRelayOptions): Pr
     },
     onData(stream: SMTPServerDataStream, session: Session, callback) {
       const chunks: Buffer[] = [];
+      // smtp-server has sent 354 before this runs: a message that cannot be held is drained, never kept, and answered 452.
+      const place = budget.open(session.user!.teamId);
+      let hold: MessageHold | null = 'refused' in place ? null : place;
+      let overBudget = 'refused' in place ? place.refused : null;
+      const release = () => {
+        hold?.release();
+        hold = null;
+        chunks.length = 0;
+      };
       stream.on('data', (chunk: Buffer) => {
         // Past the limit the rest is only drained, never kept.
-        if (!stream.sizeExceeded) chunks.push(chunk);
+        if (stream.sizeExceeded || !hold) return;
+        if (hold.add(chunk.length)) chunks.push(chunk);
+        else {
+          overBudget = "the message would pass this team's or the relay's budget of message bytes in flight";
+          release();
+        }
       });
-      stream.on('error', () => busy.delete(session.id)); // the client left mid-message: nothing to store
+      stream.on('error', () => {
+        // The client left mid-message: nothing to store.
+        release();
+        busy.delete(session.id);
+      });
       stream.on('end', () => {
         const started = performance.now();
         metrics.bytes.inc(stream.byteLength);
         const answer = (outcome: MessageOutcome, err: SmtpReply | null, emailId?: string) => {
+          release();
           metrics.dataReply.observe({ outcome }, (performance.now() - started) / 1000);
           finish(session, outcome);
           callback(err, emailId ? reply.accepted(emailId) : undefined);
           if (stopping) setImmediate(closeIdle);
         };
         if (stream.sizeExceeded) return answer('too-large', reply.tooLarge(maxBytes));
+        if (overBudget) return answer('over-budget', reply.overBudget(overBudget));
         const recipients = session.envelope.rcptTo.map((r) => r.address);
         acceptMessage(deps, session.user!, session, Buffer.concat(chunks), { recipients }).then(
           (emailId) => {
@@ -128,7 +199,8 @@ export async function startSmtpRelay(deps: SmtpDeps, opts: SmtpRelayOptions): Pr
     },
     onClose(session: Session) {
       busy.delete(session.id);
-      metrics.openConnections.dec();
+      // Only a connection onConnect took was counted open.
+      if (limits.closed(session)) metrics.openConnections.dec();
     },
   };
 
@@ -154,7 +226,6 @@ export async function startSmtpRelay(deps: SmtpDeps, opts: SmtpRelayOptions): Pr
     logger: false,
     ...handlers,
   };
-  const servers: SMTPServer[] = [];
   const listen = async (port: number | null, secure: boolean): Promise<number | null> => {
     if (port === null) return null;
     const server = new SMTPServer({ ...common, secure });
@@ -164,10 +235,7 @@ export async function startSmtpRelay(deps: SmtpDeps, opts: SmtpRelayOptions): Pr
         ? log.debug({ err }, 'smtp connection closed early')
         : log.warn({ err }, 'smtp connection error'),
     );
-    server.on('connect', () => {
-      metrics.connections.inc({ port: secure ? 'tls' : 'starttls' });
-      metrics.openConnections.inc();
-    });
+    server.on('connect', () => metrics.connections.inc({ port: secure ? 'tls' : 'starttls' }));
     servers.push(server);
     await new Promise<void>((resolve, reject) => {
       server.server.once('error', reject);

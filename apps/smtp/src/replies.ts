@@ -51,4 +51,19 @@ export const reply = {
   /** PostgreSQL or Redis unavailable, or anything unexpected: nothing was stored, the client retries. */
   temporaryFailure: () => new SmtpReply(451, '4.3.0', 'Temporary failure, nothing was stored: try again', 'temporary-failure'),
   shuttingDown: '4.3.2 Server shutting down, try again',
+  tooManyConnections: (max: number) =>
+    new SmtpReply(421, '4.7.0', `Too many connections from this address (at most ${max}), try again later`),
+  authTimedOut: (ms: number) =>
+    new SmtpReply(421, '4.7.0', `Not authenticated within ${Math.ceil(ms / 1000)} seconds of connecting, closing`),
+  tooManyAuthBeforeTls: () => new SmtpReply(421, '4.7.0', 'AUTH before STARTTLS again, closing: use STARTTLS or the implicit TLS port'),
+  sessionLifetimeReached: () => new SmtpReply(421, '4.3.0', 'Session lifetime reached, reconnect to go on'),
+  /** The message would pass this team's or this process's budget of message bytes in flight, or the team has its most messages in flight. */
+  overBudget: (why: string) => new SmtpReply(452, '4.3.1', `Insufficient system storage: ${why}, try again later`, 'over-budget'),
+  /** From headers other than exactly one, or a bare CR or LF in the header block (headers.ts readClientHeaderBlock). */
+  oneFromHeader: () => new SmtpReply(550, '5.6.0', 'The message needs exactly one From header'),
+  bareLineBreak: () => new SmtpReply(550, '5.6.0', 'Every header line must end in CRLF: a bare CR or LF is refused'),
+  /** A Sender or Return-Path header that does not name one valid address. */
+  senderHeaderInvalid: (name: string) => new SmtpReply(550, '5.6.0', `${name} must name one valid address`),
+  /** A Sender or Return-Path header at a domain this key may not send from. */
+  senderHeaderRefused: (name: string, message: string) => new SmtpReply(550, '5.7.1', `${name}: ${message}`, 'sender-refused'),
 };

@@ -2,7 +2,11 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import { createMetrics } from '@mailrail/platform/metrics/metrics';
 
 /** How a message transaction ended at MAIL FROM or DATA (the label of mailrail_smtp_messages_total). */
-export type MessageOutcome = 'accepted' | 'sender-refused' | 'too-large' | 'rate-limited' | 'invalid-message' | 'temporary-failure';
+export type MessageOutcome =
+  'accepted' | 'sender-refused' | 'too-large' | 'over-budget' | 'rate-limited' | 'invalid-message' | 'temporary-failure';
+
+/** Why the relay closed a connection itself (the label of mailrail_smtp_connections_closed_total). */
+export type ClosedReason = 'per-ip-limit' | 'auth-timeout' | 'auth-before-tls' | 'session-lifetime';
 
 /** The relay's Prometheus series: the common process ones (auth failures among them) plus its own. */
 export function createSmtpMetrics() {
@@ -17,6 +21,17 @@ export function createSmtpMetrics() {
       registers,
     }),
     openConnections: new Gauge({ name: 'mailrail_smtp_open_connections', help: 'SMTP connections open now', registers }),
+    connectionsClosed: new Counter({
+      name: 'mailrail_smtp_connections_closed_total',
+      help: 'SMTP connections the relay refused or closed with 421, by reason (per-ip-limit, auth-timeout, auth-before-tls, session-lifetime)',
+      labelNames: ['reason'],
+      registers,
+    }),
+    dataBytesInFlight: new Gauge({
+      name: 'mailrail_smtp_data_bytes_in_flight',
+      help: 'Bytes of SMTP messages held in memory now (received, not yet answered); bounded by SMTP_DATA_BUDGET_MB',
+      registers,
+    }),
     messages: new Counter({
       name: 'mailrail_smtp_messages_total',
       help: 'SMTP message transactions ended by the reply to MAIL FROM or DATA, by outcome',

@@ -8,6 +8,12 @@ export interface SmtpDialog {
   greeting: string[];
   /** Sends one command line and resolves with its reply (all lines). */
   command(line: string): Promise<string[]>;
+  /** The next reply the server sends unasked (a 421 of a timeout), or the one to bytes sent with `write`. */
+  reply(): Promise<string[]>;
+  /** Sends bytes as they are (message data), without waiting for a reply. */
+  write(data: string | Buffer): void;
+  /** Resolves once the server closed the connection. */
+  closed: Promise<void>;
   close(): void;
 }
 
@@ -38,6 +44,7 @@ export async function openSmtpDialog(port: number): Promise<SmtpDialog> {
     }
   });
   socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   const next = () => new Promise<string[]>((resolve) => (queued.length ? resolve(queued.shift()!) : (pending = { lines: [], resolve })));
   const greeting = await next();
   return {
@@ -46,6 +53,9 @@ export async function openSmtpDialog(port: number): Promise<SmtpDialog> {
       socket.write(`${line}\r\n`);
       return next();
     },
+    reply: next,
+    write: (data) => socket.write(data),
+    closed,
     close: () => socket.destroy(),
   };
 }

@@ -1,17 +1,8 @@
-import { CLIENT_MESSAGE_DROPPED_HEADERS, EMAIL_ID_HEADER } from '@mailrail/domain/emails/headers';
+import { CLIENT_MESSAGE_DROPPED_HEADERS, EMAIL_ID_HEADER, headerBlockEnd } from '@mailrail/domain/emails/headers';
 
 // A message an SMTP client wrote itself (Email.rawMessage) goes to SES byte for byte, except for
 // its header block: our email id header first, and the headers core's headers.ts lists as
 // dropped taken out. Bodies, MIME structure, attachments and every other header are untouched.
-
-/** Offset of the empty line that ends the header block (its first byte), or the length when there is none. */
-function headerBlockEnd(raw: Buffer): number {
-  if (raw[0] === 0x0a || (raw[0] === 0x0d && raw[1] === 0x0a)) return 0;
-  const crlf = raw.indexOf('\n\r\n');
-  const lf = raw.indexOf('\n\n');
-  const ends = [crlf, lf].filter((i) => i >= 0);
-  return ends.length ? Math.min(...ends) + 1 : raw.length;
-}
 
 /** The header fields of a header block, each with its continuation lines and line ends. */
 function headerFields(block: string): string[] {

@@ -223,6 +223,8 @@ export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promis
     ({ messageId } = await deps.ses.sendRawEmail({
       region,
       raw,
+      // Pinned to the From the intake checked against the team's domains, whatever the raw message says.
+      fromEmailAddress: bareAddress(email.from),
       // The envelope takes bare addresses; names travel in the MIME headers only. For a client's
       // own message these are its envelope recipients (RCPT TO), whatever its To and Cc headers say.
       destination: { to: email.to.map(bareAddress), cc: email.cc.map(bareAddress), bcc: email.bcc.map(bareAddress) },

@@ -9,6 +9,11 @@ export interface RawEmailToSend {
   region: string;
   /** Complete MIME message; SES takes headers and body from it. */
   raw: Buffer;
+  /**
+   * The bare From address the email's team was checked for. SES takes it as the sending identity
+   * instead of reading one from the message (the client's own MIME, for SMTP mail).
+   */
+  fromEmailAddress?: string;
   /** Envelope recipients: bcc travels only here, never in a header. */
   destination: { to: string[]; cc: string[]; bcc: string[] };
   configurationSetName?: string;
@@ -113,6 +118,7 @@ export function createSesV2Sender(config: Pick<Config, 'SES_ENDPOINT' | 'SES_TIM
     async sendRawEmail(email) {
       const input: SendEmailCommandInput = {
         Content: { Raw: { Data: email.raw } },
+        FromEmailAddress: email.fromEmailAddress,
         Destination: {
           ToAddresses: email.destination.to,
           CcAddresses: email.destination.cc,

@@ -360,6 +360,41 @@ export const configSchema = z.object({
     .min(1)
     .default(1000)
     .describe('Concurrent SMTP connections per relay process; beyond it new ones get 421'),
+  SMTP_MAX_CONNECTIONS_PER_IP: int(20).describe(
+    'Concurrent SMTP connections per client address (an IPv6 client counts per /64) per relay process; beyond it new ones get 421 at connect (0 = off, for a balancer that hides client addresses)',
+  ),
+  SMTP_AUTH_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(30_000)
+    .describe('An SMTP connection that has not authenticated this long after connecting gets 421 and is closed'),
+  SMTP_MAX_SESSION_MS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(600_000)
+    .describe('Longest SMTP session: then 421 and close, at once when idle, else after the reply to the message in flight'),
+  SMTP_DATA_BUDGET_MB: z.coerce
+    .number()
+    .positive()
+    .default(256)
+    .describe(
+      'Bytes of SMTP messages held in memory at once per relay process (received and not yet answered); a message that would pass it gets 452 4.3.1 (at MAIL FROM when its SIZE says so)',
+    ),
+  SMTP_DATA_TEAM_BUDGET_MB: z.coerce
+    .number()
+    .positive()
+    .default(64)
+    .describe(
+      "One team's share of SMTP_DATA_BUDGET_MB (at least EMAIL_MAX_MESSAGE_MB), so that one team cannot take the whole budget; past it 452 4.3.1",
+    ),
+  SMTP_DATA_CONCURRENCY_PER_TEAM: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(32)
+    .describe('Messages of one team in flight at once (DATA to its reply) per relay process; past it 452 4.3.1'),
   SMTP_SHUTDOWN_GRACE_MS: z.coerce
     .number()
     .int()
@@ -478,6 +513,24 @@ export const configSchema = z.object({
     .default(10_000)
     .describe(
       'Longest one statement that evaluates a segment filter may run in the API (preview, counts, pages, export, the check when a campaign is scheduled); past it the request answers 503 SERVICE_UNAVAILABLE',
+    ),
+  SEGMENT_PREVIEW_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(600_000)
+    .default(2_000)
+    .describe(
+      "Longest one statement of the segment builder's live preview may run (shorter than SEGMENT_QUERY_TIMEOUT_MS: a preview is asked at every edit); past it the preview answers 503",
+    ),
+  EXPORT_IDLE_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(3_600_000)
+    .default(60_000)
+    .describe(
+      'A contact export whose client takes nothing of the last batch written for this long is cut off (its connection closed, its EXPORT_CONCURRENCY place freed)',
     ),
   // Heavy operations: per-team and global concurrency, one pool (packages/platform/src/budgets/heavy-work.ts).
   HEAVY_DB_POOL_SIZE: z.coerce
