@@ -24,7 +24,7 @@ export interface AuthContext {
   rateLimit: number;
 }
 
-/** The client's IP failed too often: refused before any database lookup for `retryAfter` seconds. */
+/** The client's IP made too many attempts that failed: refused before any database lookup for `retryAfter` seconds. */
 export class TooManyAuthFailures extends ApiError {
   constructor(readonly retryAfter: number) {
     super('RATE_LIMITED', `Too many failed authentications from this address. Try again in ${retryAfter} seconds.`);
@@ -76,8 +76,9 @@ export interface ApiKeyVerifier extends ApiKeyCache {
 /**
  * Verified keys are cached for API_KEY_CACHE_SECONDS so the hot path costs one SHA-256 and a map
  * lookup; a revocation is announced over Redis and evicts at once. Unauthenticated load is
- * bounded: unknown key ids are remembered for API_KEY_NEGATIVE_CACHE_SECONDS, and an IP with
- * AUTH_FAILURES_PER_MINUTE failures is refused before any database lookup.
+ * bounded: unknown key ids are remembered for API_KEY_NEGATIVE_CACHE_SECONDS, and every attempt
+ * that is not a cached key's match is counted against its IP before any database lookup, so an IP
+ * gets at most AUTH_FAILURES_PER_MINUTE lookups of wrong keys however many it sends at once.
  */
 export function createApiKeyVerifier(deps: ApiKeyVerifierDeps, metrics?: Pick<Metrics, 'authFailures'>): ApiKeyVerifier {
   const cache = new Map<string, CachedKey>();
@@ -98,15 +99,13 @@ export function createApiKeyVerifier(deps: ApiKeyVerifierDeps, metrics?: Pick<Me
   subscriber.on('message', (_ch, clientId: string) => cache.delete(clientId));
   subscriber.on('error', () => undefined);
 
-  async function load(clientId: string, ip: string): Promise<CachedKey | null> {
+  const cachedKey = (clientId: string): CachedKey | null => {
     const hit = cache.get(clientId);
-    if (hit && hit.expiresAt > nowMs()) return hit;
+    return hit && hit.expiresAt > nowMs() ? hit : null;
+  };
+
+  async function lookUp(clientId: string): Promise<CachedKey | null> {
     if (unknownKeys.has(clientId)) return null;
-    const retryAfter = await failures.blockedFor(ip);
-    if (retryAfter) {
-      metrics?.authFailures.inc({ reason: 'ip-blocked' });
-      throw new TooManyAuthFailures(retryAfter);
-    }
     const row = await deps.db.apiKey.findUnique({
       where: { clientId },
       select: {
@@ -150,13 +149,32 @@ export function createApiKeyVerifier(deps: ApiKeyVerifierDeps, metrics?: Pick<Me
   return {
     async verify(key, ip) {
       const parsed = parseApiKey(key);
-      const found = parsed ? await load(parsed.clientId, ip) : null;
+      // The hot path: a cached key whose secret matches costs one SHA-256 and is not counted.
+      const cached = parsed ? cachedKey(parsed.clientId) : null;
+      if (parsed && cached && keyMatches(parsed.secret, cached.tokenHash)) {
+        touchLastUsed(cached.keyId);
+        return cached.auth;
+      }
+      // Anything else is an attempt of the IP, reserved before the database lookup, so concurrent
+      // wrong keys cannot all pass a count that has not seen the others yet.
+      const attempt = await failures.reserve(ip);
+      if (attempt.refusedFor) {
+        metrics?.authFailures.inc({ reason: 'ip-blocked' });
+        throw new TooManyAuthFailures(attempt.refusedFor);
+      }
+      let found: CachedKey | null;
+      try {
+        found = parsed && !cached ? await lookUp(parsed.clientId) : cached;
+      } catch (err) {
+        // The key was never checked (database down): not a failure of the IP.
+        await attempt.giveBack();
+        throw err;
+      }
       if (!parsed || !found || !keyMatches(parsed.secret, found.tokenHash)) {
         metrics?.authFailures.inc({ reason: 'invalid-key' });
-        const retryAfter = await failures.recordFailure(ip);
-        if (retryAfter) throw new TooManyAuthFailures(retryAfter);
         throw invalidApiKey();
       }
+      await attempt.giveBack();
       touchLastUsed(found.keyId);
       return found.auth;
     },

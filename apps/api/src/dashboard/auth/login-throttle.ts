@@ -3,9 +3,11 @@ import { ApiError } from '@mailrail/domain/errors/api-error';
 import type { ApiDeps } from '../../deps';
 import { createAuthFailureLimit, type AuthFailureLimit } from '@mailrail/domain/teams/auth-failure-limit';
 
-// Failed sign-ins are counted per client IP and per address, over 15 minutes, in Redis (shared by
-// every replica). The address is counted whether or not an account has it, so a 429 tells nothing
-// about existence. A success forgets the address's failures; the IP's stay.
+// Sign-in attempts are counted per client IP and per address, over 15 minutes, in Redis (shared by
+// every replica), before the password is checked (auth-failure-limit.ts): however many arrive at
+// once, at most the limit's number of passwords are verified. The address is counted whether or
+// not an account has it, so a 429 tells nothing about existence. A success gives the IP its
+// attempt back and forgets the address's failures; the IP's earlier failures stay.
 
 const WINDOW_MS = 15 * 60_000;
 
@@ -15,12 +17,17 @@ export class TooManyAttempts extends ApiError {
   }
 }
 
+export interface LoginAttempt {
+  /** The password was right: the IP's attempt is given back and the address's failures forgotten. */
+  succeeded(): Promise<void>;
+}
+
 export interface LoginThrottle {
-  /** Throws TooManyAttempts when the IP or the address is over its limit. */
-  check(ip: string, email: string): Promise<void>;
-  /** Counts a failure; throws TooManyAttempts when it put either over the limit. */
-  fail(ip: string, email: string): Promise<void>;
-  succeed(email: string): Promise<void>;
+  /**
+   * Reserves an attempt of the IP and of the address; call it before checking the password. Throws
+   * TooManyAttempts when either is over its limit. An attempt that is not `succeeded()` counts as a failure.
+   */
+  reserve(ip: string, email: string): Promise<LoginAttempt>;
 }
 
 // The address as a Redis key: hashed, so keys neither hold addresses nor vary in length.
@@ -28,19 +35,25 @@ const accountKey = (email: string) => createHash('sha256').update(email).digest(
 
 function throttle(byIp: AuthFailureLimit, byAccount: AuthFailureLimit): LoginThrottle {
   return {
-    async check(ip, email) {
-      const wait = Math.max(await byIp.blockedFor(ip), await byAccount.blockedFor(accountKey(email)));
-      if (wait) throw new TooManyAttempts(wait);
+    async reserve(ip, email) {
+      const fromIp = await byIp.reserve(ip);
+      if (fromIp.refusedFor) throw new TooManyAttempts(fromIp.refusedFor);
+      const forAccount = await byAccount.reserve(accountKey(email));
+      if (forAccount.refusedFor) {
+        // Refused for its address: not a failure of the IP.
+        await fromIp.giveBack();
+        throw new TooManyAttempts(forAccount.refusedFor);
+      }
+      return {
+        async succeeded() {
+          await Promise.all([fromIp.giveBack(), byAccount.reset(accountKey(email))]);
+        },
+      };
     },
-    async fail(ip, email) {
-      const wait = Math.max(await byIp.recordFailure(ip), await byAccount.recordFailure(accountKey(email)));
-      if (wait) throw new TooManyAttempts(wait);
-    },
-    succeed: (email) => byAccount.reset(accountKey(email)),
   };
 }
 
-/** Sign-in failures (`login`) or password-reset requests (`reset`, every request counts). */
+/** Sign-in and password-change attempts (`login`) or password-reset requests (`reset`, every request counts). */
 export function createLoginThrottle(deps: ApiDeps, kind: 'login' | 'reset'): LoginThrottle {
   const common = { prefix: deps.config.REDIS_PREFIX, log: deps.log, windowMs: WINDOW_MS };
   return throttle(

@@ -64,8 +64,8 @@ export function authRoutes(deps: ApiDeps, mailer: DashboardMailer | null): Route
   // Always the same answer; the mail (if any) leaves after it, so timing tells nothing either.
   r.post('/auth/password-reset/request', async (req, res) => {
     const { email } = parseOrThrow(emailOnlyBody, req.body ?? {});
-    await resets.check(clientIp(req), email);
-    await resets.fail(clientIp(req), email);
+    // Every request counts (nothing gives it back), before any work.
+    await resets.reserve(clientIp(req), email);
     res.json({ success: true });
     if (!mailer) return deps.log.warn('password reset requested, but dashboard mail is not configured (DASHBOARD_MAIL_FROM)');
     void sendResetLink(deps, mailer, email).catch((err) => deps.log.error({ err }, 'password reset mail not sent'));

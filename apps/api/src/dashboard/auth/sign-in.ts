@@ -8,6 +8,7 @@ import {
   verifyPassword,
 } from '@mailrail/domain/users/passwords';
 import { normaliseUserEmail } from '@mailrail/domain/users/users';
+import { revokeUserTokens } from '@mailrail/domain/users/user-tokens';
 import { MAX_STORED_ADDRESS_LENGTH } from '@mailrail/domain/emails/address';
 import type { ApiDeps } from '../../deps';
 import type { LoginThrottle } from './login-throttle';
@@ -37,25 +38,24 @@ export async function checkCredentials(
   ip: string,
   input: z.infer<typeof loginBody>,
 ): Promise<number> {
-  await throttle.check(ip, input.email);
+  // Counted before the password is checked, so concurrent guesses cannot outrun the count.
+  const attempt = await throttle.reserve(ip, input.email);
   const user = await deps.db.user.findUnique({ where: { email: input.email }, select: { id: true, passwordHash: true } });
   const ok = user?.passwordHash ? await verifyPassword(user.passwordHash, input.password) : await verifyAgainstDummy(input.password);
-  if (!user || !ok) {
-    await throttle.fail(ip, input.email);
-    throw new ApiError('UNAUTHORIZED', INVALID_CREDENTIALS);
-  }
-  await throttle.succeed(input.email);
+  if (!user || !ok) throw new ApiError('UNAUTHORIZED', INVALID_CREDENTIALS);
+  await attempt.succeeded();
   return user.id;
 }
 
-/** Sets the user's password (argon2id). */
+/** Sets the user's password (argon2id); every sign-in or reset link issued before it stops working. */
 export async function setPassword(deps: Pick<ApiDeps, 'db'>, userId: number, password: string): Promise<void> {
-  await deps.db.user.update({ where: { id: userId }, data: { passwordHash: await hashPassword(password) } });
+  const passwordHash = await hashPassword(password);
+  await deps.db.$transaction([deps.db.user.update({ where: { id: userId }, data: { passwordHash } }), revokeUserTokens(deps.db, userId)]);
 }
 
 /**
  * A signed-in password change: the current password is required when there is one (and wrong
- * guesses count against the sign-in throttle, so a stolen session cannot try passwords freely).
+ * guesses count against the sign-in throttle, before each check, so a stolen session cannot try passwords freely).
  */
 export async function changePassword(
   deps: ApiDeps,
@@ -68,11 +68,10 @@ export async function changePassword(
   if (user.passwordHash) {
     if (!input.currentPassword)
       throw badRequest('Invalid request body: currentPassword: Required', [{ path: ['currentPassword'], message: 'Required' }]);
-    await throttle.check(ip, user.email);
-    if (!(await verifyPassword(user.passwordHash, input.currentPassword))) {
-      await throttle.fail(ip, user.email);
+    const attempt = await throttle.reserve(ip, user.email);
+    if (!(await verifyPassword(user.passwordHash, input.currentPassword)))
       throw badRequest('The current password is wrong', [{ path: ['currentPassword'], message: 'is wrong' }]);
-    }
+    await attempt.succeeded();
   }
   await setPassword(deps, userId, input.newPassword);
 }
