@@ -3,25 +3,22 @@ import { segmentFilterSql } from '@mailrail/domain/audience/segments/segment-sql
 import { storedSegmentFilter, type SegmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
 import { safeCsvCell, safeCsvCellSql } from '@mailrail/domain/audience/csv-cells';
 import { isoUtcSql } from '@mailrail/platform/db/sql/time';
-import { prismaExecutor, setLocalStatementTimeout, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
+import { setLocalStatementTimeout, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { findTeamContactBook } from '../contact-books/service';
 import { findBookSegment } from '../segments/service';
-import { SEGMENT_POOL_WAIT_MS, segmentQueryError } from '../segments/bounded-query';
+import { requireAffordableFilter, segmentQueryError } from '../segments/bounded-query';
 
 // A book (or one segment of it) as CSV, streamed: rows are read in keyset batches by id, so memory
 // holds one batch whatever the book's size, and each batch is written only once the client has
-// taken the previous one (backpressure). Every batch reads the same snapshot (one REPEATABLE READ,
-// READ ONLY transaction for the whole export): contacts added, deleted or changed meanwhile are
-// neither skipped nor doubled, the file is the book as it was when the export began.
+// taken the previous one (backpressure). No connection is held while the client reads: each batch
+// is one short transaction on the heavy pool, under a statement timeout, and the connection is
+// back in the pool before the batch is written. So a client that does not read costs a place of
+// the team's export budget (EXPORT_CONCURRENCY_PER_TEAM) until EXPORT_IDLE_TIMEOUT_MS cuts it off,
+// and no connection. What a file guarantees without one snapshot: docs/audience.md ("Export").
 
 export const EXPORT_BATCH = 1000;
-/**
- * The export's transaction holds one connection of the pool while the client reads; past this an
- * export that is still running (a client reading very slowly) is broken off.
- */
-export const EXPORT_MAX_MS = 15 * 60_000;
 /** Property columns beyond this many are left out (a header of thousands of columns helps no one). */
 export const MAX_EXPORT_PROPERTIES = 500;
 const FIXED_COLUMNS = ['email', 'firstName', 'lastName', 'subscribed', 'createdAt'];
@@ -32,20 +29,28 @@ function selection(contactBookId: string, filter: SegmentFilter | null, params: 
   return `c."contactBookId" = $1${filter ? ` AND ${segmentFilterSql(filter, 'c', params)}` : ''}`;
 }
 
-/** Writes, then waits until the client has taken it (or left); false once the client is gone. */
-async function writeChunk(res: Response, chunk: string): Promise<boolean> {
+/**
+ * Writes, then waits until the client has taken it, left, or taken nothing for `idleMs` (then the
+ * response is destroyed: its socket closes); false once the client is gone.
+ */
+async function writeChunk(res: Response, chunk: string, idleMs: number): Promise<boolean> {
   if (res.destroyed) return false;
   if (!res.write(chunk)) {
-    // One listener pair per wait, both removed after: none accumulate over a long export.
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        res.off('drain', done);
-        res.off('close', done);
-        resolve();
+    // One listener pair and one timer per wait, all removed after: none accumulate over a long export.
+    const taken = await new Promise<boolean>((resolve) => {
+      const done = (drained: boolean) => {
+        clearTimeout(idle);
+        res.off('drain', onDrain);
+        res.off('close', onClose);
+        resolve(drained);
       };
-      res.on('drain', done);
-      res.on('close', done);
+      const onDrain = () => done(true);
+      const onClose = () => done(false);
+      const idle = setTimeout(() => done(false), idleMs);
+      res.on('drain', onDrain);
+      res.on('close', onClose);
     });
+    if (!taken && !res.destroyed) res.destroy();
   }
   return !res.destroyed;
 }
@@ -79,7 +84,15 @@ async function csvBatch(
   return { chunk: batch.chunk ?? '', rows: batch.rows, lastId: batch.lastId ?? after };
 }
 
-/** Validates first (404/400 as JSON), then streams `text/csv`. */
+/** One short transaction on the heavy pool, every statement bounded: its connection is free again when this answers. */
+function readBatch<T>(deps: ApiDeps, work: (sql: SqlExecutor) => Promise<T>): Promise<T> {
+  return deps.heavySql.transaction(async (tx) => {
+    await setLocalStatementTimeout(tx, deps.config.SEGMENT_QUERY_TIMEOUT_MS);
+    return work(tx);
+  });
+}
+
+/** Validates first (404/400 as JSON), takes a place of the team's export budget (429/503), then streams `text/csv`. */
 export async function exportContactsCsv(
   deps: ApiDeps,
   auth: AuthContext,
@@ -89,35 +102,32 @@ export async function exportContactsCsv(
 ) {
   const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
   const filter = segmentId ? storedSegmentFilter((await findBookSegment(deps.db, auth.teamId, book.id, segmentId)).filter) : null;
-  const timeoutMs = deps.config.SEGMENT_QUERY_TIMEOUT_MS;
+  if (filter) requireAffordableFilter(filter);
+  const lease = await deps.budgets.acquire('export', auth.teamId);
   try {
-    await deps.db.$transaction(
-      async (tx) => {
-        const sql = prismaExecutor(tx);
-        // Before the first read: every statement after it sees the snapshot that read takes.
-        await sql.execute('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-        // A segment's filter is user-built SQL: each of its statements is bounded.
-        if (filter) await setLocalStatementTimeout(sql, timeoutMs);
-        await streamCsv(sql, book.id, filter, res);
-      },
-      { maxWait: SEGMENT_POOL_WAIT_MS, timeout: EXPORT_MAX_MS },
-    );
+    await streamCsv(deps, book.id, filter, res);
   } catch (err) {
     // Before the header: a JSON error (503 for a filter that was too slow). After: the only honest
     // signal left is a broken response, never a partial file that looks complete.
-    if (!res.headersSent) throw segmentQueryError(err, timeoutMs);
+    if (!res.headersSent) throw segmentQueryError(err, deps.config.SEGMENT_QUERY_TIMEOUT_MS);
     res.destroy(err as Error);
+  } finally {
+    // However the export ended (done, failed, client gone or cut off), its place is free.
+    await lease.release();
   }
 }
 
-/** The header, then the batches, each once the client has taken the one before. */
-async function streamCsv(sql: SqlExecutor, contactBookId: string, filter: SegmentFilter | null, res: Response) {
+/** The header, then the batches, each read once the client has taken the one before. */
+async function streamCsv(deps: ApiDeps, contactBookId: string, filter: SegmentFilter | null, res: Response) {
+  const idleMs = deps.config.EXPORT_IDLE_TIMEOUT_MS;
   const keyParams: unknown[] = [];
   const where = selection(contactBookId, filter, keyParams);
-  const keys = await sql.query<{ key: string }>(
-    `SELECT DISTINCT k AS key FROM "Contact" c, jsonb_object_keys(CASE WHEN jsonb_typeof(c.properties) = 'object' THEN c.properties ELSE '{}' END) k
-      WHERE ${where} ORDER BY k LIMIT ${MAX_EXPORT_PROPERTIES}`,
-    keyParams,
+  const keys = await readBatch(deps, (sql) =>
+    sql.query<{ key: string }>(
+      `SELECT DISTINCT k AS key FROM "Contact" c, jsonb_object_keys(CASE WHEN jsonb_typeof(c.properties) = 'object' THEN c.properties ELSE '{}' END) k
+        WHERE ${where} ORDER BY k LIMIT ${MAX_EXPORT_PROPERTIES}`,
+      keyParams,
+    ),
   );
   const properties = keys.map((k) => k.key);
 
@@ -125,12 +135,12 @@ async function streamCsv(sql: SqlExecutor, contactBookId: string, filter: Segmen
   res.setHeader('Content-Type', 'text/csv; charset=utf-8');
   res.setHeader('Content-Disposition', `attachment; filename="contacts-${contactBookId.replace(/[^\w-]/g, '')}.csv"`);
   res.setHeader('Cache-Control', 'no-store');
-  if (!(await writeChunk(res, [...FIXED_COLUMNS, ...properties].map(safeCsvCell).join(',') + '\r\n'))) return;
+  if (!(await writeChunk(res, [...FIXED_COLUMNS, ...properties].map(safeCsvCell).join(',') + '\r\n', idleMs))) return;
   let after = '';
   for (;;) {
-    const batch = await csvBatch(sql, contactBookId, filter, properties, after);
+    const batch = await readBatch(deps, (sql) => csvBatch(sql, contactBookId, filter, properties, after));
     if (batch.rows === 0) break;
-    if (!(await writeChunk(res, batch.chunk))) return;
+    if (!(await writeChunk(res, batch.chunk, idleMs))) return;
     after = batch.lastId;
     if (batch.rows < EXPORT_BATCH) break;
   }

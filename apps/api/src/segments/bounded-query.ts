@@ -1,56 +1,63 @@
-import { ApiError } from '@mailrail/domain/errors/api-error';
-import { prismaExecutor, setLocalStatementTimeout } from '@mailrail/platform/db/sql/executor';
-import { errorCodes, isQueryCanceled } from '@mailrail/platform/db/sql/postgres-error';
+import { ApiError, badRequest } from '@mailrail/domain/errors/api-error';
+import { segmentFilterCostProblem, type SegmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
+import { setLocalStatementTimeout, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
+import { isQueryCanceled } from '@mailrail/platform/db/sql/postgres-error';
 import type { Config } from '@mailrail/platform/config/schema';
-import type { Db } from '@mailrail/platform/db/client';
+import type { ApiDeps } from '../deps';
 
 // A segment filter is SQL a user built: conditions on names and properties read every contact of
-// the book, and twenty of them in twenty groups read each one four hundred times. Every statement
-// that evaluates one runs under SEGMENT_QUERY_TIMEOUT_MS, so such a filter costs one connection for
-// that long at most and answers 503, instead of holding the pool every other request needs.
+// the book. Its evaluation is bounded three ways (docs/audience.md, "Cost and budgets"): a filter
+// over its cost budget is refused before it runs; a team runs at most SEGMENT_CONCURRENCY_PER_TEAM
+// evaluations at once (and all teams SEGMENT_CONCURRENCY), on the heavy pool, never on the pool
+// requests and sends need; and each statement stops at its timeout.
 
-/** How long a bounded transaction (a segment statement, an export) may wait for a pooled connection. */
-export const SEGMENT_POOL_WAIT_MS = 30_000;
+export type SegmentQueryDeps = Pick<ApiDeps, 'heavySql' | 'budgets'> & {
+  config: Pick<Config, 'SEGMENT_QUERY_TIMEOUT_MS' | 'SEGMENT_PREVIEW_TIMEOUT_MS'>;
+};
 
-export type SegmentQueryDeps = { db: Db; config: Pick<Config, 'SEGMENT_QUERY_TIMEOUT_MS'> };
+/** A statement's bound: the builder's live preview has a shorter one than pages, exports and campaign checks. */
+export type SegmentTimeout = 'SEGMENT_QUERY_TIMEOUT_MS' | 'SEGMENT_PREVIEW_TIMEOUT_MS';
 
-export const segmentTooSlow = (ms: number) =>
+export const segmentTooSlow = (ms: number, setting: SegmentTimeout = 'SEGMENT_QUERY_TIMEOUT_MS') =>
   new ApiError(
     'SERVICE_UNAVAILABLE',
-    `Evaluating the segment filter took longer than ${ms} ms (SEGMENT_QUERY_TIMEOUT_MS) and was stopped: ` +
+    `Evaluating the segment filter took longer than ${ms} ms (${setting}) and was stopped: ` +
       'narrow the filter (conditions on names and properties read every contact of the book) or retry when the database is less busy',
   );
 
-/**
- * The error to answer for `err`: a statement stopped by the timeout is segmentTooSlow; Prisma's
- * P2028 (no connection for the transaction within maxWait, or its own timeout passed) is a 503 too.
- */
-export function segmentQueryError(err: unknown, ms: number): unknown {
-  if (isQueryCanceled(err)) return segmentTooSlow(ms);
-  if (errorCodes(err).includes('P2028'))
-    return new ApiError('SERVICE_UNAVAILABLE', 'The database is too busy to evaluate the segment filter now, retry shortly');
-  return err;
+/** The error to answer for `err`: a statement stopped by the timeout is segmentTooSlow; anything else as it is. */
+export function segmentQueryError(err: unknown, ms: number, setting: SegmentTimeout = 'SEGMENT_QUERY_TIMEOUT_MS'): unknown {
+  return isQueryCanceled(err) ? segmentTooSlow(ms, setting) : err;
+}
+
+/** Refuses (400) a filter over its cost budget: a stored one saved before the budget existed included. */
+export function requireAffordableFilter(filter: SegmentFilter): void {
+  const problem = segmentFilterCostProblem(filter);
+  if (problem) throw badRequest(problem, [{ path: ['filter'], message: problem }]);
 }
 
 /**
- * One statement that evaluates a segment filter, in a transaction of its own whose
- * statement_timeout is SEGMENT_QUERY_TIMEOUT_MS (statements of one request run side by side, each
- * bounded). A longer export reads through its own snapshot transaction (contacts/export.ts).
+ * Evaluates `filter` for `teamId`: in a place of the team's segment budget (429 or 503 when there is
+ * none), as one short transaction on the heavy pool whose every statement stops after `setting`.
+ * `work` runs the statements; the connection is back in the pool when this answers.
  */
-export async function boundedSegmentQuery<T>(deps: SegmentQueryDeps, text: string, params: readonly unknown[]): Promise<T[]> {
-  const ms = deps.config.SEGMENT_QUERY_TIMEOUT_MS;
+export async function evaluateSegment<T>(
+  deps: SegmentQueryDeps,
+  teamId: number,
+  filter: SegmentFilter,
+  setting: SegmentTimeout,
+  work: (sql: SqlExecutor) => Promise<T>,
+): Promise<T> {
+  requireAffordableFilter(filter);
+  const ms = deps.config[setting];
   try {
-    return await deps.db.$transaction(
-      async (tx) => {
-        const sql = prismaExecutor(tx);
-        await setLocalStatementTimeout(sql, ms);
-        return sql.query<T>(text, params);
-      },
-      // Prisma's transaction timeout only backs up the server's. Its wait for a connection must be
-      // a number where an ordinary query waits as long as it takes: the same generous bound.
-      { maxWait: SEGMENT_POOL_WAIT_MS, timeout: ms + 5_000 },
+    return await deps.budgets.run('segment', teamId, () =>
+      deps.heavySql.transaction(async (tx) => {
+        await setLocalStatementTimeout(tx, ms);
+        return work(tx);
+      }),
     );
   } catch (err) {
-    throw segmentQueryError(err, ms);
+    throw segmentQueryError(err, ms, setting);
   }
 }

@@ -3,7 +3,7 @@ import { segmentFilterSql } from '@mailrail/domain/audience/segments/segment-sql
 import { storedSegmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
 import { type Segment } from '@mailrail/platform/db/generated/client';
 import type { Db } from '@mailrail/platform/db/client';
-import { boundedSegmentQuery, type SegmentQueryDeps } from './bounded-query';
+import { evaluateSegment, type SegmentQueryDeps } from './bounded-query';
 
 // The segment a campaign targets (create, schedule, and PATCH when it comes): a segment of the
 // team that does not exist is a 404; one of another book than the campaign's is a 400.
@@ -20,12 +20,14 @@ export async function campaignSegment(db: Db, teamId: number, contactBookId: str
 
 /** A campaign that would start with no recipient is refused, as for a whole book. */
 export async function requireSubscribedInSegment(deps: SegmentQueryDeps, segment: Segment): Promise<void> {
+  const filter = storedSegmentFilter(segment.filter);
   const params: unknown[] = [segment.contactBookId];
-  const where = segmentFilterSql(storedSegmentFilter(segment.filter), 'c', params);
-  const [{ any }] = await boundedSegmentQuery<{ any: boolean }>(
-    deps,
-    `SELECT EXISTS (SELECT 1 FROM "Contact" c WHERE c."contactBookId" = $1 AND c.subscribed AND ${where}) AS any`,
-    params,
+  const where = segmentFilterSql(filter, 'c', params);
+  const [{ any }] = await evaluateSegment(deps, segment.teamId, filter, 'SEGMENT_QUERY_TIMEOUT_MS', (sql) =>
+    sql.query<{ any: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM "Contact" c WHERE c."contactBookId" = $1 AND c.subscribed AND ${where}) AS any`,
+      params,
+    ),
   );
   if (!any) throw badRequest('No subscribed contacts to send', [{ path: ['segmentId'], message: 'No subscribed contacts in the segment' }]);
 }

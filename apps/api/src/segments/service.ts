@@ -4,19 +4,20 @@ import { contactColumnsSql } from '@mailrail/domain/sql/contact';
 import { segmentFilterSql } from '@mailrail/domain/audience/segments/segment-sql';
 import { storedSegmentFilter, type SegmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
 import { newId } from '@mailrail/platform/ids';
-import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
+import { prismaExecutor, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { type Segment } from '@mailrail/platform/db/generated/client';
 import type { Db } from '@mailrail/platform/db/client';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { findTeamContactBook } from '../contact-books/service';
-import { boundedSegmentQuery } from './bounded-query';
+import { evaluateSegment } from './bounded-query';
 import type { CreateSegmentBody, SegmentContactsQuery, UpdateSegmentBody } from './schemas';
 
 // Saved filters over one contact book. Counting and paging run the compiled filter
 // (packages/domain/src/audience/segments/segment-sql.ts), the same SQL the worker uses to fix a
-// campaign's recipients, so a count shown here is what a campaign started now would send to. Each
-// statement that evaluates a filter is bounded by SEGMENT_QUERY_TIMEOUT_MS (bounded-query.ts).
+// campaign's recipients, so a count shown here is what a campaign started now would send to. Every
+// evaluation runs under the team's segment budget, on the heavy pool, with a statement timeout
+// (bounded-query.ts).
 
 export const PREVIEW_CONTACTS = 10;
 export const segmentNotFound = () => new ApiError('NOT_FOUND', 'Segment not found');
@@ -118,11 +119,10 @@ interface Counts {
 }
 
 /** How many contacts of the book match, and how many of them are subscribed (a campaign's audience). */
-async function countMatching(deps: ApiDeps, contactBookId: string, filter: SegmentFilter): Promise<Counts> {
+async function countMatching(sql: SqlExecutor, contactBookId: string, filter: SegmentFilter): Promise<Counts> {
   const params: unknown[] = [contactBookId];
   const where = segmentFilterSql(filter, 'c', params);
-  const [row] = await boundedSegmentQuery<Counts>(
-    deps,
+  const [row] = await sql.query<Counts>(
     `SELECT count(*)::int AS count, (count(*) FILTER (WHERE c.subscribed))::int AS "subscribedCount"
        FROM "Contact" c WHERE c."contactBookId" = $1 AND ${where}`,
     params,
@@ -132,7 +132,7 @@ async function countMatching(deps: ApiDeps, contactBookId: string, filter: Segme
 
 /** One page of matching contacts as JSON text built by PostgreSQL, ordered by id. */
 async function matchingContactsJson(
-  deps: ApiDeps,
+  sql: SqlExecutor,
   contactBookId: string,
   filter: SegmentFilter,
   limit: number,
@@ -140,8 +140,7 @@ async function matchingContactsJson(
 ): Promise<string> {
   const params: unknown[] = [contactBookId, limit, offset];
   const where = segmentFilterSql(filter, 'c', params);
-  const [{ body }] = await boundedSegmentQuery<{ body: string }>(
-    deps,
+  const [{ body }] = await sql.query<{ body: string }>(
     `SELECT coalesce(json_agg(r), '[]')::text AS body FROM (
        SELECT ${contactColumnsSql('c')} FROM "Contact" c WHERE c."contactBookId" = $1 AND ${where} ORDER BY c.id LIMIT $2 OFFSET $3
      ) r`,
@@ -160,19 +159,20 @@ export async function segmentContactsJson(
 ) {
   const s = await findBookSegment(deps.db, auth.teamId, contactBookId, segmentId);
   const filter = storedSegmentFilter(s.filter);
-  const [counts, data] = await Promise.all([
-    countMatching(deps, s.contactBookId, filter),
-    matchingContactsJson(deps, s.contactBookId, filter, q.limit, (q.page - 1) * q.limit),
-  ]);
-  return `{"data":${data},"count":${counts.count},"subscribedCount":${counts.subscribedCount}}`;
+  // One place of the team's segment budget and one heavy connection, the two statements in turn.
+  return evaluateSegment(deps, auth.teamId, filter, 'SEGMENT_QUERY_TIMEOUT_MS', async (sql) => {
+    const counts = await countMatching(sql, s.contactBookId, filter);
+    const data = await matchingContactsJson(sql, s.contactBookId, filter, q.limit, (q.page - 1) * q.limit);
+    return `{"data":${data},"count":${counts.count},"subscribedCount":${counts.subscribedCount}}`;
+  });
 }
 
-/** The live count of the segment builder, with the first matches. */
+/** The live count of the segment builder, with the first matches (asked at every edit: the short timeout). */
 export async function previewSegmentJson(deps: ApiDeps, auth: AuthContext, contactBookId: string, filter: SegmentFilter) {
   const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
-  const [counts, contacts] = await Promise.all([
-    countMatching(deps, book.id, filter),
-    matchingContactsJson(deps, book.id, filter, PREVIEW_CONTACTS, 0),
-  ]);
-  return `{"count":${counts.count},"subscribedCount":${counts.subscribedCount},"contacts":${contacts}}`;
+  return evaluateSegment(deps, auth.teamId, filter, 'SEGMENT_PREVIEW_TIMEOUT_MS', async (sql) => {
+    const counts = await countMatching(sql, book.id, filter);
+    const contacts = await matchingContactsJson(sql, book.id, filter, PREVIEW_CONTACTS, 0);
+    return `{"count":${counts.count},"subscribedCount":${counts.subscribedCount},"contacts":${contacts}}`;
+  });
 }

@@ -514,6 +514,24 @@ export const configSchema = z.object({
     .describe(
       'Longest one statement that evaluates a segment filter may run in the API (preview, counts, pages, export, the check when a campaign is scheduled); past it the request answers 503 SERVICE_UNAVAILABLE',
     ),
+  SEGMENT_PREVIEW_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(600_000)
+    .default(2_000)
+    .describe(
+      "Longest one statement of the segment builder's live preview may run (shorter than SEGMENT_QUERY_TIMEOUT_MS: a preview is asked at every edit); past it the preview answers 503",
+    ),
+  EXPORT_IDLE_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(3_600_000)
+    .default(60_000)
+    .describe(
+      'A contact export whose client takes nothing of the last batch written for this long is cut off (its connection closed, its EXPORT_CONCURRENCY place freed)',
+    ),
   // Heavy operations: per-team and global concurrency, one pool (packages/platform/src/budgets/heavy-work.ts).
   HEAVY_DB_POOL_SIZE: z.coerce
     .number()

@@ -23,6 +23,17 @@ export const MAX_SEGMENT_CONDITIONS = 20;
 export const MAX_SEGMENT_IN_VALUES = 1000;
 export const MAX_SEGMENT_TEXT_VALUE = 1000;
 export const MAX_PROPERTY_NAME = 128;
+// The cost budget of one filter (docs/audience.md, "Cost budget"). Each condition is evaluated on
+// every contact of the book, and a pattern (contains, startsWith, endsWith) costs about its length
+// times the text it is matched against: 20 groups of 20 conditions of 1,000 characters made one
+// preview read each 10,000-character property 400 times. Each limit is far above what a person
+// builds and far below that.
+/** Conditions in the whole filter, those inside groups included. */
+export const MAX_SEGMENT_TOTAL_CONDITIONS = 100;
+/** Characters of every contains, startsWith and endsWith value of the filter together. */
+export const MAX_SEGMENT_PATTERN_CHARS = 2_000;
+/** Values of every `in` list of the filter together. */
+export const MAX_SEGMENT_TOTAL_IN_VALUES = 2_000;
 
 export const TEXT_FIELDS = ['email', 'firstName', 'lastName'] as const;
 export const DATE_FIELDS = ['createdAt', 'updatedAt'] as const;
@@ -147,20 +158,50 @@ export const segmentGroup = z.object({
 });
 export type SegmentGroup = z.infer<typeof segmentGroup>;
 
-export const segmentFilter = z
-  .object({
-    match,
-    conditions: z
-      .array(z.discriminatedUnion('match', [segmentCondition, segmentGroup]))
-      .min(1)
-      .max(MAX_SEGMENT_CONDITIONS),
-  })
-  .meta({ id: 'SegmentFilter' });
-export type SegmentFilter = z.infer<typeof segmentFilter>;
+/** The filter's structure alone, without its cost budget (filters saved before the budget existed parse). */
+const segmentFilterShape = z.object({
+  match,
+  conditions: z
+    .array(z.discriminatedUnion('match', [segmentCondition, segmentGroup]))
+    .min(1)
+    .max(MAX_SEGMENT_CONDITIONS),
+});
+export type SegmentFilter = z.infer<typeof segmentFilterShape>;
 
 export const isSegmentGroup = (item: SegmentCondition | SegmentGroup): item is SegmentGroup => 'conditions' in item;
 
-/** Parses a stored filter (validated when it was saved; parsed again so the compiler sees typed input). */
+const PATTERN_OPERATORS: readonly SegmentOperator[] = ['contains', 'startsWith', 'endsWith'];
+
+/** Why the filter is over its cost budget, or null when it is within it. */
+export function segmentFilterCostProblem(filter: SegmentFilter): string | null {
+  const conditions = filter.conditions.flatMap((item) => (isSegmentGroup(item) ? item.conditions : [item]));
+  const patternChars = conditions
+    .filter((c) => PATTERN_OPERATORS.includes(c.operator) && typeof c.value === 'string')
+    .reduce((sum, c) => sum + (c.value as string).length, 0);
+  const inValues = conditions.reduce((sum, c) => sum + (c.operator === 'in' && Array.isArray(c.value) ? c.value.length : 0), 0);
+  const over = (what: string, found: number, limit: number) =>
+    `The filter is too costly to evaluate: it has ${found} ${what}, at most ${limit} are allowed. Use fewer or shorter conditions`;
+  if (conditions.length > MAX_SEGMENT_TOTAL_CONDITIONS)
+    return over('conditions (groups included)', conditions.length, MAX_SEGMENT_TOTAL_CONDITIONS);
+  if (patternChars > MAX_SEGMENT_PATTERN_CHARS)
+    return over('characters of contains, startsWith and endsWith values', patternChars, MAX_SEGMENT_PATTERN_CHARS);
+  if (inValues > MAX_SEGMENT_TOTAL_IN_VALUES) return over('values in its "in" lists', inValues, MAX_SEGMENT_TOTAL_IN_VALUES);
+  return null;
+}
+
+/** A filter as the API, the dashboard and the campaign path accept it: its structure and its cost budget. */
+export const segmentFilter = segmentFilterShape
+  .superRefine((filter, ctx) => {
+    const problem = segmentFilterCostProblem(filter);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['conditions'], message: problem });
+  })
+  .meta({ id: 'SegmentFilter' });
+
+/**
+ * Parses a stored filter (validated when it was saved; parsed again so the compiler sees typed
+ * input). Its structure only: a filter saved before the cost budget still reads, and whoever
+ * evaluates it checks segmentFilterCostProblem.
+ */
 export function storedSegmentFilter(json: unknown): SegmentFilter {
-  return segmentFilter.parse(json);
+  return segmentFilterShape.parse(json);
 }
