@@ -70,9 +70,10 @@ export function documentContactRoutes(r: DocRegistry) {
     summary: 'Export the book (or one of its segments) as CSV, streamed',
     description:
       'Columns: email, firstName, lastName, subscribed, createdAt, then one per property name found (sorted, at most 500). ' +
-      'Sent as `Content-Disposition: attachment`; read in batches by id, so any size streams in bounded memory, all from one snapshot (the book as it was when the export began). ' +
+      'Sent as `Content-Disposition: attachment`; read in batches by id, so any size streams in bounded memory: no contact twice, each as it was when its batch was read, one added or deleted meanwhile may or may not appear. ' +
+      'A team runs at most EXPORT_CONCURRENCY_PER_TEAM exports at once (one more: 429 with Retry-After; the server full: 503), and a client that takes nothing for EXPORT_IDLE_TIMEOUT_MS is cut off. ' +
       "A cell that would start a spreadsheet formula (`=`, `+`, `-`, `@`, tab, CR) is written with a leading `'` (CSV injection); imports read it back as it was." +
-      ' With `segmentId`, each statement is bounded by SEGMENT_QUERY_TIMEOUT_MS: a filter too slow for it answers 503 SERVICE_UNAVAILABLE before the first byte, or breaks the connection after.',
+      ' With `segmentId`, a filter over the cost budget answers 400, and each statement is bounded by SEGMENT_QUERY_TIMEOUT_MS: a filter too slow for it answers 503 SERVICE_UNAVAILABLE before the first byte, or breaks the connection after.',
     params: anyBookPath,
     query: exportContactsQuery,
     response: z.string().describe('text/csv'),

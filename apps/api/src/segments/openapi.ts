@@ -24,7 +24,9 @@ const FILTER_RULES =
   'Filter: `{match: "all"|"any", conditions: [condition | group]}` (1 to 20 items; a group holds 1 to 20 conditions, no deeper nesting). ' +
   'Fields: email, firstName, lastName (text, case-insensitive), subscribed (equals/notEquals a boolean), createdAt, updatedAt (gt/lt an ISO 8601 date), ' +
   'properties.<name> (every operator; see docs/audience.md for how each JSON type compares). A bad filter is a 400 naming the field. ' +
-  'A filter the database cannot evaluate within SEGMENT_QUERY_TIMEOUT_MS (10 s by default) is stopped: 503 SERVICE_UNAVAILABLE.';
+  'Cost budget: at most 100 conditions in all, 2,000 characters of contains/startsWith/endsWith values and 2,000 `in` values together; a costlier filter is a 400. ' +
+  'A team evaluates at most SEGMENT_CONCURRENCY_PER_TEAM filters at once (one more: 429 with Retry-After). ' +
+  'A filter the database cannot evaluate within SEGMENT_QUERY_TIMEOUT_MS (10 s by default; the preview: SEGMENT_PREVIEW_TIMEOUT_MS, 2 s) is stopped: 503 SERVICE_UNAVAILABLE.';
 
 export function documentSegmentRoutes(r: DocRegistry) {
   const tag = 'Segments';
