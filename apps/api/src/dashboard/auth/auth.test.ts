@@ -259,6 +259,37 @@ describe('links and passwords', () => {
     await login(email, 'reset to this one').expect(200);
   });
 
+  it('only the newest reset link works: a newer one voids the older', async () => {
+    const { userId, email } = await addUser(api, [{ teamId: api.team.teamId, role: 'MEMBER' }]);
+    const older = await issueUserToken(api.deps.db, { userId, purpose: 'PASSWORD_RESET', ttlMs: 60_000, now: new Date() });
+    const newer = await issueUserToken(api.deps.db, { userId, purpose: 'PASSWORD_RESET', ttlMs: 60_000, now: new Date() });
+    const stale = await browser(api)
+      .post('/api/dashboard/auth/password-reset/confirm', { token: older, password: 'from the old link' })
+      .expect(400);
+    expect(stale.body.error.message).toBe('This link is invalid, expired or already used');
+    await browser(api).post('/api/dashboard/auth/password-reset/confirm', { token: newer, password: 'from the new link' }).expect(200);
+    await login(email, 'from the new link').expect(200);
+  });
+
+  it('a password change voids every reset and sign-in link issued before it', async () => {
+    const { userId, email } = await addUser(api, [{ teamId: api.team.teamId, role: 'MEMBER' }]);
+    const reset = await issueUserToken(api.deps.db, { userId, purpose: 'PASSWORD_RESET', ttlMs: 60_000, now: new Date() });
+    const signInLink = await issueUserToken(api.deps.db, { userId, purpose: 'SIGN_IN', ttlMs: 60_000, now: new Date() });
+    const b = await signIn(api, email);
+    await b.post('/api/dashboard/account/password', { currentPassword: PASSWORD, newPassword: 'changed on purpose' }).expect(200);
+    await browser(api).post('/api/dashboard/auth/password-reset/confirm', { token: reset, password: 'taken over by link' }).expect(400);
+    await browser(api).post('/api/dashboard/auth/link', { token: signInLink }).expect(400);
+    await login(email, 'changed on purpose').expect(200);
+
+    // A reset through one link voids the user's other reset links too.
+    const [first, second] = [
+      await issueUserToken(api.deps.db, { userId, purpose: 'PASSWORD_RESET', ttlMs: 60_000, now: new Date() }),
+      await issueUserToken(api.deps.db, { userId, purpose: 'SIGN_IN', ttlMs: 60_000, now: new Date() }),
+    ];
+    await browser(api).post('/api/dashboard/auth/password-reset/confirm', { token: first, password: 'reset once more' }).expect(200);
+    await browser(api).post('/api/dashboard/auth/link', { token: second }).expect(400);
+  });
+
   it('a reset request answers the same for known and unknown addresses', async () => {
     const { email } = await addUser(api, []);
     const known = await browser(api).post('/api/dashboard/auth/password-reset/request', { email }).expect(200);
