@@ -98,6 +98,31 @@ describe("one team's slow preparation", () => {
   });
 });
 
+describe('a segment filter over the cost budget (saved before the budget existed)', () => {
+  it('is never evaluated: the campaign is paused at once with the reason, and no recipient is written', async () => {
+    const { id, book } = await campaignFor(env.teamId, 'costly.test', 10);
+    // 20 groups of 20 long `contains` values, written past the API's validation as an old row is.
+    const conditions = Array.from({ length: 20 }, (_, g) => ({
+      match: 'any',
+      conditions: Array.from({ length: 20 }, (_, c) => ({
+        field: 'firstName',
+        operator: 'contains',
+        value: `${g}-${c}-`.padEnd(1000, 'x'),
+      })),
+    }));
+    const segmentId = newId();
+    await env.deps.db.segment.create({
+      data: { id: segmentId, teamId: env.teamId, contactBookId: book, name: 'Costly', filter: { match: 'all', conditions } },
+    });
+    await env.deps.db.campaign.update({ where: { id }, data: { segmentId } });
+    await env.waitFor(async () => (await campaign(id)).status === 'PAUSED', 30_000);
+    const paused = await campaign(id);
+    expect(paused.pausedReason).toMatch(/too costly to evaluate/);
+    expect(paused.recipientsReadyAt).toBeNull();
+    expect(await recipients(id)).toEqual([]);
+  });
+});
+
 describe('prepareRecipients in keyset batches', () => {
   it('writes exactly the segment’s subscribed contacts of a book larger than a batch, and resumes after a crash without a duplicate', async () => {
     const book = await seedContactBook(env.deps.db, env.teamId, { subscribed: 57, unsubscribed: 5, pending: 5 }, { domain: 'keyset.test' });

@@ -9,7 +9,13 @@ import {
 } from '@mailrail/platform/queue/queues';
 import { clearDeadJob } from '@mailrail/platform/queue/dead-jobs';
 import type { WorkerDeps } from '../deps';
-import { pauseUnpreparedCampaign, prepareRecipients, preparationSettings, type PreparationOutcome } from './prepare-recipients';
+import {
+  SegmentTooCostly,
+  pauseUnpreparedCampaign,
+  prepareRecipients,
+  preparationSettings,
+  type PreparationOutcome,
+} from './prepare-recipients';
 
 // The `campaign-preparation` queue: one job per campaign that has started without its recipients
 // (job id prepare-<campaignId>, so the scan queues it once however often it looks). Preparing is
@@ -62,9 +68,13 @@ export function startCampaignPreparation(
         afterBatch: (cursor) => hooks.afterBatch?.(campaignId, cursor),
       });
     } catch (err) {
-      // The last try: the campaign is paused with the reason, so no later scan runs it again.
-      if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw err;
-      const reason = `Its recipients could not be prepared after ${job.attemptsMade + 1} attempts (${(err as Error).message.slice(0, 300)}); simplify the segment's filter, then resume the campaign`;
+      // The last try (or a filter no try can evaluate): the campaign is paused with the reason, so
+      // no later scan runs it again.
+      const tooCostly = err instanceof SegmentTooCostly;
+      if (!tooCostly && job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw err;
+      const reason = tooCostly
+        ? `${err.message.slice(0, 300)}: edit the segment's filter, then resume the campaign`
+        : `Its recipients could not be prepared after ${job.attemptsMade + 1} attempts (${(err as Error).message.slice(0, 300)}); simplify the segment's filter, then resume the campaign`;
       await pauseUnpreparedCampaign(deps.heavySql, campaignId, reason, deps.clock.now());
       deps.log.warn({ err, campaignId, teamId }, 'campaign preparation failed for good: campaign paused');
       return 'paused';

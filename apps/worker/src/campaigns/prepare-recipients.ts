@@ -1,7 +1,7 @@
 import { setLocalStatementTimeout, withTransaction, type TransactionalSqlExecutor } from '@mailrail/platform/db/sql/executor';
 import type { Config } from '@mailrail/platform/config/schema';
 import { segmentFilterSql } from '@mailrail/domain/audience/segments/segment-sql';
-import { storedSegmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
+import { segmentFilterCostProblem, storedSegmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
 
 // A campaign's audience, fixed when it starts, written in keyset batches over the book's contacts
 // (by id): each batch is one transaction under a statement timeout that decides the recipient rows
@@ -25,6 +25,12 @@ export const preparationSettings = (
 });
 
 const DEFAULT_SETTINGS: PreparationSettings = { batchSize: 5000, statementTimeoutMs: 30_000 };
+
+/**
+ * The campaign's segment filter is over the cost budget the API holds filters to (one saved before
+ * the budget existed): it is not evaluated at all, and no retry would change that.
+ */
+export class SegmentTooCostly extends Error {}
 
 /** `ready`: every recipient row exists and `total` is set; `stopped`: the campaign is no longer to be prepared (paused, deleted, ready). */
 export type PreparationOutcome = 'ready' | 'stopped';
@@ -69,8 +75,10 @@ async function prepareRecipientBatch(
     );
     if (!c) return { outcome: 'stopped' };
     const params: unknown[] = [campaignId, now, c.contactBookId, c.recipientsCursor ?? '', settings.batchSize, c.teamId];
-    const inSegment =
-      c.filter !== null && c.filter !== undefined ? ` AND ${segmentFilterSql(storedSegmentFilter(c.filter), 'ct', params)}` : '';
+    const filter = c.filter !== null && c.filter !== undefined ? storedSegmentFilter(c.filter) : null;
+    const tooCostly = filter && segmentFilterCostProblem(filter);
+    if (tooCostly) throw new SegmentTooCostly(tooCostly);
+    const inSegment = filter ? ` AND ${segmentFilterSql(filter, 'ct', params)}` : '';
     const [slice] = await tx.query<{ last: string | null; looked: number }>(
       `WITH slice AS (
          SELECT id FROM "Contact" WHERE "contactBookId" = $3 AND id > $4 ORDER BY id LIMIT $5
