@@ -21,6 +21,7 @@ import { createApplyRateLimit, createRateLimit } from './http/rate-limit';
 import { emailAcceptLane } from './emails/accept-lane';
 import { requestLogger } from './http/request-log';
 import { rejectUnsafeUrl } from './http/unsafe-text';
+import { setBaseSecurityHeaders } from './http/security-headers';
 import { metricsEndpoint, recordHttpMetrics } from './ops/metrics';
 import { openApiRoutes } from './openapi/routes';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './ops/queue-dashboard';
@@ -123,6 +124,7 @@ export function createApp(deps: ApiDeps, opts: AppOptions = {}): ApiApp {
     clientAddress: (req) => proxyaddr(req, trust),
   });
   const handler: ApiHandler = (req, res) => {
+    setBaseSecurityHeaders(res);
     if (!lane(req, res)) app(req, res);
   };
   return { app: handler, expressApp: app, metrics, close: auth.close, drain: () => send.intake.committer.drain() };

@@ -78,3 +78,53 @@ it('without a build, / says how to build it', async () => {
     await bare.close();
   }
 });
+
+describe('security headers', () => {
+  const base = (res: request.Response) => {
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
+  };
+
+  it('the dashboard shell: a CSP with only its own scripts, nothing may frame it, no sniffing, no Referer', async () => {
+    for (const p of ['/', '/emails/abc', '/reset-password']) {
+      const res = await request(api.app).get(p).expect(200);
+      base(res);
+      const csp = String(res.headers['content-security-policy']);
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).not.toMatch(/script-src[^;]*(unsafe-inline|unsafe-eval|https?:)/);
+      expect(csp).toContain("connect-src 'self'");
+      expect(csp).toContain("object-src 'none'");
+      expect(csp).toContain("base-uri 'none'");
+    }
+    base(await request(api.app).get('/assets/index-3f2a1b9c.js').expect(200));
+  });
+
+  it('every API answer: JSON of /api/v1 and the dashboard API, the accept lane, errors, the docs page', async () => {
+    const answers = [
+      await request(api.app).get('/api/v1/domains').set(api.team.auth).expect(200),
+      await request(api.app).get('/api/v1/domains').expect(401),
+      await request(api.app)
+        .get('/api/v1/domains')
+        .set('Authorization', 'Bearer us_0000000000_00000000000000000000000000000000')
+        .expect(403),
+      await request(api.app).post('/api/v1/emails').set(api.team.auth).send({ to: 'a@b.org' }).expect(400),
+      await request(api.app).get('/api/dashboard/session').expect(401),
+      await request(api.app).get('/api/nothing-here').expect(404),
+      await request(api.app).get('/health').expect(200),
+      await request(api.app).get('/api/v1/ui').expect(200),
+    ];
+    for (const res of answers) base(res);
+    // The JSON API is not the dashboard: no page policy that would mean anything to it.
+    expect(answers[0].headers['content-security-policy']).toBe("frame-ancestors 'none'");
+  });
+
+  it('holds for every team, role and key scope alike (headers depend on nothing of the caller)', async () => {
+    const other = await api.newTeam('Other team');
+    const sending = await api.newKey(other.teamId, { permission: 'SENDING' });
+    for (const auth of [api.team.auth, other.auth, { Authorization: `Bearer ${sending}` }])
+      base(await request(api.app).get('/api/v1/emails').set(auth));
+  });
+});

@@ -4,6 +4,7 @@ import compression from 'compression';
 import express, { Router, type RequestHandler } from 'express';
 import type { Config } from '@mailrail/platform/config/schema';
 import { notFound } from '@mailrail/domain/errors/api-error';
+import { DASHBOARD_CSP } from '../http/security-headers';
 
 // The dashboard app (apps/web, built to DASHBOARD_WEB_DIR) served by the API at `/`: same origin,
 // one port. Registered after every API route, so it can never shadow one; paths of the server's
@@ -40,6 +41,7 @@ export function dashboardApp(config: Pick<Config, 'DASHBOARD_WEB_DIR'>): Router 
 
   const appShell: RequestHandler = (req, res, next) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || SERVER_PATHS.test(req.path)) return next();
+    res.setHeader('Content-Security-Policy', DASHBOARD_CSP);
     // Built or not is checked per request: `npm run build` may finish after the server started.
     if (!existsSync(indexFile)) {
       res.status(200).type('html').setHeader('Cache-Control', 'no-store');
