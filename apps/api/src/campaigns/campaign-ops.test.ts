@@ -251,6 +251,34 @@ describe('preview size (CAMPAIGN_PREVIEW_MAX_MB, 2 by default)', () => {
   });
 });
 
+describe('preview budget (PREVIEW_CONCURRENCY_PER_TEAM)', () => {
+  it("answers 429 in the error shape while the team's places are taken, another team still previews, and a freed place previews again", async () => {
+    const c = await create();
+    const other = await api.newTeam('Previewers');
+    await api.addDomain(other.teamId, 'other-preview.test');
+    const otherBook = await seedContactBook(api.deps.db, other.teamId, { subscribed: 1 }, { domain: 'other-people.test' });
+    const created = await request(api.app)
+      .post('/api/v1/campaigns')
+      .set(other.auth)
+      .send({ name: 'N', from: 'n@other-preview.test', subject: 'S', contactBookId: otherBook.id, html: HTML });
+    expect(created.status).toBe(200);
+    // Every place of the team held, as long renders of its own would hold them.
+    const held = await Promise.all(
+      Array.from({ length: api.config.PREVIEW_CONCURRENCY_PER_TEAM }, () => api.deps.budgets.acquire('preview', api.team.teamId)),
+    );
+    try {
+      const refused = await send('post', `/${c.id}/preview`, {});
+      expect([refused.status, refused.body.error?.code, refused.headers['retry-after']]).toEqual([429, 'RATE_LIMITED', '1']);
+      expect((await send('post', `/${c.id}/test`, { to: ['me@example.org'] })).status).toBe(429);
+      const otherTeam = await request(api.app).post(`/api/v1/campaigns/${created.body.id}/preview`).set(other.auth).send({});
+      expect(otherTeam.status).toBe(200);
+    } finally {
+      await Promise.all(held.map((lease) => lease.release()));
+    }
+    expect((await send('post', `/${c.id}/preview`, {})).status).toBe(200);
+  });
+});
+
 describe('POST /api/v1/campaigns/{campaignId}/test', () => {
   it('sends one email per address through the email path, rendered for the contact, subject prefixed', async () => {
     const c = await create({ replyTo: 'reply@example.com' });

@@ -47,7 +47,12 @@ function checkPreviewSize(deps: ApiDeps, field: 'content' | 'html', body: string
   );
 }
 
-async function renderFor(deps: ApiDeps, c: Campaign, overrides: PreviewCampaignBody) {
+/** Renders under a place of the team's preview budget (docs/security.md, "Resource budgets"). */
+function renderFor(deps: ApiDeps, c: Campaign, overrides: PreviewCampaignBody) {
+  return deps.budgets.run('preview', c.teamId, () => renderInBudget(deps, c, overrides));
+}
+
+async function renderInBudget(deps: ApiDeps, c: Campaign, overrides: PreviewCampaignBody) {
   const given = overrides.content !== undefined ? 'content' : overrides.html !== undefined ? 'html' : null;
   if (given) checkPreviewSize(deps, given, overrides[given]!);
   const html = given ? campaignHtml(overrides) : c.html;

@@ -595,13 +595,13 @@ export const configSchema = z.object({
     .int()
     .min(1)
     .default(2)
-    .describe('Campaign and template previews one team may render at once; one more answers 429'),
+    .describe('Campaign previews and test sends one team may render at once (all replicas); one more answers 429'),
   PREVIEW_CONCURRENCY: z.coerce
     .number()
     .int()
     .min(1)
     .default(8)
-    .describe('Previews all teams together may render at once; one more answers 503'),
+    .describe('Campaign previews and test sends all teams together may render at once; one more answers 503'),
   DKIM_SELECTOR: z
     .string()
     .regex(/^[a-z0-9-]+$/)
