@@ -1,5 +1,5 @@
-import { DelayedError, Worker, type Job } from 'bullmq';
-import { BudgetFull } from '@mailrail/platform/budgets/budget-gate';
+import { Worker, type Job } from 'bullmq';
+import { runJobInBudget } from '@mailrail/platform/budgets/budgeted-job';
 import {
   campaignPreparationJobId,
   queueNames,
@@ -23,9 +23,6 @@ import {
 // filter), so it runs here, never in the periodic worker: its statements use the heavy pool, a
 // team runs at most CAMPAIGN_PREPARATION_CONCURRENCY_PER_TEAM at once (across replicas), and a job
 // whose team is at its limit steps back to delayed without using up an attempt.
-
-/** How long a job whose team (or the server) has no place waits before it asks again. */
-export const BUDGET_RECHECK_MS = 1000;
 
 export async function queueCampaignPreparation(queues: QueueFactory, job: CampaignPreparationJob, attempts: number): Promise<boolean> {
   const queue = queues.get(queueNames.campaignPreparation);
@@ -54,33 +51,24 @@ export function startCampaignPreparation(
   const settings = preparationSettings(deps.config);
   const prepare = async (job: Job<CampaignPreparationJob>, token?: string): Promise<PreparationOutcome | 'paused'> => {
     const { campaignId, teamId } = job.data;
-    let lease;
-    try {
-      lease = await deps.budgets.acquire('campaign-preparation', teamId);
-    } catch (err) {
-      if (!(err instanceof BudgetFull)) throw err;
-      // Work-conserving: the worker's slot goes to the next job (another team's) at once.
-      await job.moveToDelayed(Date.now() + BUDGET_RECHECK_MS, token);
-      throw new DelayedError();
-    }
-    try {
-      return await prepareRecipients({ sql: deps.heavySql }, campaignId, deps.clock.now(), settings, {
-        afterBatch: (cursor) => hooks.afterBatch?.(campaignId, cursor),
-      });
-    } catch (err) {
-      // The last try (or a filter no try can evaluate): the campaign is paused with the reason, so
-      // no later scan runs it again.
-      const tooCostly = err instanceof SegmentTooCostly;
-      if (!tooCostly && job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw err;
-      const reason = tooCostly
-        ? `${err.message.slice(0, 300)}: edit the segment's filter, then resume the campaign`
-        : `Its recipients could not be prepared after ${job.attemptsMade + 1} attempts (${(err as Error).message.slice(0, 300)}); simplify the segment's filter, then resume the campaign`;
-      await pauseUnpreparedCampaign(deps.heavySql, campaignId, reason, deps.clock.now());
-      deps.log.warn({ err, campaignId, teamId }, 'campaign preparation failed for good: campaign paused');
-      return 'paused';
-    } finally {
-      await lease.release();
-    }
+    return runJobInBudget(deps.budgets, 'campaign-preparation', teamId, job, token, async () => {
+      try {
+        return await prepareRecipients({ sql: deps.heavySql }, campaignId, deps.clock.now(), settings, {
+          afterBatch: (cursor) => hooks.afterBatch?.(campaignId, cursor),
+        });
+      } catch (err) {
+        // The last try (or a filter no try can evaluate): the campaign is paused with the reason, so
+        // no later scan runs it again.
+        const tooCostly = err instanceof SegmentTooCostly;
+        if (!tooCostly && job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw err;
+        const reason = tooCostly
+          ? `${err.message.slice(0, 300)}: edit the segment's filter, then resume the campaign`
+          : `Its recipients could not be prepared after ${job.attemptsMade + 1} attempts (${(err as Error).message.slice(0, 300)}); simplify the segment's filter, then resume the campaign`;
+        await pauseUnpreparedCampaign(deps.heavySql, campaignId, reason, deps.clock.now());
+        deps.log.warn({ err, campaignId, teamId }, 'campaign preparation failed for good: campaign paused');
+        return 'paused' as const;
+      }
+    });
   };
   const worker = new Worker<CampaignPreparationJob>(queueNames.campaignPreparation, prepare, {
     connection: deps.redis,

@@ -1,11 +1,8 @@
-import { DelayedError, Worker, type Job } from 'bullmq';
-import { BudgetFull } from '@mailrail/platform/budgets/budget-gate';
+import { Worker, type Job } from 'bullmq';
+import { runJobInBudget, stepBack } from '@mailrail/platform/budgets/budgeted-job';
 import { queueNames, queuePrefix, type ContactImportJob } from '@mailrail/platform/queue/queues';
 import type { WorkerDeps } from '../deps';
 import { finishImport, ImportYield, runContactImport, type ContactImportPorts } from './run-contact-import';
-
-/** How long an import whose team (or the server) has no place waits before it asks again. */
-export const IMPORT_BUDGET_RECHECK_MS = 1000;
 
 /**
  * The `contact-imports` worker. Fair across teams without BullMQ Pro's groups:
@@ -41,31 +38,20 @@ export function registerContactImports(
     );
     return row?.teamId ?? null;
   };
-  const stepBack = async (job: Job<ContactImportJob>, token: string | undefined, delayMs: number): Promise<never> => {
-    await job.moveToDelayed(Date.now() + delayMs, token);
-    throw new DelayedError();
-  };
 
   const worker = new Worker<ContactImportJob>(
     queueNames.contactImports,
     async (job, token) => {
       const teamId = await teamOf(job.data.importId);
       if (teamId === null) return null; // the import (or its book) was deleted
-      let lease;
-      try {
-        lease = await deps.budgets.acquire('contact-import', teamId);
-      } catch (err) {
-        if (err instanceof BudgetFull) return stepBack(job, token, IMPORT_BUDGET_RECHECK_MS);
-        throw err;
-      }
-      try {
-        return await runContactImport(importPorts, job.data.importId);
-      } catch (err) {
-        if (err instanceof ImportYield) return stepBack(job, token, 0);
-        throw err;
-      } finally {
-        await lease.release();
-      }
+      return runJobInBudget(deps.budgets, 'contact-import', teamId, job, token, async () => {
+        try {
+          return await runContactImport(importPorts, job.data.importId);
+        } catch (err) {
+          if (err instanceof ImportYield) return stepBack(job, token, 0);
+          throw err;
+        }
+      });
     },
     {
       connection: deps.redis,
