@@ -5,58 +5,12 @@
 import { connect, type Socket } from 'node:net';
 import { seedContacts } from '@mailrail/testing/contact-seed';
 import { call } from './api-scenarios';
+import { costlyFilter, neighbourTraffic, p90, p90Bound } from './neighbour-traffic';
 import { sleep, startStack, type ScenarioResult, type Stack, type Team } from './stack';
 
 const PHASE_MS = 8_000;
 const EXPORT_PER_TEAM = 2;
 const SEGMENT_PER_TEAM = 2;
-// B's requests never wait for a connection A holds (A's work runs on the heavy pool, at most
-// HEAVY_DB_POOL_SIZE statements at once); what B can lose is CPU, shared on this machine with A's
-// bounded statements in PostgreSQL. 5x leaves room for that share on 2 cores; a pool B waits on
-// (the finding) costs seconds, hundreds of times the baseline. The floor absorbs loopback noise
-// when the baseline is a few milliseconds.
-const P90_FACTOR = 5;
-const P90_FLOOR_MS = 50;
-
-// Within the segment cost budget and as costly as it allows: 100 conditions, all OR'ed, none matching.
-const costlyFilter = {
-  match: 'any',
-  conditions: Array.from({ length: 5 }, (_, g) => ({
-    match: 'any',
-    conditions: Array.from({ length: 20 }, (_, i) => ({ field: 'properties.city', operator: 'contains', value: `no-city-${g}-${i}` })),
-  })),
-};
-
-const p90 = (ms: number[]) => {
-  const sorted = [...ms].sort((a, b) => a - b);
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))] : 0;
-};
-
-/** B's traffic for `ms`: one client alternating a send and a read, and a /ready probe. */
-async function neighbourTraffic(stack: Stack, b: Team, ms: number) {
-  const latencies: number[] = [];
-  const failures: string[] = [];
-  let readyFailures = 0;
-  const until = Date.now() + ms;
-  const ready = (async () => {
-    while (Date.now() < until) {
-      const res = await fetch(`${stack.apiUrl}/ready`).catch(() => null);
-      if (res?.status !== 200) readyFailures++;
-      await sleep(200);
-    }
-  })();
-  for (let i = 0; Date.now() < until; i++) {
-    const t0 = performance.now();
-    const res =
-      i % 2 === 0
-        ? await call(stack, b, 'post', '/emails', { from: `n@${b.domain.name}`, to: `r${i}@example.com`, subject: 'Hi', text: 'Hi' })
-        : await call(stack, b, 'get', '/contactBooks');
-    latencies.push(performance.now() - t0);
-    if (res.status !== 200) failures.push(`${i % 2 === 0 ? 'send' : 'read'}:${res.status}`);
-  }
-  await ready;
-  return { latencies, failures, readyFailures };
-}
 
 /** An export whose client takes the first bytes and then never reads again. */
 function stalledExport(stack: Stack, team: Team, book: string): { socket: Socket; status: Promise<number> } {
@@ -106,7 +60,7 @@ export async function noisyExportsAndSegments(): Promise<ScenarioResult> {
     let loading = true;
     const previewLoops = Array.from({ length: SEGMENT_PER_TEAM + 2 }, async () => {
       while (loading) {
-        const res = await call(stack, a, 'post', `/contactBooks/${segmentBook}/segments/preview`, { filter: costlyFilter });
+        const res = await call(stack, a, 'post', `/contactBooks/${segmentBook}/segments/preview`, { filter: costlyFilter() });
         previewStatuses.push(res.status);
         // A refused preview is retried at the team's own request rate (the review's 10/s).
         if (res.status !== 200) await sleep(100);
@@ -122,7 +76,7 @@ export async function noisyExportsAndSegments(): Promise<ScenarioResult> {
         .join(',');
     const baseP90 = p90(baseline.latencies);
     const loadP90 = p90(loaded.latencies);
-    const bound = Math.max(P90_FACTOR * baseP90, P90_FLOOR_MS);
+    const bound = p90Bound(baseP90);
     const pass =
       baseline.failures.length === 0 &&
       loaded.failures.length === 0 &&

@@ -1,6 +1,6 @@
 // npm run test:faults — fault scenarios against real API and worker processes. Prints one result
 // line per scenario and exits non-zero when any fails. `npm run test:faults -- 5 2` runs a subset
-// (`-- fuzz` is scenario 8, `-- rate` scenario 9, `-- in-doubt` scenario 10, `-- noisy` scenario 11).
+// (`-- fuzz` is scenario 8, `-- rate` scenario 9, `-- in-doubt` scenario 10, `-- noisy` scenario 11, `-- noisy-worker` scenario 12).
 import { idempotencyUnderConcurrency, redisFlushMidRun, sesFaults, workerKilledMidBurst } from './send-scenarios';
 import { campaignWorkerKilled, campaignWorkerKilledWithSendEvents } from './campaign-scenario';
 import { crossTeamMatrix, malformedRequests } from './api-scenarios';
@@ -8,6 +8,7 @@ import { postgresConnectionsCut } from './db-scenarios';
 import { pathologicalInputs } from './pathological-scenario';
 import { rateSharedByThreeWorkers } from './rate-scenario';
 import { noisyExportsAndSegments } from './noisy-neighbour-scenario';
+import { noisyImportsAndCampaigns } from './noisy-worker-scenario';
 import { resultLine, type ScenarioResult } from './stack';
 
 const scenarios: { n: string; alias?: string; name: string; run: () => Promise<ScenarioResult> }[] = [
@@ -20,6 +21,7 @@ const scenarios: { n: string; alias?: string; name: string; run: () => Promise<S
   { n: '8', alias: 'fuzz', name: 'pathological inputs on every route', run: pathologicalInputs },
   { n: '9', alias: 'rate', name: 'SES rate shared by three workers and both lanes', run: rateSharedByThreeWorkers },
   { n: '11', alias: 'noisy', name: 'noisy neighbour on exports and segment previews', run: noisyExportsAndSegments },
+  { n: '12', alias: 'noisy-worker', name: 'noisy neighbour on imports and campaign preparation', run: noisyImportsAndCampaigns },
   { n: '1', name: 'worker SIGKILL x5 during a 20,000-recipient campaign', run: campaignWorkerKilled },
   { n: "1'", name: 'worker SIGKILL x5 during a burst', run: workerKilledMidBurst },
   {
