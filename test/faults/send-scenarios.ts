@@ -28,7 +28,10 @@ export async function idempotencyUnderConcurrency(): Promise<ScenarioResult> {
     );
     const ok = answers.filter((a) => a.status === 200);
     const inProgress = answers.filter((a) => a.status === 409 && a.body.error?.code === 'NOT_UNIQUE');
-    const other = answers.length - ok.length - inProgress.length;
+    const others = answers.filter((a) => !ok.includes(a) && !inProgress.includes(a));
+    const other = others.length;
+    // What the other answers were, by status and code: a bare count cannot tell a rate limit from a crash.
+    const otherKinds = [...new Set(others.map((a) => `${a.status}:${a.body.error?.code ?? '-'}`))].join(',');
     const ids = new Set(ok.map((a) => a.body.emailId));
     // A retry after the first one finished gets the same id.
     const retry = await fetch(`${stack.apiUrl}/api/v1/emails`, { method: 'POST', headers, body }).then(
@@ -45,7 +48,7 @@ export async function idempotencyUnderConcurrency(): Promise<ScenarioResult> {
     const pass = rows === 1 && ids.size === 1 && sesMessages === 1 && other === 0;
     return {
       pass,
-      figures: `requests=50 ok=${ok.length} in_progress_409=${inProgress.length} other=${other} distinct_ids=${ids.size} email_rows=${rows} ses_messages=${sesMessages}`,
+      figures: `requests=50 ok=${ok.length} in_progress_409=${inProgress.length} other=${other}${other ? ` (${otherKinds})` : ''} distinct_ids=${ids.size} email_rows=${rows} ses_messages=${sesMessages}`,
     };
   } finally {
     await stack.close();

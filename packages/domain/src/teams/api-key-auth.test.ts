@@ -118,4 +118,28 @@ describe('API key failures per IP, counted before the lookup', () => {
       verifier.close();
     }
   });
+
+  it(`${BURST} simultaneous requests with one right key on a cold cache share one lookup and all pass; a wrong secret among them is still counted`, async () => {
+    const good = { clientId: newClientId(), secret: newSecret() };
+    const { db, held } = heldDatabase(good);
+    const verifier = verifierOn(db, `${prefix}:cold`);
+    try {
+      const ip = '203.0.113.11';
+      const right = Array.from({ length: BURST }, () => verifier.verify(`us_${good.clientId}_${good.secret}`, ip));
+      const wrong = verifier.verify(`us_${good.clientId}_${newSecret()}`, ip);
+      await waitFor(() => held.lookups >= 1, { timeoutMs: 30_000, intervalMs: 10, what: 'the first lookup' });
+      held.open();
+      const contexts = await Promise.all(right);
+      expect(contexts.every((c) => c.teamId === 7)).toBe(true);
+      await expect(wrong).rejects.toThrow('Invalid API token');
+      expect(held.lookups).toBe(1);
+      // The wrong secret holds one of the IP's MAX attempts: MAX - 1 more wrong keys, then refused.
+      for (let i = 0; i < MAX - 1; i++)
+        await expect(verifier.verify(`us_${newClientId()}_${newSecret()}`, ip)).rejects.toThrow('Invalid API token');
+      await expect(verifier.verify(`us_${newClientId()}_${newSecret()}`, ip)).rejects.toBeInstanceOf(TooManyAuthFailures);
+    } finally {
+      held.open();
+      verifier.close();
+    }
+  });
 });

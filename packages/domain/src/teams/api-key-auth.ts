@@ -99,6 +99,11 @@ export function createApiKeyVerifier(deps: ApiKeyVerifierDeps, metrics?: Pick<Me
   subscriber.on('message', (_ch, clientId: string) => cache.delete(clientId));
   subscriber.on('error', () => undefined);
 
+  // Lookups under way, by key id: a burst of requests with one key on a cold cache (a client's
+  // pool opening at once, a restart) shares one lookup instead of each counting an attempt of the
+  // IP, which refused a client's own concurrent requests with 429 once they outnumbered the limit.
+  const lookups = new Map<string, Promise<CachedKey | null>>();
+
   const cachedKey = (clientId: string): CachedKey | null => {
     const hit = cache.get(clientId);
     return hit && hit.expiresAt > nowMs() ? hit : null;
@@ -149,32 +154,56 @@ export function createApiKeyVerifier(deps: ApiKeyVerifierDeps, metrics?: Pick<Me
   return {
     async verify(key, ip) {
       const parsed = parseApiKey(key);
+      let cached = parsed ? cachedKey(parsed.clientId) : null;
+      // A lookup of this key already under way counts as the cache: its result is compared like a
+      // cached key's (a wrong secret is still counted below).
+      const pending = parsed && !cached ? lookups.get(parsed.clientId) : undefined;
+      if (pending) cached = await pending;
       // The hot path: a cached key whose secret matches costs one SHA-256 and is not counted.
-      const cached = parsed ? cachedKey(parsed.clientId) : null;
       if (parsed && cached && keyMatches(parsed.secret, cached.tokenHash)) {
         touchLastUsed(cached.keyId);
         return cached.auth;
       }
-      // Anything else is an attempt of the IP, reserved before the database lookup, so concurrent
-      // wrong keys cannot all pass a count that has not seen the others yet.
-      const attempt = await failures.reserve(ip);
-      if (attempt.refusedFor) {
-        metrics?.authFailures.inc({ reason: 'ip-blocked' });
-        throw new TooManyAuthFailures(attempt.refusedFor);
+      // This request looks the key up: it says so before its first await, so that the requests
+      // arriving meanwhile wait for its result. They get null (and look up for themselves) when its
+      // IP is refused or the database errs.
+      let share: ((entry: CachedKey | null) => void) | undefined;
+      if (parsed && !cached && !pending) {
+        const clientId = parsed.clientId;
+        lookups.set(
+          clientId,
+          new Promise<CachedKey | null>((resolve) => {
+            share = (entry) => {
+              lookups.delete(clientId);
+              resolve(entry);
+            };
+          }),
+        );
       }
-      let found: CachedKey | null;
+      let found: CachedKey | null = null;
       try {
-        found = parsed && !cached ? await lookUp(parsed.clientId) : cached;
-      } catch (err) {
-        // The key was never checked (database down): not a failure of the IP.
+        // Anything else is an attempt of the IP, reserved before the database lookup, so concurrent
+        // wrong keys cannot all pass a count that has not seen the others yet.
+        const attempt = await failures.reserve(ip);
+        if (attempt.refusedFor) {
+          metrics?.authFailures.inc({ reason: 'ip-blocked' });
+          throw new TooManyAuthFailures(attempt.refusedFor);
+        }
+        try {
+          found = parsed && !cached ? await lookUp(parsed.clientId) : cached;
+        } catch (err) {
+          // The key was never checked (database down): not a failure of the IP.
+          await attempt.giveBack();
+          throw err;
+        }
+        if (!parsed || !found || !keyMatches(parsed.secret, found.tokenHash)) {
+          metrics?.authFailures.inc({ reason: 'invalid-key' });
+          throw invalidApiKey();
+        }
         await attempt.giveBack();
-        throw err;
+      } finally {
+        share?.(found);
       }
-      if (!parsed || !found || !keyMatches(parsed.secret, found.tokenHash)) {
-        metrics?.authFailures.inc({ reason: 'invalid-key' });
-        throw invalidApiKey();
-      }
-      await attempt.giveBack();
       touchLastUsed(found.keyId);
       return found.auth;
     },
