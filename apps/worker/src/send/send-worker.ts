@@ -164,7 +164,7 @@ async function processSendJob(
     if (!room.granted) {
       deps.metrics.sendPermits.inc({ lane, result: 'refused' });
       await pacing.pauseLane(room.retryInMs);
-      throw Worker.RateLimitError();
+      throw await backToTheFront(job);
     }
   }
   if ('emailIds' in job.data) return processSendGroup(deps, sendDeps, job.queueName, job.data.emailIds, pacing);
@@ -179,12 +179,23 @@ async function processSendJob(
     case 'throttled':
       // Back to the wait list without counting an attempt, once the lane or the region has slowed down.
       await slowDownFor(deps, pacing, job.queueName, sent);
-      throw Worker.RateLimitError();
+      throw await backToTheFront(job);
     case 'retry':
     case 'later':
       await job.moveToDelayed(Date.now() + outcome.delayMs, token);
       throw new DelayedError();
   }
+}
+
+/**
+ * The error that sends a job refused by the rate back to the queue without counting an attempt,
+ * once its priority is dropped: it had its turn, so it goes to the wait list, which BullMQ serves
+ * before its prioritized jobs (fair-priority.ts). Also because BullMQ puts a prioritized job back
+ * without waking the workers: a worker that had drained its queue slept until its drainDelay (5 s).
+ */
+async function backToTheFront(job: Job<SendEmailJob, SendOutcome | SendGroupResult>): Promise<Error> {
+  if (job.opts.priority) await job.changePriority({ priority: 0 });
+  return Worker.RateLimitError();
 }
 
 /**

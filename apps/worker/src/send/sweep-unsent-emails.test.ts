@@ -84,7 +84,8 @@ describe('emails stored together, in one group job', () => {
   it('leaves them to their group job while it waits or its worker holds it', async () => {
     const ids = await env.createEmails(Array.from({ length: 3 }, (_, i) => ({ to: [`group-${i}@example.net`] })));
     const groupId = await groupOf(ids);
-    expect(await queue().getJobState(groupId)).toBe('waiting');
+    // A group job takes its team's place in the queue (fair-priority.ts).
+    expect(await queue().getJobState(groupId)).toBe('prioritized');
     expect(await sweepUnsentEmails(env.deps)).toEqual({ checked: 3, enqueued: 0 });
     expect(await taker.getNextJob('token-of-a-live-worker')).toMatchObject({ id: groupId, data: { emailIds: ids } });
     expect(await sweepUnsentEmails(env.deps)).toEqual({ checked: 3, enqueued: 0 });

@@ -10,6 +10,7 @@ import {
   type SendEmailJob,
   type SendLane,
 } from '@mailrail/platform/queue/queues';
+import type { FairJob } from '@mailrail/platform/queue/fair-priority';
 import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '../sql/email-outbox';
 import { prismaExecutor, type NamedStatement, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { emailSearchTextSql } from '../sql/email-search';
@@ -73,8 +74,8 @@ export function prepareEmails(drafts: EmailDraft[], now: Date): PreparedEmail[] 
 }
 
 /**
- * Emails due now that go to the same send queue share a job, SEND_GROUP_SIZE at most, in the
- * order given. A scheduled email keeps a job of its own: its delay, its rescheduling and its
+ * Emails due now of one team that go to the same send queue share a job, SEND_GROUP_SIZE at most,
+ * in the order given. A scheduled email keeps a job of its own: its delay, its rescheduling and its
  * cancellation act on that job by the email's id.
  */
 function groupSendJobs(prepared: PreparedEmail[]): void {
@@ -86,7 +87,8 @@ function groupSendJobs(prepared: PreparedEmail[]): void {
   };
   for (const p of prepared) {
     if (p.created.status !== 'QUEUED') continue;
-    const queue = sendQueueOf(p.draft);
+    // One team per group: a group's place in its queue is its team's (fair-priority.ts).
+    const queue = `${sendQueueOf(p.draft)}\u0000${p.draft.teamId}`;
     const group = open.get(queue) ?? [];
     group.push(p);
     if (group.length === SEND_GROUP_SIZE) {
@@ -289,9 +291,13 @@ export function sendDelay(scheduledAt: Date | null | undefined, now: Date): numb
   return scheduledAt ? Math.max(0, scheduledAt.getTime() - now.getTime()) : 0;
 }
 
-/** Never throws: a Redis failure is logged and left to the sweeper, the rows are committed. */
+/**
+ * Never throws: a Redis failure is logged and left to the sweeper, the rows are committed. Each
+ * job gets its team's next places in its queue (fair-priority.ts), so one team's burst cannot hold
+ * back another team's mail.
+ */
 export async function enqueueSendJobs(deps: { queues: QueueFactory; log?: Logger }, items: PreparedEmail[], now: Date): Promise<void> {
-  const byQueue = new Map<string, { name: string; data: SendEmailJob; opts: { jobId: string; delay?: number } }[]>();
+  const byQueue = new Map<string, FairJob<SendEmailJob>[]>();
   const groups = new Map<string, string[]>();
   for (const { draft, created, sendJobId } of items) {
     if (created.status === 'SUPPRESSED') continue;
@@ -305,16 +311,17 @@ export async function enqueueSendJobs(deps: { queues: QueueFactory; log?: Logger
       else {
         const emailIds = [created.id];
         groups.set(sendJobId, emailIds);
-        list.push({ name: 'send', data: { emailIds }, opts: { jobId: sendJobId } });
+        list.push({ job: { name: 'send', data: { emailIds }, opts: { jobId: sendJobId } }, teamId: draft.teamId, emails: 0 });
       }
       continue;
     }
-    list.push(singleSendJob(created.id, sendDelay(draft.scheduledAt, now)));
+    list.push({ job: singleSendJob(created.id, sendDelay(draft.scheduledAt, now)), teamId: draft.teamId, emails: 1 });
   }
   await Promise.all(
     [...byQueue].map(async ([name, jobs]) => {
       try {
-        await deps.queues.get(name).addBulk(jobs);
+        for (const j of jobs) if ('emailIds' in j.job.data) j.emails = j.job.data.emailIds.length;
+        await deps.queues.addFairly(name, jobs, now.getTime());
       } catch (err) {
         deps.log?.warn({ err, queue: name, count: jobs.length }, 'enqueue failed; the sweeper will pick these emails up');
       }

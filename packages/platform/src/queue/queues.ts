@@ -1,4 +1,6 @@
-import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { Queue, type JobsOptions } from 'bullmq';
+import type { Redis } from '../redis/client';
+import { withFairPriorities, type FairJob } from './fair-priority';
 
 // Queue names and job payloads shared by the API (producer) and the worker (consumer).
 // Sends are split per SES region (each region has its own rate) and per lane, so campaign
@@ -60,6 +62,8 @@ export const defaultJobOptions: JobsOptions = {
 
 export interface QueueFactory {
   get(name: string): Queue;
+  /** Adds the jobs with priorities that share the queue fairly among teams (fair-priority.ts). */
+  addFairly<T>(name: string, jobs: FairJob<T>[], nowMs: number): Promise<void>;
   closeAll(): Promise<void>;
 }
 
@@ -85,7 +89,7 @@ export function queuePrefix(keyspace: QueueKeyspace, queueName: string): string 
  * `closeConnection`: the connection is the factory's own, disconnected by closeAll.
  */
 export function createQueueFactory(
-  connection: ConnectionOptions,
+  connection: Redis,
   keys: QueueKeyspace | string,
   opts: { closeConnection?: boolean } = {},
 ): QueueFactory {
@@ -102,10 +106,14 @@ export function createQueueFactory(
   };
   return {
     get,
+    addFairly: async (name, jobs, nowMs) => {
+      const queue = get(name);
+      await queue.addBulk(await withFairPriorities(connection, (window) => queue.toKey(`fair:${window}`), jobs, nowMs));
+    },
     closeAll: async () => {
       await Promise.all([...queues.values()].map((q) => q.close()));
       queues.clear();
-      if (opts.closeConnection) (connection as { disconnect(): void }).disconnect();
+      if (opts.closeConnection) connection.disconnect();
     },
   };
 }
