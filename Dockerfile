@@ -7,7 +7,7 @@
 # `npm install` from the lockfile, not `npm ci`: the lockfile cannot list other platforms'
 # optional binaries (our registry mirror has none), so npm ci calls it out of sync (see .ci/run);
 # npm install still installs exactly the locked versions.
-FROM node:20-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json ./
 COPY apps/api/package.json apps/api/package.json
@@ -26,7 +26,7 @@ RUN npm install --no-audit --no-fund && npm cache clean --force
 RUN npm run build
 USER node
 
-FROM node:20-slim AS runtime
+FROM node:24-slim AS runtime
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
