@@ -45,6 +45,8 @@ RUN npm install --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund
 # ...but @node-rs/argon2 (dashboard passwords) ships its native binary as an optional dependency
 # per platform: take the one the build stage installed for this very base image.
 COPY --from=build /app/node_modules/@node-rs node_modules/@node-rs
+# Likewise @napi-rs/nice, with which the preview render threads lower their own priority.
+COPY --from=build /app/node_modules/@napi-rs node_modules/@napi-rs
 COPY --from=build /app/dist dist
 # The dashboard's static build, served by the API at `/`.
 COPY --from=build /app/apps/web/dist apps/web/dist

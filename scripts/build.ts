@@ -16,6 +16,8 @@ export const distDir = path.join(root, 'dist');
 /** Output file (under dist/, without .js) → source entry. */
 export const entries: Record<string, string> = {
   'api/main': 'apps/api/src/main.ts',
+  // The campaign preview render thread, loaded by the API from next to its main.js (render-pool.ts).
+  'api/render-thread': 'apps/api/src/campaigns/render-thread.ts',
   'worker/main': 'apps/worker/src/main.ts',
   'smtp/main': 'apps/smtp/src/main.ts',
   'cli/main': 'packages/tools/src/cli/main.ts',
@@ -54,7 +56,7 @@ export async function buildAll(outDir = distDir): Promise<void> {
     outdir: outDir,
     bundle: true,
     platform: 'node',
-    target: 'node20',
+    target: 'node22',
     format: 'cjs',
     tsconfig: path.join(root, 'tsconfig.json'),
     plugins: [nodeModulesExternal],

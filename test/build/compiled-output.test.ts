@@ -84,7 +84,9 @@ it("keeps every class's own name (esbuild suffixes a name two modules share; log
   const inSources = declared(sources.map((f) => readFileSync(path.join(root, f), 'utf8')).join('\n'));
   for (const entry of Object.keys(entries)) {
     const built = declared(readFileSync(path.join(out, `${entry}.js`), 'utf8'));
-    expect(built.size).toBeGreaterThan(0);
+    // Each process's bundle has classes of its own (a scan finding none would prove nothing); a
+    // thread's entry (the preview renderer) may have none.
+    if (entry.endsWith('/main')) expect(built.size).toBeGreaterThan(0);
     expect({ entry, renamed: [...built].filter((name) => !inSources.has(name)) }).toEqual({ entry, renamed: [] });
   }
 });

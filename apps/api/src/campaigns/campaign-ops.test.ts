@@ -13,7 +13,9 @@ let book: { id: string };
 const HTML = '<p>Hi {{firstName}} of {{Company,fallback=nowhere}}</p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a>';
 
 beforeAll(async () => {
-  api = await startTestApi({ CAMPAIGN_TIMEZONE: 'America/New_York' });
+  // Renders on the event loop: the size cap test watches html-to-text in this process. The same
+  // renderer runs on a thread in production (render-pool.test.ts).
+  api = await startTestApi({ CAMPAIGN_TIMEZONE: 'America/New_York', PREVIEW_RENDER_THREADS: '0' });
   await api.addDomain(api.team.teamId, 'example.com');
   book = await seedContactBook(api.deps.db, api.team.teamId, { subscribed: 3, unsubscribed: 1 }, { domain: 'people.test' });
 });

@@ -1,6 +1,5 @@
 import { ApiError, badRequest } from '@mailrail/domain/errors/api-error';
-import { prepareCampaignBody, type CampaignContact } from '@mailrail/domain/campaigns/campaign-content';
-import { renderCampaignEmail } from '@mailrail/domain/campaigns/render-campaign-email';
+import type { CampaignContact } from '@mailrail/domain/campaigns/campaign-content';
 import type { Campaign } from '@mailrail/platform/db/generated/client';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
@@ -8,7 +7,7 @@ import { MAX_SUBJECT_LENGTH } from '../http/limits';
 import type { SendEmailPayload } from '../emails/schemas';
 import { sendEmails, type SendContext } from '../emails/send-emails';
 import type { PreviewCampaignBody, TestCampaignBody } from './schemas';
-import { campaignHtml, findCampaign } from './service';
+import { findCampaign } from './service';
 
 // The editor's preview and "send test": the campaign rendered for one contact by the function the
 // worker sends with (renderCampaignEmail), so what the marketer sees is what the contact gets.
@@ -34,17 +33,21 @@ const NO_CONTACT: CampaignContact = { id: '', email: '', firstName: null, lastNa
 
 /**
  * A body over CAMPAIGN_PREVIEW_MAX_MB is refused before it is rendered: rendering and its text
- * conversion run on the event loop in time that grows with the body (36 MB blocked it for seconds).
+ * conversion take time that grows with the body (36 MB blocked the event loop for seconds).
  */
+function tooLarge(deps: ApiDeps, field: 'content' | 'html', bytes: number): ApiError {
+  return new ApiError(
+    'PAYLOAD_TOO_LARGE',
+    `The campaign's ${field} is ${(bytes / 1048576).toFixed(1)} MB; previews and test sends render at most ${deps.config.CAMPAIGN_PREVIEW_MAX_MB} MB (CAMPAIGN_PREVIEW_MAX_MB)`,
+    [{ path: [field], message: 'too large to preview' }],
+  );
+}
+
 function checkPreviewSize(deps: ApiDeps, field: 'content' | 'html', body: string): void {
   const maxBytes = deps.config.CAMPAIGN_PREVIEW_MAX_MB * 1024 * 1024;
   // Every UTF-16 unit is at most 3 bytes of UTF-8: short bodies skip the byte count.
   if (body.length * 3 <= maxBytes || Buffer.byteLength(body) <= maxBytes) return;
-  throw new ApiError(
-    'PAYLOAD_TOO_LARGE',
-    `The campaign's ${field} is ${(Buffer.byteLength(body) / 1048576).toFixed(1)} MB; previews and test sends render at most ${deps.config.CAMPAIGN_PREVIEW_MAX_MB} MB (CAMPAIGN_PREVIEW_MAX_MB)`,
-    [{ path: [field], message: 'too large to preview' }],
-  );
+  throw tooLarge(deps, field, Buffer.byteLength(body));
 }
 
 /** Renders under a place of the team's preview budget (docs/security.md, "Resource budgets"). */
@@ -53,23 +56,31 @@ function renderFor(deps: ApiDeps, c: Campaign, overrides: PreviewCampaignBody) {
 }
 
 async function renderInBudget(deps: ApiDeps, c: Campaign, overrides: PreviewCampaignBody) {
+  // The editor JSON or HTML given is checked here, before it is copied to a render thread.
   const given = overrides.content !== undefined ? 'content' : overrides.html !== undefined ? 'html' : null;
   if (given) checkPreviewSize(deps, given, overrides[given]!);
-  const html = given ? campaignHtml(overrides) : c.html;
-  // The stored body, or what the editor JSON rendered to.
-  if (html) checkPreviewSize(deps, given ?? 'html', html);
-  if (!html) throw badRequest('No content added for campaign', [{ path: ['html'], message: 'No content added for campaign' }]);
   const contact = await previewContact(deps, c, overrides.contactId);
   const book = c.contactBookId
     ? await deps.db.contactBook.findUnique({ where: { id: c.contactBookId }, select: { variables: true } })
     : null;
-  const body = prepareCampaignBody({
+  // The render itself (editor JSON to HTML, text version, personalization) runs on a render
+  // thread (render-pool.ts): its time grows with the body.
+  const outcome = await deps.previews.render({
+    config: { PUBLIC_URL: deps.config.PUBLIC_URL, SECRET: deps.config.SECRET },
+    ...(overrides.content !== undefined ? { content: overrides.content } : { html: overrides.html ?? c.html }),
     subject: overrides.subject ?? c.subject,
-    html,
     previewText: overrides.previewText ?? c.previewText,
+    campaign: { id: c.id, bookVariables: book?.variables ?? [] },
+    contact: contact ?? NO_CONTACT,
+    maxHtmlBytes: deps.config.CAMPAIGN_PREVIEW_MAX_MB * 1024 * 1024,
   });
-  const rendered = renderCampaignEmail(deps.config, body, { id: c.id, bookVariables: book?.variables ?? [] }, contact ?? NO_CONTACT);
-  return { rendered, contact };
+  if ('rendered' in outcome) return { rendered: outcome.rendered, contact };
+  const refusal = outcome.refused;
+  if (refusal.kind === 'invalid-content')
+    throw badRequest('Invalid content JSON', [{ path: ['content'], message: 'Invalid content JSON' }]);
+  if (refusal.kind === 'no-content')
+    throw badRequest('No content added for campaign', [{ path: ['html'], message: 'No content added for campaign' }]);
+  throw tooLarge(deps, refusal.field, refusal.bytes);
 }
 
 export async function previewCampaign(deps: ApiDeps, auth: AuthContext, id: string, body: PreviewCampaignBody) {

@@ -602,6 +602,14 @@ export const configSchema = z.object({
     .min(1)
     .default(8)
     .describe('Campaign previews and test sends all teams together may render at once; one more answers 503'),
+  PREVIEW_RENDER_THREADS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(1)
+    .describe(
+      'Threads per API process that render campaign previews and test sends off the event loop (0 = on it); renders beyond them wait',
+    ),
   DKIM_SELECTOR: z
     .string()
     .regex(/^[a-z0-9-]+$/)
