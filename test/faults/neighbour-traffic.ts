@@ -1,4 +1,4 @@
-// Team B's side of the noisy-neighbour scenarios (11 and 12): the traffic it keeps sending while
+// Team B's side of the noisy-neighbour scenarios (11, 12 and 13): the traffic it keeps sending while
 // team A saturates a heavy operation, and the bound its p90 must stay within.
 import { call } from './api-scenarios';
 import { sleep, type Stack, type Team } from './stack';
@@ -37,8 +37,17 @@ export function costlyFilter(matching?: string) {
 /** The most B's loaded p90 may be, given its baseline p90. */
 export const p90Bound = (baselineP90: number) => Math.max(P90_FACTOR * baselineP90, P90_FLOOR_MS);
 
-/** B's traffic for `ms`: one client alternating a send and a read, and a /ready probe. */
-export async function neighbourTraffic(stack: Stack, b: Team, ms: number) {
+/**
+ * B's traffic for `ms`: one client alternating a send and a read, and a /ready probe. `onSent`
+ * hears of each email B's send stored, as soon as it is answered; `pauseMs` between requests
+ * makes B a light sender.
+ */
+export async function neighbourTraffic(
+  stack: Stack,
+  b: Team,
+  ms: number,
+  opts: { onSent?: (emailId: string) => void; pauseMs?: number } = {},
+) {
   const latencies: number[] = [];
   const failures: string[] = [];
   let readyFailures = 0;
@@ -57,6 +66,8 @@ export async function neighbourTraffic(stack: Stack, b: Team, ms: number) {
         ? await call(stack, b, 'post', '/emails', { from: `n@${b.domain.name}`, to: `r${i}@example.com`, subject: 'Hi', text: 'Hi' })
         : await call(stack, b, 'get', '/contactBooks');
     latencies.push(performance.now() - t0);
+    if (i % 2 === 0 && res.status === 200) opts.onSent?.(res.json!.emailId as string);
+    if (opts.pauseMs) await sleep(opts.pauseMs);
     if (res.status !== 200) failures.push(`${i % 2 === 0 ? 'send' : 'read'}:${res.status}`);
   }
   await ready;

@@ -1,6 +1,6 @@
 // npm run test:faults — fault scenarios against real API and worker processes. Prints one result
 // line per scenario and exits non-zero when any fails. `npm run test:faults -- 5 2` runs a subset
-// (`-- fuzz` is scenario 8, `-- rate` scenario 9, `-- in-doubt` scenario 10, `-- noisy` scenario 11, `-- noisy-worker` scenario 12).
+// (`-- fuzz` is scenario 8, `-- rate` scenario 9, `-- in-doubt` scenario 10, `-- noisy` scenario 11, `-- noisy-worker` scenario 12, `-- noisy-sends` scenario 13).
 import { idempotencyUnderConcurrency, redisFlushMidRun, sesFaults, workerKilledMidBurst } from './send-scenarios';
 import { campaignWorkerKilled, campaignWorkerKilledWithSendEvents } from './campaign-scenario';
 import { crossTeamMatrix, malformedRequests } from './api-scenarios';
@@ -9,6 +9,7 @@ import { pathologicalInputs } from './pathological-scenario';
 import { rateSharedByThreeWorkers } from './rate-scenario';
 import { noisyExportsAndSegments } from './noisy-neighbour-scenario';
 import { noisyImportsAndCampaigns } from './noisy-worker-scenario';
+import { noisySendsAndPreviews } from './noisy-sends-scenario';
 import { resultLine, type ScenarioResult } from './stack';
 
 const scenarios: { n: string; alias?: string; name: string; run: () => Promise<ScenarioResult> }[] = [
@@ -22,6 +23,7 @@ const scenarios: { n: string; alias?: string; name: string; run: () => Promise<S
   { n: '9', alias: 'rate', name: 'SES rate shared by three workers and both lanes', run: rateSharedByThreeWorkers },
   { n: '11', alias: 'noisy', name: 'noisy neighbour on exports and segment previews', run: noisyExportsAndSegments },
   { n: '12', alias: 'noisy-worker', name: 'noisy neighbour on imports and campaign preparation', run: noisyImportsAndCampaigns },
+  { n: '13', alias: 'noisy-sends', name: 'noisy neighbour on the send queue and campaign previews', run: noisySendsAndPreviews },
   { n: '1', name: 'worker SIGKILL x5 during a 20,000-recipient campaign', run: campaignWorkerKilled },
   { n: "1'", name: 'worker SIGKILL x5 during a burst', run: workerKilledMidBurst },
   {
