@@ -1,13 +1,17 @@
 /** @jest-config-loader ts-node */
 /** @jest-config-loader-options {"transpileOnly": true} */
 import type { Config } from 'jest';
+import { CLUSTER_TESTS } from './test/redis-topology';
+
+// npm run test:cluster: only the files whose behaviour depends on Redis topology (test/redis-topology.ts).
+const onCluster = process.env.MAILRAIL_TEST_REDIS === 'cluster';
 
 // Tests talk to the real PostgreSQL and Redis: each file gets its own database (cloned from a
 // migrated template) and its own Redis prefix, so files run in parallel.
 const config: Config = {
   testEnvironment: 'node',
   roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
+  testMatch: onCluster ? CLUSTER_TESTS.map((file) => `<rootDir>/${file}`) : ['**/*.test.ts'],
   // The scale tests start their own Redis Cluster and Sentinel: npm run test:scale (jest.scale.config.ts).
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/scale/'],
   transform: {

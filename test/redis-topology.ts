@@ -1,0 +1,118 @@
+// Which test files run again on a Redis Cluster (`npm run test:cluster`, docs/redis.md, "The test
+// suite on a cluster"). A file whose behaviour depends on Redis topology is on CLUSTER_TESTS:
+// BullMQ queues and workers, Lua scripts and multi-key commands (hash tags, CROSSSLOT), the shared
+// SES rate limiter, per-team and per-IP windows, idempotency keys, locks and semaphores (the
+// budgets), the sweeper, pub/sub (API-key revocation), periodic jobs, whole stacks end to end. A
+// file that only reaches Redis in passing (an HTTP CRUD test through the API harness, whose Redis
+// use another listed file covers) is on TOPOLOGY_INDEPENDENT, with the reason. When in doubt, a
+// file goes on the cluster list. test/structure/redis-topology.test.ts fails when a test file that
+// creates Redis clients or queues is on neither list. test/scale/ has its own stage.
+
+export const CLUSTER_TESTS: readonly string[] = [
+  // The send path: enqueue (fair priorities), idempotency keys, the accept lane, scheduling.
+  'apps/api/src/emails/accept-lane.test.ts',
+  'apps/api/src/emails/batch.test.ts',
+  'apps/api/src/emails/email-committer.test.ts',
+  'apps/api/src/emails/idempotency.test.ts',
+  'apps/api/src/emails/manage.test.ts',
+  'apps/api/src/emails/send.test.ts',
+  'apps/api/src/emails/team-domains.test.ts',
+  'apps/api/src/contacts/double-opt-in.test.ts',
+  // Limits, windows, revocation over pub/sub, sessions and throttles in Redis.
+  'apps/api/src/http/auth-cache.test.ts',
+  'apps/api/src/http/auth-failure-burst.test.ts',
+  'apps/api/src/http/http.test.ts',
+  'apps/api/src/http/key-scope-matrix.test.ts',
+  'apps/api/src/dashboard/auth/auth.test.ts',
+  'apps/api/src/dashboard/auth/throttle-concurrency.test.ts',
+  'packages/domain/src/teams/api-key-auth.test.ts',
+  'packages/platform/src/redis/fixed-window.test.ts',
+  'packages/platform/src/redis/script.test.ts',
+  'packages/platform/src/redis/client.test.ts',
+  'packages/testing/src/redis.test.ts',
+  // Budgets (redis-semaphore) and the queues of heavy work.
+  'packages/platform/src/budgets/budget-gate.test.ts',
+  'apps/api/src/contacts/export-budget.test.ts',
+  'apps/api/src/segments/segment-budget.test.ts',
+  'apps/api/src/campaigns/campaign-ops.test.ts',
+  'apps/api/src/campaigns/campaigns.test.ts',
+  'apps/api/src/contact-imports/contact-imports.test.ts',
+  'apps/api/src/contact-imports/import-caps.test.ts',
+  'apps/api/src/domains/domains.test.ts',
+  'apps/api/src/webhooks/webhooks.test.ts',
+  'apps/api/src/ses-notifications/ses-notifications.test.ts',
+  // Queue depths in /metrics, Redis in /ready, stopping with jobs in flight.
+  'apps/api/src/ops/ops.test.ts',
+  'apps/api/src/shutdown.test.ts',
+  // The SMTP relay: AUTH limits, per-team limits, the send path, Redis unavailable, shutdown.
+  'apps/smtp/src/auth-failure-burst.test.ts',
+  'apps/smtp/src/main.test.ts',
+  'apps/smtp/src/relay.test.ts',
+  'apps/smtp/src/shutdown.test.ts',
+  'apps/smtp/src/tenant-limits.test.ts',
+  'apps/smtp/src/unavailable.test.ts',
+  // The worker: every queue, lock, limiter, the sweeper and the periodic jobs.
+  'apps/worker/src/campaigns/campaign-crash.test.ts',
+  'apps/worker/src/campaigns/campaign-engine.test.ts',
+  'apps/worker/src/campaigns/campaign-preparation.test.ts',
+  'apps/worker/src/campaigns/campaign-ramp-crash.test.ts',
+  'apps/worker/src/campaigns/campaign-ramp.test.ts',
+  'apps/worker/src/contact-imports/contact-import.test.ts',
+  'apps/worker/src/contact-imports/import-fairness.test.ts',
+  'apps/worker/src/domains/domain-verification.test.ts',
+  'apps/worker/src/main.test.ts',
+  'apps/worker/src/metrics-server.test.ts',
+  'apps/worker/src/periodic/periodic-jobs.test.ts',
+  'apps/worker/src/send/acceptance-committer.test.ts',
+  'apps/worker/src/send/claim-committer.test.ts',
+  'apps/worker/src/send/fair-sends.test.ts',
+  'apps/worker/src/send/in-doubt.test.ts',
+  'apps/worker/src/send/rate-limits.test.ts',
+  'apps/worker/src/send/send-email.test.ts',
+  'apps/worker/src/send/send-groups.test.ts',
+  'apps/worker/src/send/send-worker.test.ts',
+  'apps/worker/src/send/sweep-unsent-emails.test.ts',
+  'apps/worker/src/ses-events/register.test.ts',
+  'apps/worker/src/webhooks/webhook-delivery.test.ts',
+  // Whole stacks: API, worker and relay together.
+  'test/e2e/dashboard-mail.test.ts',
+  'test/e2e/lifecycle.test.ts',
+  'test/e2e/scheduling.test.ts',
+  'test/e2e/segment-campaign.test.ts',
+  'test/e2e/ses-event-simulator.test.ts',
+  'test/e2e/smtp-relay.test.ts',
+];
+
+export const TOPOLOGY_INDEPENDENT: readonly string[] = [
+  // HTTP CRUD and reads through the API harness: PostgreSQL decides; their Redis use (the team
+  // rate limit, the key cache) is the listed http/ and api-key-auth tests'.
+  'apps/api/src/analytics/analytics.test.ts',
+  'apps/api/src/contact-books/contact-books.test.ts',
+  'apps/api/src/contacts/contacts.test.ts',
+  'apps/api/src/contacts/export-consistency.test.ts',
+  'apps/api/src/contacts/list-and-export.test.ts',
+  'apps/api/src/contacts/unsubscribe.test.ts',
+  'apps/api/src/dashboard/access-matrix.test.ts',
+  'apps/api/src/dashboard/email-log/email-log.test.ts',
+  'apps/api/src/dashboard/secrets.test.ts',
+  'apps/api/src/dashboard/team/team-features.test.ts',
+  'apps/api/src/emails/list-stream.test.ts',
+  'apps/api/src/segments/segment-in-use.test.ts',
+  'apps/api/src/segments/segment-timeout.test.ts',
+  'apps/api/src/segments/segments.test.ts',
+  'apps/api/src/suppressions/suppressions.test.ts',
+  'apps/api/src/templates/templates.test.ts',
+  // Answer shapes and input validation: the same whatever stores the keys.
+  'apps/api/src/http/errors.test.ts',
+  'apps/api/src/http/hostile-input.test.ts',
+  'apps/api/src/http/sender-domain-rule.test.ts',
+  'apps/api/src/openapi/openapi.test.ts',
+  'apps/api/src/testing/response-contract.test.ts',
+  'apps/api/src/web/serve-dashboard.test.ts',
+  'apps/smtp/src/header-rules.test.ts',
+  // The build and the dashboard in a browser: what they check is not Redis.
+  'test/build/compiled-output.test.ts',
+  'test/dashboard/audience-campaigns.test.ts',
+  'test/dashboard/dashboard.test.ts',
+  'test/e2e/campaign-editor.test.ts',
+];
