@@ -23,10 +23,9 @@ it('hands the unstarted emails of a group back when the worker closes, and anoth
 
   const first = await env.start();
   await env.waitFor(async () => (await sentCount()) >= 1);
-  const closed = Date.now();
   await first.close();
-  // The stop waited for the sends in flight only, not for the sixteen at 200 ms each.
-  expect(Date.now() - closed).toBeLessThan(2000);
+  // The stop waited for the sends in flight only, not for the sixteen: counted below (fewer than
+  // 16 sent, the rest handed back unclaimed), not timed, so a slow machine cannot fail it.
   const sentByFirst = await sentCount();
   expect(sentByFirst).toBeLessThan(16);
   const unsent = await env.deps.db.email.findMany({ where: { id: { in: ids }, latestStatus: 'QUEUED' } });
