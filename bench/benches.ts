@@ -26,6 +26,8 @@ export const benches = {
     env: { BENCH_WORKER_DIST: 'dist' },
     quickArgs: ['10000', '2000'],
   },
+  // Issue 41 §3: the time the hostile inputs of issues 15 and 21 take (their tests check the answers).
+  'hostile-input': { script: 'bench/hostile-input/run.ts' },
   dashboard: {
     script: 'bench/dashboard/email-log.ts',
     args: ['--emails', '1000000', '--requests', '100'],

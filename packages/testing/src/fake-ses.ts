@@ -91,6 +91,11 @@ export interface FakeSes {
   failWithProbability(p: number, fault: FakeSesFault): void;
   /** Messages sent to an address (to, cc or bcc). */
   messagesTo(address: string): FakeSesMessage[];
+  /**
+   * Requests the arrival thread has stamped so far (0 without stampArrivalsOffThread), read from
+   * memory it shares with that thread: it counts even while the test's thread is busy.
+   */
+  stampedArrivals(): number;
   reset(): void;
   close(): Promise<void>;
 }
@@ -105,8 +110,10 @@ const ARRIVAL_STAMPER = `
 const http = require('node:http');
 const { parentPort, workerData } = require('node:worker_threads');
 const agent = new http.Agent({ keepAlive: true });
+const stamped = new Int32Array(workerData.stamped);
 const server = http.createServer((req, res) => {
   const headers = { ...req.headers, '${ARRIVED_AT_HEADER}': String(Date.now()) };
+  Atomics.add(stamped, 0, 1);
   const upstream = http.request({ host: '127.0.0.1', port: workerData.port, method: req.method, path: req.url, headers, agent }, (answer) => {
     res.writeHead(answer.statusCode, answer.headers);
     answer.pipe(res);
@@ -123,6 +130,7 @@ export async function startFakeSes(opts: FakeSesOptions = {}): Promise<FakeSes> 
   let rule: FakeSesRule | null = null;
   let random: { p: number; fault: FakeSesFault } | null = null;
   const pending = new Set<NodeJS.Timeout>();
+  const stamped = new SharedArrayBuffer(4);
 
   const fake: FakeSes = {
     url: '',
@@ -137,6 +145,7 @@ export async function startFakeSes(opts: FakeSesOptions = {}): Promise<FakeSes> 
     failWithProbability: (p, fault) => void (random = p > 0 ? { p, fault } : null),
     messagesTo: (address) =>
       fake.messages.filter((m) => [...m.destination.to, ...m.destination.cc, ...m.destination.bcc].includes(address)),
+    stampedArrivals: () => Atomics.load(new Int32Array(stamped), 0),
     reset: () => {
       queued = [];
       rule = null;
@@ -268,7 +277,7 @@ export async function startFakeSes(opts: FakeSesOptions = {}): Promise<FakeSes> 
   const port = (server.address() as AddressInfo).port;
   let stamper: Worker | null = null;
   if (opts.stampArrivalsOffThread) {
-    stamper = new Worker(ARRIVAL_STAMPER, { eval: true, workerData: { port } });
+    stamper = new Worker(ARRIVAL_STAMPER, { eval: true, workerData: { port, stamped } });
     stamper.unref();
     const stamperPort = await new Promise<number>((resolve, reject) => {
       stamper!.once('message', resolve);

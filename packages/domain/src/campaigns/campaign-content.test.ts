@@ -7,7 +7,7 @@ import {
 } from './campaign-content';
 
 describe('campaign content', () => {
-  it('puts the preheader after the first <body> tag, in linear time (issue 15)', () => {
+  it('puts the preheader after the first <body> tag, also after 24,000 unclosed <BODY (issue 15)', () => {
     const prep = (html: string) => prepareCampaignBody({ subject: 's', html, previewText: 'P' }).html;
     expect(prep('<html><BODY class="x"><p>a</p></body></html>')).toMatch(
       /^<html><BODY class="x"><div style="display:none;[^"]*">P<\/div><p>a<\/p>/,
@@ -16,11 +16,10 @@ describe('campaign content', () => {
     const preheader = '<div style="display:none;max-height:0;overflow:hidden;mso-hide:all">P</div>';
     expect(prep('<p>a<body</p>')).toBe(`<p>a<body</p>${preheader}`);
     expect(prep('<p>a<body x')).toBe(`${preheader}<p>a<body x`);
-    // '<BODY' repeated with no '>': the former regex searched from each one (17 s for 120 KB).
+    // '<BODY' repeated with no '>': the former regex searched from each one (17 s for 120 KB). The
+    // answer here; the time in bench/hostile-input/run.ts.
     const html = '<BODY'.repeat(24_000);
-    const t0 = performance.now();
     expect(prep(html).startsWith('<div style="display:none;')).toBe(true);
-    expect(performance.now() - t0).toBeLessThan(1_000); // html-to-text included; the regex alone took 17 s
   });
 
   it('finds the unsubscribe placeholder case-insensitively, with whitespace, under both names', () => {

@@ -33,7 +33,9 @@ describe('parseAddress', () => {
     expect(parseAddress(input)).toBeNull();
   });
 
-  it('takes linear time on the input that made the old regex backtrack (spaces then x)', () => {
+  // The inputs that made the old regex backtrack: the answers here, the time in
+  // bench/hostile-input/run.ts (a test cannot tell a slow algorithm from a busy machine).
+  it('refuses the input that made the old regex backtrack (spaces then x)', () => {
     for (const input of [
       `${' '.repeat(4000)}x`,
       `${' '.repeat(990)}x`,
@@ -41,9 +43,7 @@ describe('parseAddress', () => {
       `"${' '.repeat(990)}<a@b.example>`,
       `${'a'.repeat(990)}>`,
     ]) {
-      const started = performance.now();
       expect(parseAddress(input)).toBeNull();
-      expect(performance.now() - started).toBeLessThan(50);
     }
   });
 });

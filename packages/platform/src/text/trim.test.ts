@@ -8,11 +8,11 @@ describe('trimTrailing', () => {
     expect(trimTrailing('text\n\n', '\n')).toBe('text');
   });
 
-  it('is linear on a long run that does not reach the end (issue 15)', () => {
+  // The input that made the regex form quadratic (issue 15): the answer here, the time in
+  // bench/hostile-input/run.ts (a test cannot tell a slow algorithm from a busy machine).
+  it('keeps a long run that does not reach the end (issue 15)', () => {
     const path = `/api/v1${'/'.repeat(200_000)}x`;
-    const t0 = performance.now();
     expect(trimTrailing(path, '/')).toBe(path);
-    expect(performance.now() - t0).toBeLessThan(50);
   });
 });
 
@@ -23,10 +23,8 @@ describe('maskUrlCredentials', () => {
     expect(maskUrlCredentials('not a url')).toBe('not a url');
   });
 
-  it('is linear on many // without an @', () => {
+  it('leaves many // without an @ as they are (the time: bench/hostile-input/run.ts)', () => {
     const url = `x:${'//'.repeat(100_000)}`;
-    const t0 = performance.now();
     expect(maskUrlCredentials(url)).toBe(url);
-    expect(performance.now() - t0).toBeLessThan(50);
   });
 });
