@@ -133,10 +133,10 @@ describe('POST /api/v1/campaigns', () => {
     });
   });
 
-  it('answers 400 at once for a from of 4,000 spaces then x, and caps every text field', async () => {
-    const started = performance.now();
+  // The input that made the old address regex backtrack: how long it takes is
+  // bench/hostile-input/run.ts's figure, not this machine's speed here.
+  it('answers 400 for a from of 4,000 spaces then x, and caps every text field', async () => {
     expectBadRequest(await post('', { ...base(), from: `${' '.repeat(4000)}x` }), ['from']);
-    expect(performance.now() - started).toBeLessThan(250);
     const before = await api.deps.db.campaign.count();
     expectBadRequest(await post('', { ...base(), name: 'n'.repeat(256) }), ['name']);
     expectBadRequest(await post('', { ...base(), subject: 's'.repeat(999) }), ['subject']);

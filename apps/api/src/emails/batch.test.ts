@@ -34,7 +34,9 @@ const counts = async () => ({
 describe('POST /api/v1/emails/batch', () => {
   it('creates every email, answers the ids in input order and enqueues each', async () => {
     const scheduledAt = new Date(Date.now() + 600_000).toISOString();
+    const before = Date.now();
     const res = await batch([item(0), item(1, { scheduledAt }), item(2)]);
+    const after = Date.now();
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(3);
     const ids = res.body.data.map((d: { emailId: string }) => d.emailId);
@@ -47,7 +49,9 @@ describe('POST /api/v1/emails/batch', () => {
     expect(rows.find((r) => r.id === ids[2])!.sendJobId).toBe(group!.id);
     const scheduled = await queue.getJob(ids[1]);
     expect(scheduled!.data).toEqual({ emailId: ids[1] });
-    expect(scheduled!.opts.delay).toBeGreaterThan(590_000);
+    // Delayed until its time, counted from when the job was added.
+    expect(scheduled!.opts.delay).toBeGreaterThanOrEqual(Date.parse(scheduledAt) - after);
+    expect(scheduled!.opts.delay).toBeLessThanOrEqual(Date.parse(scheduledAt) - before);
     expect(rows.find((r) => r.id === ids[1])!.sendJobId).toBeNull();
   });
 

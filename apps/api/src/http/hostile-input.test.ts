@@ -129,9 +129,10 @@ describe('hostile JSON bodies', () => {
     }
   });
 
-  it('walks a 100,000-deep JSON body in linear time (the path copy per level made it 130 s)', async () => {
+  // A path copy per level once made this walk quadratic (130 s). How long it takes now is
+  // bench/hostile-input/run.ts's figure; here, that it reaches the bottom and names the whole path.
+  it('walks a 100,000-deep JSON body to the string at its bottom', async () => {
     const depth = 100_000;
-    const started = Date.now();
     const res = await request(api.app)
       .post('/api/v1/contactBooks')
       .set(api.team.auth)
@@ -139,7 +140,6 @@ describe('hostile JSON bodies', () => {
       .send('['.repeat(depth) + '"\\u0000"' + ']'.repeat(depth));
     expect(res.status).toBe(400);
     expect(res.body.error.issues[0].path).toHaveLength(depth);
-    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it('bounds integers in bodies to int4', async () => {

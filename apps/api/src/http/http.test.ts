@@ -199,15 +199,20 @@ describe('rate limit', () => {
     await api.deps.db.team.update({ where: { id: team.teamId }, data: { apiRateLimit: 3 } });
     // Align to the start of a fresh one-second window so all five land in the same one.
     await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000)));
+    const before = Date.now();
     const responses = await Promise.all(Array.from({ length: 5 }, () => request(api.app).get('/api/v1/emails').set(team.auth)));
+    const after = Date.now();
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
     const limited = responses.find((r) => r.status === 429)!;
     expectError(limited, 429, 'RATE_LIMITED');
     expect(limited.headers['x-ratelimit-limit']).toBe('3');
     expect(limited.headers['x-ratelimit-remaining']).toBe('0');
-    expect(Number(limited.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000));
+    // The reset is the answer's second (epoch) plus Retry-After, at least one second on.
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    const answeredIn = Number(limited.headers['x-ratelimit-reset']) - Number(limited.headers['retry-after']);
+    expect(answeredIn).toBeGreaterThanOrEqual(Math.floor(before / 1000));
+    expect(answeredIn).toBeLessThanOrEqual(Math.floor(after / 1000));
     const ok = responses.find((r) => r.status === 200)!;
     expect(ok.headers['x-ratelimit-limit']).toBe('3');
   });
