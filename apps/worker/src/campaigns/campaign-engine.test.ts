@@ -1,5 +1,7 @@
 import { pauseCampaignAndHoldEmails, resumePausedCampaign } from '@mailrail/domain/campaigns/campaign-state';
 import { insertScheduledCampaign, seedContactBook } from '@mailrail/testing/campaign-fixtures';
+import { queueNames } from '@mailrail/platform/queue/queues';
+import { completedSince, jobIsSettled } from '@mailrail/testing/queue-state';
 import { deleteRedisPrefix } from '@mailrail/testing/redis';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 import { scanCampaigns } from './scan-campaigns';
@@ -105,10 +107,17 @@ it('pause stops new sends, holds queued emails, and resume continues where it st
   });
   await env.waitFor(async () => sentTo(domain) >= 30, 20_000);
   expect(await pauseCampaignAndHoldEmails(env.deps.db, { id, teamId: env.teamId }, new Date(t))).toBe(true);
-  await sleep(1500); // in-flight sends (claimed before the pause) finish
+  // The sends claimed before the pause finish: then no email of the campaign is waiting to go.
+  const unsent = () => env.deps.db.email.count({ where: { campaignId: id, latestStatus: { in: ['QUEUED', 'SCHEDULED'] } } });
+  await env.waitFor(async () => (await unsent()) === 0, 20_000);
   const atPause = sentTo(domain);
   expect(atPause).toBeLessThan(300);
-  await sleep(2000);
+  // Nothing more leaves: a campaign scan that started after that has run and its window job is
+  // over, still nothing waits to go and SES has nothing new (awaited, not slept: issue 41).
+  const scanFrom = Date.now();
+  await env.waitFor(() => completedSince(env.deps.queues.get(queueNames.maintenance), 'campaign-scan', scanFrom), 20_000);
+  await env.waitFor(() => jobIsSettled(env.deps.queues.get(queueNames.campaigns), `window-${id}`), 20_000);
+  expect(await unsent()).toBe(0);
   expect(sentTo(domain)).toBe(atPause);
   expect((await campaign(id)).status).toBe('PAUSED');
   // Every recipient not sent is PENDING again, or QUEUED with an email that went out.

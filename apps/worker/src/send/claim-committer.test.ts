@@ -45,6 +45,7 @@ it('claims the emails of one window with one statement: each job gets its own ro
   const claims = committerOn(sql);
   const before = Date.now();
   const answers = await Promise.all(ids.map((id) => claims.claim(id)));
+  const after = Date.now();
   expect(sql.statements).toBe(1);
   expect(claimedIds(answers)).toEqual(ids);
   for (const [i, answer] of answers.entries()) {
@@ -54,10 +55,11 @@ it('claims the emails of one window with one statement: each job gets its own ro
     });
     const row = await env.email(ids[i]);
     expect(row.sendAttempts).toBe(1);
-    expect(row.sesCallStartedAt!.getTime()).toBeGreaterThanOrEqual(before - 1000);
-    // The lease of a transactional email: SEND_LEASE_SECONDS, no in-doubt wait by default.
-    const leaseSeconds = (row.sendLeaseUntil!.getTime() - row.sesCallStartedAt!.getTime()) / 1000;
-    expect(leaseSeconds).toBeCloseTo(env.config.SEND_LEASE_SECONDS, 0);
+    // Marked during the claim (PostgreSQL's now(), rounded to the column's milliseconds).
+    expect(row.sesCallStartedAt!.getTime()).toBeGreaterThanOrEqual(before);
+    expect(row.sesCallStartedAt!.getTime()).toBeLessThanOrEqual(after + 1);
+    // The lease of a transactional email: SEND_LEASE_SECONDS from the claim, no in-doubt wait by default.
+    expect(row.sendLeaseUntil!.getTime() - row.sesCallStartedAt!.getTime()).toBe(env.config.SEND_LEASE_SECONDS * 1000);
   }
 });
 
@@ -78,21 +80,31 @@ it('answers each email of a mixed group on its own: only the claimable ones are 
 
   const claims = committerOn(env.deps.sql);
   const ids = [free, sent, cancelled, leased, notDue, campaign, 'no-such-email'];
+  const before = Date.now();
   const answers = await Promise.all(ids.map((id) => claims.claim(id)));
+  const after = Date.now();
   expect(claimedIds(answers)).toEqual([free, campaign]);
   expect(answers[1]).toEqual({ claimed: false, state: expect.objectContaining({ latestStatus: 'SENT', sesEmailId: 'ses-earlier' }) });
   expect(answers[2]).toEqual({ claimed: false, state: expect.objectContaining({ latestStatus: 'CANCELLED' }) });
   expect(answers[3]).toMatchObject({ claimed: false, state: { latestStatus: 'QUEUED' } });
-  expect((answers[3] as { state: { leaseMs: number } }).state.leaseMs).toBeGreaterThan(1000);
-  expect((answers[4] as { state: { dueInMs: number } }).state.dueInMs).toBeGreaterThan(55_000);
+  // What is left of the lease and how long until it is due, counted at the claim (± 1: whole
+  // milliseconds here, microseconds in PostgreSQL).
+  const { leaseMs } = (answers[3] as { state: { leaseMs: number } }).state;
+  expect(leaseMs).toBeGreaterThanOrEqual(leasedRow.sendLeaseUntil!.getTime() - after - 1);
+  expect(leaseMs).toBeLessThanOrEqual(leasedRow.sendLeaseUntil!.getTime() - before + 1);
+  const notDueAt = (await env.email(notDue)).scheduledAt!.getTime();
+  const { dueInMs } = (answers[4] as { state: { dueInMs: number } }).state;
+  expect(dueInMs).toBeGreaterThanOrEqual(notDueAt - after - 1);
+  expect(dueInMs).toBeLessThanOrEqual(notDueAt - before + 1);
   expect(answers[6]).toBeUndefined();
 
   // The unclaimed rows are as they were; campaign mail holds its lease for the in-doubt wait too.
   expect(await env.email(leased)).toMatchObject({ sendLeaseUntil: leasedRow.sendLeaseUntil, sendAttempts: 1 });
   for (const id of [sent, cancelled, notDue]) expect(await env.email(id)).toMatchObject({ sendLeaseUntil: null, sendAttempts: 0 });
   const c = await env.email(campaign);
-  const campaignLease = (c.sendLeaseUntil!.getTime() - c.sesCallStartedAt!.getTime()) / 1000;
-  expect(campaignLease).toBeCloseTo(env.config.SEND_LEASE_SECONDS + env.config.SES_IN_DOUBT_WAIT_SECONDS, 0);
+  expect(c.sendLeaseUntil!.getTime() - c.sesCallStartedAt!.getTime()).toBe(
+    (env.config.SEND_LEASE_SECONDS + env.config.SES_IN_DOUBT_WAIT_SECONDS) * 1000,
+  );
 });
 
 it('tells the job which earlier SES call never recorded its outcome (in doubt)', async () => {

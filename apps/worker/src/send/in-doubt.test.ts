@@ -3,7 +3,7 @@ import { processSesEventJob } from '@mailrail/domain/ses-events/process-ses-even
 import { recordSesAcceptance } from '@mailrail/domain/sql/ses-acceptance';
 import { sesSendEvent, startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 import type { WorkerDeps } from '../deps';
-import { sendOneEmail } from './send-email';
+import { AFTER_LEASE_MS, sendOneEmail } from './send-email';
 
 // A worker that dies between SES accepting a message and recording it leaves the email "in doubt".
 // Campaign mail waits for SES's Send event (which carries our email id header) before sending
@@ -63,10 +63,16 @@ describe('campaign mail in doubt (SES_IN_DOUBT_CAMPAIGN=wait, the default)', () 
     expect((await env.email(id)).sesCallStartedAt).toBeInstanceOf(Date);
 
     await timePasses(id, LEASE + 1);
-    // The lease is over but the in-doubt wait is not: another worker looks again later.
+    // The lease is over but the in-doubt wait is not: another worker looks again once the claim
+    // (lease plus wait) has ended, counted from when it looked.
+    const claimEnd = (await env.email(id)).sendLeaseUntil!.getTime();
+    const before = Date.now();
     const later = await sendOneEmail(env.deps, id);
+    const after = Date.now();
     expect(later).toMatchObject({ result: 'later', reason: 'leased' });
-    if (later.result === 'later') expect(later.delayMs).toBeGreaterThan((WAIT - 10) * 1000);
+    const { delayMs } = later as { delayMs: number };
+    expect(delayMs).toBeGreaterThanOrEqual(claimEnd - after + AFTER_LEASE_MS);
+    expect(delayMs).toBeLessThanOrEqual(claimEnd - before + AFTER_LEASE_MS);
 
     expect(await processSesEventJob({ db: env.deps.db }, sesSendEvent(id, messageId))).toBe('processed');
     const row = await env.email(id);
@@ -181,11 +187,12 @@ describe('an SES call that got no answer', () => {
     env.ses.failNext(1, { kind: 'timeout', delayMs: 3000, accept: true }); // the harness's SES_TIMEOUT_MS is 1000
     const outcome = await sendOneEmail(env.deps, id);
     expect(outcome).toMatchObject({ result: 'later', reason: 'in-doubt' });
-    if (outcome.result === 'later') expect(outcome.delayMs).toBeGreaterThan((LEASE + WAIT) * 1000);
+    // It looks again once the claim, lease plus in-doubt wait, has ended.
+    expect(outcome).toMatchObject({ delayMs: (LEASE + WAIT) * 1000 + AFTER_LEASE_MS });
     const row = await env.email(id);
     expect(row).toMatchObject({ latestStatus: 'QUEUED', sesEmailId: null });
     expect(row.sesCallStartedAt).toBeInstanceOf(Date);
-    expect(row.sendLeaseUntil!.getTime()).toBeGreaterThan(Date.now() + (WAIT - 10) * 1000);
+    expect(row.sendLeaseUntil!.getTime() - row.sesCallStartedAt!.getTime()).toBe((LEASE + WAIT) * 1000);
 
     // Another worker (the sweeper's job) finds it held; the Send event records it.
     expect(await sendOneEmail(env.deps, id)).toMatchObject({ result: 'later', reason: 'leased' });
@@ -252,7 +259,7 @@ describe('a claim that runs out before the SES call starts', () => {
     expect(await sendOneEmail(stalling(env.deps, PAST_START_BY_MS, otherClaims), id)).toMatchObject({ reason: 'claim-ran-out' });
     const row = await env.email(id);
     expect(row.sendAttempts).toBe(2);
-    expect(row.sendLeaseUntil!.getTime()).toBeGreaterThan(Date.now() + 50_000);
+    expect(row.sendLeaseUntil!.getTime() - row.sesCallStartedAt!.getTime()).toBe(60_000);
     expect(row.sesCallStartedAt).toBeInstanceOf(Date);
     expect(env.ses.messagesTo('taken-over@example.net')).toHaveLength(0);
   });

@@ -1,6 +1,6 @@
 import { simpleParser, type AddressObject } from 'mailparser';
 import { useTestWorkerEnv } from '../testing/worker-harness';
-import { claimEmailForSending, configurationSetFor, retryDelayMs, sendOneEmail } from './send-email';
+import { AFTER_LEASE_MS, claimEmailForSending, configurationSetFor, retryDelayMs, sendOneEmail } from './send-email';
 
 // sendOneEmail called directly (no BullMQ worker runs in this file): the claim, the outcomes and
 // what the database says afterwards. SES is the fake SES HTTP endpoint, reached by the real SDK.
@@ -107,24 +107,37 @@ describe('sendOneEmail', () => {
 
   it('waits for a live lease and takes over an expired one', async () => {
     const [id] = await env.createEmails([{ to: ['crashed@example.net'] }]);
-    // A worker claimed it for one second and died before calling SES.
+    // A worker claimed it for a minute and died before calling SES.
     expect(
-      await claimEmailForSending(env.deps.sql, id, { leaseSeconds: 1, inDoubtWaitSeconds: { marketing: 0, transactional: 0 } }),
+      await claimEmailForSending(env.deps.sql, id, { leaseSeconds: 60, inDoubtWaitSeconds: { marketing: 0, transactional: 0 } }),
     ).not.toBeNull();
+    const leaseEnd = (await env.email(id)).sendLeaseUntil!.getTime();
+    const before = Date.now();
     const blocked = await sendOneEmail(env.deps, id);
+    const after = Date.now();
     expect(blocked).toMatchObject({ result: 'later', reason: 'leased' });
-    expect((blocked as { delayMs: number }).delayMs).toBeLessThanOrEqual(1300);
-    await new Promise((r) => setTimeout(r, 1100));
+    // It comes back just after the lease, counted from when it looked (some time between before and after).
+    const { delayMs } = blocked as { delayMs: number };
+    expect(delayMs).toBeGreaterThanOrEqual(leaseEnd - after + AFTER_LEASE_MS);
+    expect(delayMs).toBeLessThanOrEqual(leaseEnd - before + AFTER_LEASE_MS);
+    // The lease ends: the test moves it into the past rather than waiting for it.
+    await env.deps.db.email.update({ where: { id }, data: { sendLeaseUntil: new Date(Date.now() - 1000) } });
     expect((await sendOneEmail(env.deps, id)).result).toBe('sent');
     expect(sentTo('crashed@example.net')).toBe(1);
     expect((await env.email(id)).sendAttempts).toBe(2);
   });
 
   it('does not send an email before its time', async () => {
-    const [id] = await env.createEmails([{ to: ['later@example.net'], scheduledAt: new Date(Date.now() + 60_000) }]);
+    const dueAt = Date.now() + 60_000;
+    const [id] = await env.createEmails([{ to: ['later@example.net'], scheduledAt: new Date(dueAt) }]);
+    const before = Date.now();
     const outcome = await sendOneEmail(env.deps, id);
+    const after = Date.now();
     expect(outcome).toMatchObject({ result: 'later', reason: 'not-due' });
-    expect((outcome as { delayMs: number }).delayMs).toBeGreaterThan(55_000);
+    // It comes back at its time, counted from when it looked.
+    const { delayMs } = outcome as { delayMs: number };
+    expect(delayMs).toBeGreaterThanOrEqual(dueAt - after);
+    expect(delayMs).toBeLessThanOrEqual(dueAt - before);
     expect(env.ses.sendCalls).toBe(0);
     expect((await env.email(id)).latestStatus).toBe('SCHEDULED');
   });

@@ -22,6 +22,9 @@ import { CLAIM_RUNNING_OUT, type SesSender } from './ses-sender';
 // already covers the wait, so nobody takes the email over before SES's Send event had time to
 // arrive; that event records the acceptance (recordSesAcceptance) and the email is never resent.
 
+/** A job that finds its email held comes back this long after the holder's lease ends, to take over if it died. */
+export const AFTER_LEASE_MS = 250;
+
 export interface SendSettings {
   leaseSeconds: number;
   /** SES_TIMEOUT_MS: a call started later than the lease minus this (and a margin) is not started. */
@@ -250,7 +253,7 @@ export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promis
       // (lease plus the lane's in-doubt wait) and its call marker stay; the job looks again when it
       // ends and sends again only if SES's Send event has not recorded the message meanwhile.
       deps.log.warn({ emailId, error: failure }, 'SES call got no answer; the email is in doubt until its Send event or the in-doubt wait');
-      return { result: 'later', delayMs: (send.leaseSeconds + inDoubtWaitSeconds) * 1000 + 250, reason: 'in-doubt' };
+      return { result: 'later', delayMs: (send.leaseSeconds + inDoubtWaitSeconds) * 1000 + AFTER_LEASE_MS, reason: 'in-doubt' };
     }
     if (failure.kind === 'throttled') {
       await releaseLease(sql, emailId, { giveBackAttempt: true });
@@ -296,7 +299,8 @@ function whyNotClaimed(state: EmailSendState): SendOutcome {
     return { result: 'skipped', status: state.latestStatus };
   }
   // Held by another worker: come back just after its lease, to take over if it died.
-  if (state.leaseMs !== null && state.leaseMs > 0) return { result: 'later', delayMs: Math.ceil(state.leaseMs) + 250, reason: 'leased' };
+  if (state.leaseMs !== null && state.leaseMs > 0)
+    return { result: 'later', delayMs: Math.ceil(state.leaseMs) + AFTER_LEASE_MS, reason: 'leased' };
   if (state.dueInMs !== null && state.dueInMs > 1000) return { result: 'later', delayMs: Math.ceil(state.dueInMs), reason: 'not-due' };
   // On the boundary (a lease ending this very millisecond): simply look again.
   return { result: 'later', delayMs: 100, reason: 'leased' };
