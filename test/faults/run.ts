@@ -1,5 +1,6 @@
-// npm run test:faults — fault scenarios against real API and worker processes. Prints one result
-// line per scenario and exits non-zero when any fails. `npm run test:faults -- 5 2` runs a subset
+// npm run test:faults — fault scenarios against real API and worker processes, at their CI sizes
+// (`-- --full`: the full sizes, sizes.ts). Prints one result line per scenario and exits non-zero
+// when any fails. `npm run test:faults -- 5 2` runs a subset
 // (`-- fuzz` is scenario 8, `-- rate` scenario 9, `-- in-doubt` scenario 10, `-- noisy` scenario 11, `-- noisy-worker` scenario 12, `-- noisy-sends` scenario 13).
 import { idempotencyUnderConcurrency, redisFlushMidRun, sesFaults, workerKilledMidBurst } from './send-scenarios';
 import { campaignWorkerKilled, campaignWorkerKilledWithSendEvents } from './campaign-scenario';
@@ -10,6 +11,7 @@ import { rateSharedByThreeWorkers } from './rate-scenario';
 import { noisyExportsAndSegments } from './noisy-neighbour-scenario';
 import { noisyImportsAndCampaigns } from './noisy-worker-scenario';
 import { noisySendsAndPreviews } from './noisy-sends-scenario';
+import { sizeName } from './sizes';
 import { resultLine, type ScenarioResult } from './stack';
 
 const scenarios: { n: string; alias?: string; name: string; run: () => Promise<ScenarioResult> }[] = [
@@ -24,18 +26,18 @@ const scenarios: { n: string; alias?: string; name: string; run: () => Promise<S
   { n: '11', alias: 'noisy', name: 'noisy neighbour on exports and segment previews', run: noisyExportsAndSegments },
   { n: '12', alias: 'noisy-worker', name: 'noisy neighbour on imports and campaign preparation', run: noisyImportsAndCampaigns },
   { n: '13', alias: 'noisy-sends', name: 'noisy neighbour on the send queue and campaign previews', run: noisySendsAndPreviews },
-  { n: '1', name: 'worker SIGKILL x5 during a 20,000-recipient campaign', run: campaignWorkerKilled },
+  { n: '1', name: 'worker SIGKILL x5 during a campaign', run: campaignWorkerKilled },
   { n: "1'", name: 'worker SIGKILL x5 during a burst', run: workerKilledMidBurst },
   {
     n: '10',
     alias: 'in-doubt',
-    name: 'worker SIGKILL x5 during a 20,000-recipient campaign with SES Send events',
+    name: 'worker SIGKILL x5 during a campaign with SES Send events',
     run: campaignWorkerKilledWithSendEvents,
   },
 ];
 
 async function main() {
-  const only = process.argv.slice(2);
+  const only = process.argv.slice(2).filter((a) => a !== '--full');
   let failed = 0;
   const started = Date.now();
   for (const s of scenarios) {
@@ -44,15 +46,17 @@ async function main() {
     let line: string;
     try {
       const r = await s.run();
-      line = `${resultLine(s.n, s.name, r)} seconds=${((Date.now() - t0) / 1000).toFixed(1)}`;
+      line = `${resultLine(s.n, s.name, r)} size=${sizeName} seconds=${((Date.now() - t0) / 1000).toFixed(1)}`;
       if (!r.pass) failed++;
     } catch (err) {
       failed++;
-      line = resultLine(s.n, s.name, { pass: false, figures: `error=${JSON.stringify((err as Error).message)}` });
+      line = `${resultLine(s.n, s.name, { pass: false, figures: `error=${JSON.stringify((err as Error).message)}` })} size=${sizeName}`;
     }
     console.log(line);
   }
-  console.log(`faults: ${failed === 0 ? 'all passed' : `${failed} failed`} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  console.log(
+    `faults: ${failed === 0 ? 'all passed' : `${failed} failed`} in ${((Date.now() - started) / 1000).toFixed(0)} s size=${sizeName}`,
+  );
   process.exit(failed === 0 ? 0 : 1);
 }
 
