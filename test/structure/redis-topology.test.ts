@@ -1,6 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { REPO_ROOT } from '@mailrail/testing/source-files';
+import { REPO_ROOT, testFilePaths } from '@mailrail/testing/source-files';
 import { CLUSTER_TESTS, TOPOLOGY_INDEPENDENT } from '../redis-topology';
 
 // The cluster stage runs what clustering changes (issue 41 §2): every test file that creates Redis
@@ -81,19 +81,9 @@ function usesRedis(path: string, text = read(path)): boolean {
 }
 
 /** Test files under apps/, packages/ and test/ (not test/scale/, a stage of its own), from the repo root. */
-function testFiles(): string[] {
-  const out: string[] = [];
-  for (const root of ['apps', 'packages', 'test']) {
-    for (const entry of readdirSync(join(REPO_ROOT, root), { recursive: true, withFileTypes: true })) {
-      const path = relative(REPO_ROOT, join(entry.parentPath, entry.name));
-      if (!entry.isFile() || !path.endsWith('.test.ts') || /(^|\/)node_modules\//.test(path)) continue;
-      // test/structure/ reads the source (this file names the markers); it starts nothing.
-      if (path.startsWith('test/scale/') || path.startsWith('test/structure/')) continue;
-      out.push(path);
-    }
-  }
-  return out.sort();
-}
+const testFiles = () =>
+  // test/structure/ reads the source (this file names the markers); it starts nothing.
+  testFilePaths().filter((path) => !path.startsWith('test/scale/') && !path.startsWith('test/structure/'));
 
 it('every test file that creates Redis clients or queues is on exactly one list', () => {
   const listed = new Set([...CLUSTER_TESTS, ...TOPOLOGY_INDEPENDENT]);

@@ -1,6 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { REPO_ROOT } from '@mailrail/testing/source-files';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT, testFilePaths } from '@mailrail/testing/source-files';
 
 // No test asserts how fast the product runs on this machine (issue 41 §3): a test outside
 // test/timing/ (test/timing/README.md) that compares a duration read from the wall clock with a
@@ -20,18 +20,7 @@ const COMPARISON = /^\s*\.(?:not\s*\.\s*)?(toBeLessThan|toBeLessThanOrEqual|toBe
 const DURATION_VARIABLE = /\b(?:const|let)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:Date|performance)\.now\(\)\s*-/g;
 
 /** Test files under apps/, packages/ and test/, from the repo root, except the timing folder. */
-function testFiles(): string[] {
-  const out: string[] = [];
-  for (const root of ['apps', 'packages', 'test']) {
-    for (const entry of readdirSync(join(REPO_ROOT, root), { recursive: true, withFileTypes: true })) {
-      const path = relative(REPO_ROOT, join(entry.parentPath, entry.name));
-      if (!entry.isFile() || !path.endsWith('.test.ts') || /(^|\/)node_modules\//.test(path)) continue;
-      if (path.startsWith('test/timing/') || path === THIS_FILE) continue;
-      out.push(path);
-    }
-  }
-  return out.sort();
-}
+const testFiles = () => testFilePaths().filter((path) => !path.startsWith('test/timing/') && path !== THIS_FILE);
 
 /** The index just past the parenthesis that closes the one at `open`, or -1 (a counting scan). */
 function closingParen(text: string, open: number): number {

@@ -23,3 +23,15 @@ export function productionSources(): { path: string; text: string }[] {
   }
   return out;
 }
+
+/** Every test file (`*.test.ts`) under apps/, packages/ and test/, as paths from the repo root, sorted. */
+export function testFilePaths(): string[] {
+  const out: string[] = [];
+  for (const root of ['apps', 'packages', 'test']) {
+    for (const entry of readdirSync(join(REPO_ROOT, root), { recursive: true, withFileTypes: true })) {
+      const path = relative(REPO_ROOT, join(entry.parentPath, entry.name));
+      if (entry.isFile() && path.endsWith('.test.ts') && !/(^|\/)node_modules\//.test(path)) out.push(path);
+    }
+  }
+  return out.sort();
+}
