@@ -1,5 +1,6 @@
 import { ApiError, badRequest } from '@mailrail/domain/errors/api-error';
 import type { CampaignContact } from '@mailrail/domain/campaigns/campaign-content';
+import { bytesOver } from '@mailrail/domain/campaigns/render-preview';
 import type { Campaign } from '@mailrail/platform/db/generated/client';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
@@ -43,11 +44,11 @@ function tooLarge(deps: ApiDeps, field: 'content' | 'html', bytes: number): ApiE
   );
 }
 
+const previewMaxBytes = (deps: ApiDeps) => deps.config.CAMPAIGN_PREVIEW_MAX_MB * 1024 * 1024;
+
 function checkPreviewSize(deps: ApiDeps, field: 'content' | 'html', body: string): void {
-  const maxBytes = deps.config.CAMPAIGN_PREVIEW_MAX_MB * 1024 * 1024;
-  // Every UTF-16 unit is at most 3 bytes of UTF-8: short bodies skip the byte count.
-  if (body.length * 3 <= maxBytes || Buffer.byteLength(body) <= maxBytes) return;
-  throw tooLarge(deps, field, Buffer.byteLength(body));
+  const bytes = bytesOver(body, previewMaxBytes(deps));
+  if (bytes !== null) throw tooLarge(deps, field, bytes);
 }
 
 /** Renders under a place of the team's preview budget (docs/security.md, "Resource budgets"). */
@@ -72,7 +73,7 @@ async function renderInBudget(deps: ApiDeps, c: Campaign, overrides: PreviewCamp
     previewText: overrides.previewText ?? c.previewText,
     campaign: { id: c.id, bookVariables: book?.variables ?? [] },
     contact: contact ?? NO_CONTACT,
-    maxHtmlBytes: deps.config.CAMPAIGN_PREVIEW_MAX_MB * 1024 * 1024,
+    maxHtmlBytes: previewMaxBytes(deps),
   });
   if ('rendered' in outcome) return { rendered: outcome.rendered, contact };
   const refusal = outcome.refused;

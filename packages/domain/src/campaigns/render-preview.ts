@@ -27,6 +27,14 @@ export type PreviewRefusal =
 
 export type PreviewOutcome = { rendered: RenderedCampaignEmail } | { refused: PreviewRefusal };
 
+/** The UTF-8 size of `text` when it is over `maxBytes`, else null (the preview cap, here and in the API). */
+export function bytesOver(text: string, maxBytes: number): number | null {
+  // Every UTF-16 unit is at most 3 bytes of UTF-8: short bodies skip the byte count.
+  if (text.length * 3 <= maxBytes) return null;
+  const bytes = Buffer.byteLength(text);
+  return bytes > maxBytes ? bytes : null;
+}
+
 export function renderPreview(input: PreviewInput): PreviewOutcome {
   let html = input.html ?? null;
   if (input.content !== undefined) {
@@ -34,12 +42,8 @@ export function renderPreview(input: PreviewInput): PreviewOutcome {
     if (html === null) return { refused: { kind: 'invalid-content' } };
   }
   if (!html) return { refused: { kind: 'no-content' } };
-  // Every UTF-16 unit is at most 3 bytes of UTF-8: short bodies skip the byte count.
-  if (html.length * 3 > input.maxHtmlBytes) {
-    const bytes = Buffer.byteLength(html);
-    if (bytes > input.maxHtmlBytes)
-      return { refused: { kind: 'too-large', field: input.content !== undefined ? 'content' : 'html', bytes } };
-  }
+  const bytes = bytesOver(html, input.maxHtmlBytes);
+  if (bytes !== null) return { refused: { kind: 'too-large', field: input.content !== undefined ? 'content' : 'html', bytes } };
   const body = prepareCampaignBody({ subject: input.subject, html, previewText: input.previewText });
   return { rendered: renderCampaignEmail(input.config, body, input.campaign, input.contact) };
 }
