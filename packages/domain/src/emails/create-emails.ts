@@ -5,6 +5,7 @@ import {
   queueNames,
   SEND_GROUP_SIZE,
   sendGroupJobId,
+  sendJobEmailIds,
   singleSendJob,
   type QueueFactory,
   type SendEmailJob,
@@ -297,7 +298,7 @@ export function sendDelay(scheduledAt: Date | null | undefined, now: Date): numb
  * back another team's mail.
  */
 export async function enqueueSendJobs(deps: { queues: QueueFactory; log?: Logger }, items: PreparedEmail[], now: Date): Promise<void> {
-  const byQueue = new Map<string, FairJob<SendEmailJob>[]>();
+  const byQueue = new Map<string, { job: FairJob<SendEmailJob>['job']; teamId: number }[]>();
   const groups = new Map<string, string[]>();
   for (const { draft, created, sendJobId } of items) {
     if (created.status === 'SUPPRESSED') continue;
@@ -311,17 +312,18 @@ export async function enqueueSendJobs(deps: { queues: QueueFactory; log?: Logger
       else {
         const emailIds = [created.id];
         groups.set(sendJobId, emailIds);
-        list.push({ job: { name: 'send', data: { emailIds }, opts: { jobId: sendJobId } }, teamId: draft.teamId, emails: 0 });
+        list.push({ job: { name: 'send', data: { emailIds }, opts: { jobId: sendJobId } }, teamId: draft.teamId });
       }
       continue;
     }
-    list.push({ job: singleSendJob(created.id, sendDelay(draft.scheduledAt, now)), teamId: draft.teamId, emails: 1 });
+    list.push({ job: singleSendJob(created.id, sendDelay(draft.scheduledAt, now)), teamId: draft.teamId });
   }
   await Promise.all(
     [...byQueue].map(async ([name, jobs]) => {
       try {
-        for (const j of jobs) if ('emailIds' in j.job.data) j.emails = j.job.data.emailIds.length;
-        await deps.queues.addFairly(name, jobs, now.getTime());
+        // A job's weight in its team's share: the emails it carries (a group's are all listed by now).
+        const weighed = jobs.map((j) => ({ ...j, emails: sendJobEmailIds(j.job.data).length }));
+        await deps.queues.addFairly(name, weighed, now.getTime());
       } catch (err) {
         deps.log?.warn({ err, queue: name, count: jobs.length }, 'enqueue failed; the sweeper will pick these emails up');
       }

@@ -52,7 +52,8 @@ export async function withFairPriorities<T>(
     if (!share) shares.set(key, (share = { window, teamId: j.teamId, emails: 0, next: 0 }));
     return share;
   };
-  for (const j of jobs) shareOf(j).emails += j.emails;
+  const jobShares = jobs.map(shareOf);
+  jobs.forEach((j, i) => (jobShares[i].emails += j.emails));
   if (shares.size === 0) return [];
   const pipeline = redis.pipeline();
   for (const s of shares.values()) {
@@ -67,8 +68,8 @@ export async function withFairPriorities<T>(
     if (err) throw err;
     s.next = Number(total) - s.emails + 1;
   });
-  return jobs.map((j) => {
-    const share = shareOf(j);
+  return jobs.map((j, i) => {
+    const share = jobShares[i];
     const priority = Math.min(LAST_PLACE, share.next);
     share.next += j.emails;
     return { ...j.job, opts: { ...j.job.opts, priority } };
