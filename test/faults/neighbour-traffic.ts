@@ -34,6 +34,12 @@ export function costlyFilter(matching?: string) {
   };
 }
 
+/** HTTP statuses counted, as `200:5,429:12` for a result line. */
+export const tally = (statuses: number[]) =>
+  Object.entries(statuses.reduce<Record<number, number>>((t, s) => ({ ...t, [s]: (t[s] ?? 0) + 1 }), {}))
+    .map(([s, n]) => `${s}:${n}`)
+    .join(',');
+
 /** The most B's loaded p90 may be, given its baseline p90. */
 export const p90Bound = (baselineP90: number) => Math.max(P90_FACTOR * baselineP90, P90_FLOOR_MS);
 

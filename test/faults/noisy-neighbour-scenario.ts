@@ -5,7 +5,7 @@
 import { connect, type Socket } from 'node:net';
 import { seedContacts } from '@mailrail/testing/contact-seed';
 import { call } from './api-scenarios';
-import { costlyFilter, neighbourTraffic, p90, p90Bound } from './neighbour-traffic';
+import { costlyFilter, neighbourTraffic, p90, p90Bound, tally } from './neighbour-traffic';
 import { sleep, startStack, type ScenarioResult, type Stack, type Team } from './stack';
 
 const PHASE_MS = 8_000;
@@ -70,10 +70,6 @@ export async function noisyExportsAndSegments(): Promise<ScenarioResult> {
     loading = false;
     await Promise.all(previewLoops);
 
-    const tally = (xs: number[]) =>
-      Object.entries(xs.reduce<Record<number, number>>((t, s) => ({ ...t, [s]: (t[s] ?? 0) + 1 }), {}))
-        .map(([s, n]) => `${s}:${n}`)
-        .join(',');
     const baseP90 = p90(baseline.latencies);
     const loadP90 = p90(loaded.latencies);
     const bound = p90Bound(baseP90);

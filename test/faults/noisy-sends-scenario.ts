@@ -6,7 +6,7 @@
 // B's answers, /ready and B's p90 are held to scenario 11's bound.
 import { queueNames } from '@mailrail/platform/queue/queues';
 import { call } from './api-scenarios';
-import { neighbourTraffic, p90, p90Bound } from './neighbour-traffic';
+import { neighbourTraffic, p90, p90Bound, tally } from './neighbour-traffic';
 import { emailIdOf, sleep, startStack, waitFor, type ScenarioResult } from './stack';
 
 const PHASE_MS = 8_000;
@@ -97,10 +97,6 @@ export async function noisySendsAndPreviews(): Promise<ScenarioResult> {
     const baseP90 = p90(baseline.latencies);
     const loadP90 = p90(loaded.latencies);
     const bound = p90Bound(baseP90);
-    const tally = (xs: number[]) =>
-      Object.entries(xs.reduce<Record<number, number>>((t, s) => ({ ...t, [s]: (t[s] ?? 0) + 1 }), {}))
-        .map(([s, n]) => `${s}:${n}`)
-        .join(',');
     const pass =
       campaign.status === 200 &&
       delivered &&
