@@ -16,6 +16,7 @@ import { createRedis } from '@mailrail/platform/redis/client';
 import { prepareTemplateDatabase, templateDatabaseName, testServerUrl } from '@mailrail/testing/databases';
 import { deleteRedisPrefix } from '@mailrail/testing/redis';
 import { cpuSeconds, storesCpuSeconds } from '../process-stats';
+import { httpSender, openLoop, type LoadClock, type SendRequest } from './open-loop';
 
 export const root = path.resolve(__dirname, '../..');
 
@@ -291,91 +292,32 @@ export function measure(server: BenchServer, load: Load, commits?: () => Promise
 }
 
 /**
- * An open-loop run: `rate` requests a second, sent on a 1 ms tick whether or not the earlier ones
- * are answered, over keep-alive connections opened as needed (at most 512). Each latency runs from
- * the moment the request was due, so a late send (a busy load generator, no free connection)
- * counts against the server: the percentiles are those of a steady offered load, and a stall of
- * the server shows in every request that fell due during it. autocannon has no such mode, and
- * loadtest 8's (requestsPerSecond) spins on setImmediate when the interval is under 1 ms, which
- * took a core of the 2 at 2,000/s.
+ * An open-loop run (open-loop.ts): `rate` requests a second whether or not the earlier ones are
+ * answered, over keep-alive connections opened as needed (at most 512), each timed from when it
+ * was due: the percentiles of a steady offered load. autocannon has no such mode, and loadtest 8's
+ * (requestsPerSecond) spins on setImmediate when the interval is under 1 ms, which took a core of
+ * the 2 at 2,000/s.
  *
  * `warmUpSeconds` first offers the same rate, over the same connections, for that long, unmeasured:
  * the figures are then those of the steady state at that rate, not of the change from the load
  * before (run.ts measures right after rounds at full speed, whose garbage, open connections and
- * PostgreSQL work carry over into the first seconds).
+ * PostgreSQL work carry over into the first seconds). `send` and `clock` replace the HTTP client
+ * and the clock in tests.
  */
 export async function measureOpenLoop(
   server: BenchServer,
   load: Load,
   rate: number,
-  opts: { warmUpSeconds?: number } = {},
+  opts: { warmUpSeconds?: number; send?: SendRequest; clock?: LoadClock } = {},
 ): Promise<Figures> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+  const send = opts.send ?? httpSender(new URL(server.base + load.path), load.headers, Buffer.from(load.body), agent);
   try {
-    if (opts.warmUpSeconds) await openLoop(server, load, rate, opts.warmUpSeconds, agent);
-    return await withCpuTimes(server, load, () => openLoop(server, load, rate, load.duration ?? 10, agent));
+    if (opts.warmUpSeconds) await openLoop(send, rate, opts.warmUpSeconds, opts.clock);
+    return await withCpuTimes(server, load, () => openLoop(send, rate, load.duration ?? 10, opts.clock));
   } finally {
     agent.destroy();
   }
-}
-
-async function openLoop(server: BenchServer, load: Load, rate: number, durationSeconds: number, agent: http.Agent): Promise<LoadRun> {
-  const url = new URL(server.base + load.path);
-  const body = Buffer.from(load.body);
-  const headers = { ...load.headers, 'content-length': String(body.length) };
-  const latencies: number[] = [];
-  const sendLags: number[] = [];
-  let non2xx = 0;
-  let errors = 0;
-  let sent = 0;
-  let pending = 0;
-  const start = performance.now();
-  const total = Math.round(durationSeconds * rate);
-  const send = (dueAt: number) => {
-    sendLags.push(performance.now() - dueAt);
-    pending++;
-    let answered = false;
-    const done = (ok: boolean, status?: number) => {
-      if (answered) return;
-      answered = true;
-      pending--;
-      latencies.push(performance.now() - dueAt);
-      if (!ok) errors++;
-      else if (status! < 200 || status! >= 300) non2xx++;
-    };
-    const req = http.request(url, { method: 'POST', headers, agent }, (res) => {
-      res.resume();
-      res.on('end', () => done(true, res.statusCode));
-      res.on('error', () => done(false));
-    });
-    req.on('error', () => done(false));
-    req.end(body);
-  };
-  await new Promise<void>((resolve) => {
-    const tick = setInterval(() => {
-      // Request i is due at start + i / rate: those due by now are the first floor(t * rate) + 1.
-      const due = Math.min(total, Math.floor(((performance.now() - start) * rate) / 1000) + 1);
-      for (; sent < due; sent++) send(start + (sent * 1000) / rate);
-      if (sent >= total) {
-        clearInterval(tick);
-        resolve();
-      }
-    }, 1);
-  });
-  while (pending > 0) await new Promise((r) => setTimeout(r, 5));
-  const elapsedSeconds = (performance.now() - start) / 1000;
-  const percentile = (xs: number[], q: number) => Math.round(xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN);
-  latencies.sort((a, b) => a - b);
-  sendLags.sort((a, b) => a - b);
-  return {
-    total: sent,
-    perSecond: sent / elapsedSeconds,
-    p50: percentile(latencies, 0.5),
-    p99: percentile(latencies, 0.99),
-    non2xx,
-    errors,
-    sendLagP99: percentile(sendLags, 0.99),
-  };
 }
 
 /**
