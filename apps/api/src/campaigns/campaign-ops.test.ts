@@ -272,12 +272,27 @@ describe('preview budget (PREVIEW_CONCURRENCY_PER_TEAM)', () => {
       const refused = await send('post', `/${c.id}/preview`, {});
       expect([refused.status, refused.body.error?.code, refused.headers['retry-after']]).toEqual([429, 'RATE_LIMITED', '1']);
       expect((await send('post', `/${c.id}/test`, { to: ['me@example.org'] })).status).toBe(429);
+      // Refused before its body is read: a body that is not even JSON gets the 429, not a 400, so
+      // a team over its budget cannot make the API parse megabytes of preview body.
+      const unread = await request(api.app)
+        .post(`/api/v1/campaigns/${c.id}/preview`)
+        .set(api.team.auth)
+        .set('content-type', 'application/json')
+        .send(`{"html": "${'<p>x</p>'.repeat(1000)}`);
+      expect(unread.status).toBe(429);
       const otherTeam = await request(api.app).post(`/api/v1/campaigns/${created.body.id}/preview`).set(other.auth).send({});
       expect(otherTeam.status).toBe(200);
     } finally {
       await Promise.all(held.map((lease) => lease.release()));
     }
     expect((await send('post', `/${c.id}/preview`, {})).status).toBe(200);
+    // With a place free, the same body is read and refused as every JSON body is.
+    const malformed = await request(api.app)
+      .post(`/api/v1/campaigns/${c.id}/preview`)
+      .set(api.team.auth)
+      .set('content-type', 'application/json')
+      .send('{"html": "');
+    expect([malformed.status, malformed.body.error?.code]).toEqual([400, 'BAD_REQUEST']);
   });
 });
 

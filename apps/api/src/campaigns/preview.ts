@@ -84,15 +84,23 @@ async function renderInBudget(deps: ApiDeps, c: Campaign, overrides: PreviewCamp
   throw tooLarge(deps, refusal.field, refusal.bytes);
 }
 
-export async function previewCampaign(deps: ApiDeps, auth: AuthContext, id: string, body: PreviewCampaignBody) {
-  const c = await findCampaign(deps, auth, id);
-  const { rendered, contact } = await renderFor(deps, c, body);
-  return {
-    subject: rendered.subject,
-    html: rendered.html,
-    text: rendered.text,
-    contact: contact ? { id: contact.id, email: contact.email } : null,
-  };
+/**
+ * The preview takes its place in the team's preview budget before `readBody` reads the request:
+ * a team over its budget is refused without the cost of parsing a body of up to
+ * CAMPAIGN_PREVIEW_MAX_MB (fault scenario 13, noisy-sends).
+ */
+export function previewCampaign(deps: ApiDeps, auth: AuthContext, id: string, readBody: () => Promise<PreviewCampaignBody>) {
+  return deps.budgets.run('preview', auth.teamId, async () => {
+    const body = await readBody();
+    const c = await findCampaign(deps, auth, id);
+    const { rendered, contact } = await renderInBudget(deps, c, body);
+    return {
+      subject: rendered.subject,
+      html: rendered.html,
+      text: rendered.text,
+      contact: contact ? { id: contact.id, email: contact.email } : null,
+    };
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { ApiDeps } from '../deps';
+import { readJsonBody } from '../http/json-body';
 import { parseOrThrow } from '../http/validate';
 import type { SendContext } from '../emails/send-emails';
 import { previewCampaign, sendCampaignTest } from './preview';
@@ -42,7 +43,11 @@ export function campaignRoutes(deps: ApiDeps, send: SendContext): Router {
   });
   r.post('/:campaignId/preview', async (req, res) => {
     const id = idOf(req.params);
-    res.json(await previewCampaign(deps, req.auth, id, parseOrThrow(previewCampaignBody, req.body ?? {})));
+    const readBody = async () => {
+      await readJsonBody(req, res, deps.config.BODY_LIMIT);
+      return parseOrThrow(previewCampaignBody, req.body ?? {});
+    };
+    res.json(await previewCampaign(deps, req.auth, id, readBody));
   });
   r.post('/:campaignId/test', async (req, res) => {
     const id = idOf(req.params);
