@@ -1,5 +1,5 @@
 // Browser-test kit for the dashboard: Debian's chromium driven by playwright-core (never a
-// downloaded browser), axe-core checks, and 1280×800 screenshots for docs/dashboard/.
+// downloaded browser), axe-core checks, and screenshots for docs/dashboard/: 1280×800, and 390×844 under phone/.
 import AxeBuilder from '@axe-core/playwright';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = path.resolve(__dirname, '../../docs/dashboard');
 export const VIEWPORT = { width: 1280, height: 800 };
+export const PHONE_VIEWPORT = { width: 390, height: 844 };
 
 /**
  * Without chromium the browser tests are skipped with a message on a developer's machine, and
@@ -81,6 +82,16 @@ export async function screenshot(page: Page, name: string): Promise<void> {
     .catch(() => undefined);
   await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), animations: 'disabled', caret: 'hide' });
+  // The same page on a phone (docs/dashboard/phone/), then back to the desktop size the tests use.
+  mkdirSync(path.join(SCREENSHOT_DIR, 'phone'), { recursive: true });
+  await page.setViewportSize(PHONE_VIEWPORT);
+  try {
+    await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'phone', `${name}.png`), animations: 'disabled', caret: 'hide' });
+  } finally {
+    await page.setViewportSize(VIEWPORT);
+  }
 }
 
 /**
