@@ -8,6 +8,11 @@ import path from 'node:path';
 // its (here ten-minute) test timeout.
 
 const repo = path.resolve(__dirname, '../..');
+// The watchdog stops every jest worker of the run, so the passing file must be done by then: it
+// needs a worker started and one trivial test run, which took over 4 s in a CI run on a loaded
+// machine (a limit of 3 s flagged it too). Thirty seconds leave the passing file room on any
+// machine that runs the suite at all; the hanging file still fails in a minute, not ten.
+const HANG_SECONDS = 30;
 
 it('a file that makes no progress fails the run with its name, and the other file still passes', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'hang-watchdog-'));
@@ -29,7 +34,7 @@ it('a file that makes no progress fails the run with its name, and the other fil
       [path.join(repo, 'node_modules/jest/bin/jest.js'), '--config', path.join(dir, 'jest.config.js')],
       {
         cwd: dir,
-        env: { ...process.env, TEST_HANG_SECONDS: '3', NODE_OPTIONS: '' },
+        env: { ...process.env, TEST_HANG_SECONDS: String(HANG_SECONDS), NODE_OPTIONS: '' },
         encoding: 'utf8',
         // A guard only: without the watchdog the run would wait for the ten-minute test timeout.
         timeout: 120_000,

@@ -54,11 +54,19 @@ it('two busy teams take turns', async () => {
   const c = await otherTeam('Team C');
   const d = await otherTeam('Team D');
   env.ses.reset();
-  // Scheduled a moment ahead, each email a job of its own, so both teams' queues are full before
-  // any is taken; both fall due in the same minute, whose places they count.
+  // Scheduled a moment ahead, each email a job of its own; both fall due in the same minute,
+  // whose places they count. The queue is paused until both teams' jobs are in, however long
+  // storing them takes on a busy machine: then the worker finds both teams waiting.
+  const queue = env.deps.queues.get(queueNames.send(env.domain.region, 'transactional'));
   const due = new Date(Date.now() + 1500);
-  await env.createEmails(Array.from({ length: 30 }, (_, i) => ({ ...c, to: [`c-${i}@example.net`], scheduledAt: due })));
-  await env.createEmails(Array.from({ length: 30 }, (_, i) => ({ ...d, to: [`d-${i}@example.net`], scheduledAt: due })));
+  await queue.pause();
+  try {
+    await env.createEmails(Array.from({ length: 30 }, (_, i) => ({ ...c, to: [`c-${i}@example.net`], scheduledAt: due })));
+    await env.createEmails(Array.from({ length: 30 }, (_, i) => ({ ...d, to: [`d-${i}@example.net`], scheduledAt: due })));
+    expect(env.ses.messages).toHaveLength(0);
+  } finally {
+    await queue.resume();
+  }
   await env.waitFor(async () => env.ses.messages.length === 60, 60_000);
   const order = env.ses.messages.map((m) => m.destination.to[0][0]).join('');
   // Each team's n-th email has place n: the two alternate, never more than a few in a row (the
