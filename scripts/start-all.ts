@@ -167,7 +167,9 @@ async function main() {
 
   const base = `http://localhost:${config.PORT}`;
   await waitFor(`${base}/health`, 30_000);
-  for (const port of [config.SMTP_PORT, config.SMTPS_PORT].filter(Boolean)) await waitForPort(port, 30_000);
+  // (A port set to `any` is only known from the relay's log line: npm start does not wait for it.)
+  for (const port of [config.SMTP_PORT, config.SMTPS_PORT].filter((p) => typeof p === 'number' && p > 0))
+    await waitForPort(port as number, 30_000);
   const banner = [
     '',
     '──────────────────────────────────────────────────────────────────────────────',

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -8,7 +8,7 @@ import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
 import { useTestDatabase } from '@mailrail/testing/databases';
 import { testRedisPrefix } from '@mailrail/testing/redis';
 import { buildAll, entries } from '../../scripts/build';
-import { freePort } from '@mailrail/testing/free-port';
+import { portIn, withListening } from '@mailrail/testing/spawn-listening';
 
 // `npm run build` output, run the way `npm run start:api` / `start:worker` and the Docker image
 // run it: plain node on dist/, no tsx. Built into .cache/ (inside the repository, so node finds
@@ -26,16 +26,15 @@ async function waitForOk(url: string, timeoutMs = 60_000): Promise<void> {
   }
 }
 
-function startCompiled(entry: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, [path.join(out, `${entry}.js`)], {
-    cwd: root,
-    // NODE_OPTIONS cleared: jest's environment must not slip a loader in.
-    env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: database.url, LOG_LEVEL: 'warn', SECRET: 'x'.repeat(40), ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  return { child, exited };
-}
+/** A compiled entry, run as production runs it, on ports it picks itself and reports in its `message` log line. */
+const compiled = (entry: string, env: Record<string, string>, message: string) => ({
+  command: process.execPath,
+  args: [path.join(out, `${entry}.js`)],
+  cwd: root,
+  // NODE_OPTIONS cleared: jest's environment must not slip a loader in.
+  env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: database.url, LOG_LEVEL: 'warn', SECRET: 'x'.repeat(40), ...env },
+  message,
+});
 
 beforeAll(() => buildAll(out));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -109,10 +108,13 @@ it('is deterministic: a second build gives the same bytes', async () => {
 it('compiled API answers /health, /ready and a database query (Prisma WebAssembly found), and stops on SIGTERM', async () => {
   const team = await createTeam(database.db, 'compiled');
   const { apiKey } = await createApiKey(database.db, { teamId: team.id });
-  const port = await freePort();
-  const api = startCompiled('api/main', { PORT: String(port), HOST: '127.0.0.1', REDIS_PREFIX: testRedisPrefix(), API_RATE_LIMIT: '0' });
-  try {
-    const base = `http://127.0.0.1:${port}`;
+  const command = compiled(
+    'api/main',
+    { PORT: '0', HOST: '127.0.0.1', REDIS_PREFIX: testRedisPrefix(), API_RATE_LIMIT: '0' },
+    'mailrail API listening',
+  );
+  await withListening(command, async (api) => {
+    const base = `http://127.0.0.1:${portIn(api.listening, 'port')}`;
     await waitForOk(`${base}/health`);
     // Readiness is polled, as an orchestrator does: the first PostgreSQL connection of a cold
     // process can outlast the probe's own timeout on a loaded machine.
@@ -126,53 +128,51 @@ it('compiled API answers /health, /ready and a database query (Prisma WebAssembl
     const css = await fetch(`${base}/api/v1/ui/assets/swagger-ui.css`);
     expect(css.status).toBe(200);
     expect((await css.text()).length).toBeGreaterThan(1000);
-  } finally {
-    api.child.kill('SIGTERM');
-  }
-  expect(await api.exited).toBe(0);
+    expect(await api.stop('SIGTERM')).toBe(0);
+  });
 });
 
 it('compiled worker starts, serves /metrics and stops on SIGTERM', async () => {
-  const metricsPort = await freePort();
-  const worker = startCompiled('worker/main', {
-    WORKER_METRICS_PORT: String(metricsPort),
-    REDIS_PREFIX: testRedisPrefix(),
-    SES_ENDPOINT: 'http://127.0.0.1:9', // never called: nothing is queued
-    AWS_ACCESS_KEY_ID: 'x',
-    AWS_SECRET_ACCESS_KEY: 'y',
+  const command = compiled(
+    'worker/main',
+    {
+      WORKER_METRICS_PORT: 'any',
+      REDIS_PREFIX: testRedisPrefix(),
+      SES_ENDPOINT: 'http://127.0.0.1:9', // never called: nothing is queued
+      AWS_ACCESS_KEY_ID: 'x',
+      AWS_SECRET_ACCESS_KEY: 'y',
+    },
+    'mailrail worker started',
+  );
+  await withListening(command, async (worker) => {
+    const metricsUrl = `http://127.0.0.1:${portIn(worker.listening, 'metricsPort')}/metrics`;
+    await waitForOk(metricsUrl);
+    expect(await (await fetch(metricsUrl)).text()).toContain('process="worker"');
+    expect(await worker.stop('SIGTERM')).toBe(0);
   });
-  try {
-    await waitForOk(`http://127.0.0.1:${metricsPort}/metrics`);
-    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-    expect(metrics).toContain('process="worker"');
-  } finally {
-    worker.child.kill('SIGTERM');
-  }
-  expect(await worker.exited).toBe(0);
 });
 
 it('compiled SMTP relay greets over implicit TLS (its development certificate made by selfsigned), serves /metrics and stops on SIGTERM', async () => {
-  const [smtpsPort, metricsPort] = [await freePort(), await freePort()];
-  const smtp = startCompiled('smtp/main', {
-    SMTP_HOST: '127.0.0.1',
-    SMTP_PORT: '0',
-    SMTPS_PORT: String(smtpsPort),
-    SMTP_METRICS_PORT: String(metricsPort),
-    REDIS_PREFIX: testRedisPrefix(),
-  });
-  try {
-    await waitForOk(`http://127.0.0.1:${metricsPort}/metrics`);
+  const command = compiled(
+    'smtp/main',
+    { SMTP_HOST: '127.0.0.1', SMTP_PORT: '0', SMTPS_PORT: 'any', SMTP_METRICS_PORT: 'any', REDIS_PREFIX: testRedisPrefix() },
+    'mailrail SMTP relay listening',
+  );
+  await withListening(command, async (smtp) => {
+    const metricsUrl = `http://127.0.0.1:${portIn(smtp.listening, 'metricsPort')}/metrics`;
+    await waitForOk(metricsUrl);
     const greeting = await new Promise<string>((resolve, reject) => {
-      const socket = tls.connect({ host: '127.0.0.1', port: smtpsPort, rejectUnauthorized: false }, () => undefined);
+      const socket = tls.connect(
+        { host: '127.0.0.1', port: portIn(smtp.listening, 'ports.tls'), rejectUnauthorized: false },
+        () => undefined,
+      );
       socket.once('data', (d) => (resolve(d.toString()), socket.destroy()));
       socket.once('error', reject);
     });
     expect(greeting).toMatch(/^220 .* ESMTP mailrail/);
-    expect(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()).toContain('process="smtp"');
-  } finally {
-    smtp.child.kill('SIGTERM');
-  }
-  expect(await smtp.exited).toBe(0);
+    expect(await (await fetch(metricsUrl)).text()).toContain('process="smtp"');
+    expect(await smtp.stop('SIGTERM')).toBe(0);
+  });
 });
 
 it('compiled admin CLI creates a team', () => {

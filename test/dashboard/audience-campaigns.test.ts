@@ -15,7 +15,7 @@
 import http from 'node:http';
 import { simpleParser } from 'mailparser';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { freePort } from '@mailrail/testing/free-port';
+import { listenBeforeApp } from '@mailrail/testing/listen-before-app';
 import { waitFor } from '@mailrail/testing/wait-for';
 import { startTestApi, type TestApi } from '../../apps/api/src/testing/api-harness';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../../apps/worker/src/testing/worker-harness';
@@ -73,8 +73,10 @@ describeInBrowser('audience and campaigns in a browser', () => {
     if (!chromiumAvailable())
       throw new Error('no chromium at /usr/bin/chromium: in CI, .ci/run installs it with `apt-get install -y chromium`');
     ensureWebBuilt();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
+    // Listening before the API exists: the API is built with its own URL (PUBLIC_URL).
+    const early = await listenBeforeApp();
+    server = early.server;
+    base = early.url;
     // The worker's team has the verified domain example.com; the simulator delivers 2 s after Send.
     // The test checks that SES gets every recipient exactly once. With the harness's 1 s SES timeout,
     // an answer that the busy test process (the fake SES, the API and chromium share it and the CPU)
@@ -91,8 +93,7 @@ describeInBrowser('audience and campaigns in a browser', () => {
     await worker.deps.db.team.update({ where: { id: teamId }, data: { name: 'Acme' } });
     api = await startTestApi({ PUBLIC_URL: base }, { databaseUrl: worker.config.DATABASE_URL, redisPrefix: worker.config.REDIS_PREFIX });
     await worker.start();
-    server = http.createServer(api.app);
-    await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+    early.serve(api.app);
     await addUserWithPassword(worker.deps.db, ADMIN, teamId, 'MEMBER');
 
     browser = await launchChromium();

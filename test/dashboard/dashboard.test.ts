@@ -16,7 +16,7 @@ import { ensureUserInTeam } from '@mailrail/domain/users/users';
 import { createTeam } from '@mailrail/domain/teams/api-keys';
 import { insertDomain } from '@mailrail/domain/domains/add-domain';
 import { startTestDnsServer, type TestDnsServer, type TestZoneEntry } from '@mailrail/testing/dns-server';
-import { freePort } from '@mailrail/testing/free-port';
+import { listenBeforeApp } from '@mailrail/testing/listen-before-app';
 import { startReceiver, type Receiver } from '@mailrail/testing/webhook-receiver';
 import { waitFor } from '@mailrail/testing/wait-for';
 import { startTestApi, type TestApi } from '../../apps/api/src/testing/api-harness';
@@ -74,8 +74,10 @@ describeInBrowser('the dashboard in a browser', () => {
     dns = await startTestDnsServer();
     receiver = await startReceiver();
     pixel = await startPixelServer();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
+    // Listening before the API exists: the API is built with its own URL (PUBLIC_URL).
+    const early = await listenBeforeApp();
+    server = early.server;
+    base = early.url;
     // The worker's team (with its verified domain example.com) is the team the admin signs in to;
     // the dashboard's own mail (invitations) leaves as a team of its own with example.com too.
     // The SES event simulator (docs/events.md) answers every message with SES's events, Delivery
@@ -109,8 +111,7 @@ describeInBrowser('the dashboard in a browser', () => {
       { databaseUrl: worker.config.DATABASE_URL, redisPrefix: worker.config.REDIS_PREFIX },
     );
     await worker.start();
-    server = http.createServer(api.app);
-    await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+    early.serve(api.app);
 
     // The admin: ADMIN of Acme, and MEMBER of the API harness's own team (for the team switcher).
     await addUserWithPassword(worker.deps.db, ADMIN, teamId, 'ADMIN');

@@ -17,7 +17,7 @@ import { createTestDatabase, dropDatabase, prepareTemplateDatabase } from '@mail
 import { emailIdOf, startFakeSes, type FakeSes } from '@mailrail/testing/fake-ses';
 import { deleteRedisPrefix, testRedisEnv, testRedisPrefix } from '@mailrail/testing/redis';
 import { waitFor as waitUntil } from '@mailrail/testing/wait-for';
-import { freePort } from '@mailrail/testing/free-port';
+import { portIn, spawnListening } from '@mailrail/testing/spawn-listening';
 
 export const repoRoot = path.resolve(__dirname, '../..');
 const logDir = path.join(repoRoot, '.cache/faults');
@@ -57,8 +57,8 @@ export interface Stack {
   redis: Redis;
   queues: QueueFactory;
   team: Team;
-  /** The URL of the API startApi starts (addApi's each have their own). */
-  apiUrl: string;
+  /** The URL of the API startApi started last (addApi's each have their own): its port is the one it bound. */
+  readonly apiUrl: string;
   /** Another team with its own domain and key. */
   addTeam(name: string, domainName: string): Promise<Team>;
   startApi(): Promise<void>;
@@ -103,7 +103,6 @@ export async function startStack(name: string, env: Record<string, string> = {},
   const databaseUrl = await createTestDatabase();
   const databaseName = new URL(databaseUrl).pathname.slice(1);
   const prefix = testRedisPrefix();
-  const port = await freePort();
   const childEnv: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
@@ -118,8 +117,10 @@ export async function startStack(name: string, env: Record<string, string> = {},
     SES_ENDPOINT: ses.url,
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
-    PORT: String(port),
+    // Each API binds a port of its own and reports it (spawnListening); no worker binds a metrics port.
+    PORT: '0',
     HOST: '127.0.0.1',
+    WORKER_METRICS_PORT: '0',
     ...FAST_ENV,
     ...env,
   };
@@ -131,44 +132,58 @@ export async function startStack(name: string, env: Record<string, string> = {},
   let worker: ChildProcess | null = null;
   let api: ChildProcess | null = null;
   let workerRuns = 0;
+  let apiRuns = 0;
   let extraApis = 0;
 
-  const spawnApp = (app: 'api' | 'worker', tag: string, extraEnv: Record<string, string> = {}) => {
-    const log = createWriteStream(path.join(logDir, `${name}-${tag}.log`));
-    // `node --import tsx`, not the tsx CLI: the CLI runs the app in a child process, so a SIGKILL
-    // sent to it would leave the app running as an orphan.
+  // `node --import tsx`, not the tsx CLI: the CLI runs the app in a child process, so a SIGKILL
+  // sent to it would leave the app running as an orphan.
+  // The young generation's size, as production's start scripts give it: it sets how often the
+  // process collects garbage, and so how late a paced send may leave.
+  const appArgs = (app: 'api' | 'worker') => {
     const imports = app === 'api' ? (opts.apiImports ?? []).flatMap((m) => ['--import', m]) : [];
-    // The young generation's size, as production's start scripts give it: it sets how often the
-    // process collects garbage, and so how late a paced send may leave.
-    const child = spawn(
-      process.execPath,
-      [youngGenerationFlag(app), '--import', 'tsx', ...imports, path.join(repoRoot, `apps/${app}/src/main.ts`)],
-      {
-        cwd: repoRoot,
-        env: { ...childEnv, ...extraEnv },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    child.stdout!.pipe(log);
-    child.stderr!.pipe(log);
+    return [youngGenerationFlag(app), '--import', 'tsx', ...imports, path.join(repoRoot, `apps/${app}/src/main.ts`)];
+  };
+  const track = (child: ChildProcess) => {
     children.add(child);
     child.on('exit', () => children.delete(child));
     return child;
   };
 
-  const launchApi = async (url: string, tag: string) => {
-    const child = spawnApp('api', tag, { PORT: new URL(url).port });
-    let exited = false;
-    child.on('exit', () => (exited = true));
+  const spawnWorker = (tag: string) => {
+    const log = createWriteStream(path.join(logDir, `${name}-${tag}.log`));
+    const child = spawn(process.execPath, appArgs('worker'), { cwd: repoRoot, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+    return track(child);
+  };
+
+  /** An API process on a port of its own, ready when /health answers; answers it and its URL. */
+  const launchApi = async (tag: string) => {
+    const log = createWriteStream(path.join(logDir, `${name}-${tag}.log`));
+    const api = await spawnListening({
+      command: process.execPath,
+      args: appArgs('api'),
+      cwd: repoRoot,
+      env: childEnv,
+      message: 'mailrail API listening',
+      onOutput: (chunk) => log.write(chunk),
+      retainOutput: false,
+    }).catch((err: Error) => {
+      log.end();
+      throw err;
+    });
+    api.child.once('close', () => log.end());
+    track(api.child);
+    const url = `http://127.0.0.1:${portIn(api.listening, 'port')}`;
     await waitFor(
       async () => {
-        if (exited) throw new Error('API exited at start');
+        if (api.child.exitCode !== null) throw new Error('API exited at start');
         return (await fetch(`${url}/health`)).ok;
       },
       60_000,
-      'the API to listen',
+      'the API to answer /health',
     );
-    return child;
+    return { child: api.child, url };
   };
 
   const addTeam = async (teamName: string, domainName: string): Promise<Team> => {
@@ -190,7 +205,7 @@ export async function startStack(name: string, env: Record<string, string> = {},
   };
 
   const team = await addTeam('Faults', 'faults.example.com');
-  const apiUrl = `http://127.0.0.1:${port}`;
+  let apiUrl: string | null = null;
 
   const stack: Stack = {
     name,
@@ -202,16 +217,20 @@ export async function startStack(name: string, env: Record<string, string> = {},
     redis,
     queues,
     team,
-    apiUrl,
+    get apiUrl() {
+      if (!apiUrl) throw new Error('stack.apiUrl: startApi() first');
+      return apiUrl;
+    },
     addTeam,
     startApi: async () => {
-      api = await launchApi(apiUrl, 'api');
+      apiRuns += 1;
+      const started = await launchApi(apiRuns === 1 ? 'api' : `api-run${apiRuns}`);
+      api = started.child;
+      apiUrl = started.url;
     },
     addApi: async () => {
       extraApis += 1;
-      const url = `http://127.0.0.1:${await freePort()}`;
-      await launchApi(url, `api${extraApis + 1}`);
-      return url;
+      return (await launchApi(`api${extraApis + 1}`)).url;
     },
     killApi: async () => {
       const a = api;
@@ -223,7 +242,7 @@ export async function startStack(name: string, env: Record<string, string> = {},
     },
     startWorker: async () => {
       workerRuns += 1;
-      worker = spawnApp('worker', `worker${workerRuns}`);
+      worker = spawnWorker(`worker${workerRuns}`);
       return worker;
     },
     killWorker: async (signal = 'SIGKILL') => {

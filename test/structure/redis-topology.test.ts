@@ -13,7 +13,7 @@ const MAKES_REDIS = [/\b(createRedis|duplicateRedis|createQueueFactory|create(Ba
 const BULLMQ_CLASS = /\bnew (Queue|Worker|QueueEvents|FlowProducer)\(/;
 // An app's process started by a child_process call: it makes its own clients and queues.
 const APP_MAIN = /\bapps\/(api|worker|smtp|\$\{\w+\})\/src\/main\.ts\b/;
-const CHILD_PROCESS = /\b(spawn|spawnSync|fork|execFile|execFileSync)\(/;
+const CHILD_PROCESS = /\b(spawn|spawnSync|fork|execFile|execFileSync|spawnListening|withListening)\(/;
 // The Redis test kits (the run's Redis and prefixes, a local cluster): importing one is using Redis.
 const REDIS_KITS = ['packages/testing/src/redis.ts', 'packages/testing/src/redis-cluster.ts'];
 // Where clients and queues are defined: importing them for a name (queueNames, scanTargets) creates
@@ -112,6 +112,7 @@ it('recognises the ways a test file reaches Redis, and not a name or a type', ()
   expect(usesRedis(at, 'const redis = createRedis(config.redis);')).toBe(true);
   expect(usesRedis(at, "import { Queue } from 'bullmq';\nconst q = new Queue('send', { connection });")).toBe(true);
   expect(usesRedis(at, "spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/smtp/src/main.ts')]);")).toBe(true);
+  expect(usesRedis(at, "withListening({ command: process.execPath, args: ['--import', 'tsx', 'apps/api/src/main.ts'] }, use);")).toBe(true);
   // Not: a name or a type from where clients and queues are defined, worker_threads' Worker, pure code.
   expect(usesRedis(at, "import { queueNames } from '@mailrail/platform/queue/queues';")).toBe(false);
   expect(usesRedis(at, "import { createApiDeps } from '../deps';")).toBe(true);

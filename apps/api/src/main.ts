@@ -1,4 +1,6 @@
 import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { logListening } from '@mailrail/platform/log/listening';
 import { useLowMemoryV8Flags } from '@mailrail/platform/process/memory-flags';
 import { loadConfigOrExit } from '@mailrail/platform/config/load';
 import { createApp } from './app';
@@ -12,7 +14,8 @@ const { app, close, drain } = createApp(deps);
 // Graceful stop: refuse new connections, let in-flight requests finish, then close pools.
 let stopping = false;
 const server = createServer(app).listen(config.PORT, config.HOST, () => {
-  deps.log.info({ port: config.PORT }, 'mailrail API listening');
+  // The bound port, not config.PORT: with PORT=0 the OS picks it and the starter reads it here.
+  logListening(deps.log, { port: (server.address() as AddressInfo).port }, 'mailrail API listening', config.PORT === 0);
 });
 server.keepAliveTimeout = 65_000;
 // Once stopping, every answer closes its connection so keep-alive clients reconnect elsewhere.

@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
 import { insertDomain } from '@mailrail/domain/domains/add-domain';
 import { useTestDatabase } from '@mailrail/testing/databases';
 import { testRedisPrefix } from '@mailrail/testing/redis';
-import { freePort } from '@mailrail/testing/free-port';
+import { portIn, withListening, type ListeningChild } from '@mailrail/testing/spawn-listening';
+import { waitFor } from '@mailrail/testing/wait-for';
 
 // SIGTERM during a burst of sends: every request is either answered 200 with its email stored,
 // or refused before any work (connection refused or reset) with nothing stored. The real API
@@ -23,13 +23,15 @@ it('loses no request when stopped with SIGTERM mid-burst', async () => {
     verified: true,
   });
   const { apiKey } = await createApiKey(database.db, { teamId: team.id });
-  const port = await freePort();
   // `node --import tsx` rather than the tsx CLI: the signal must reach the API process itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/api/src/main.ts')], {
+  // PORT=0: the API binds a port of its own and says which in its "listening" line.
+  const api = {
+    command: process.execPath,
+    args: ['--import', 'tsx', path.join(root, 'apps/api/src/main.ts')],
     cwd: root,
     env: {
       ...process.env,
-      PORT: String(port),
+      PORT: '0',
       HOST: '127.0.0.1',
       DATABASE_URL: database.url,
       REDIS_PREFIX: testRedisPrefix(),
@@ -37,15 +39,15 @@ it('loses no request when stopped with SIGTERM mid-burst', async () => {
       API_RATE_LIMIT: '0',
       SECRET: 'x'.repeat(40),
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if ((await fetch(`${base}/health`).catch(() => null))?.ok) break;
-    if (i > 600) throw new Error('API did not start within 60 s');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    message: 'mailrail API listening',
+  };
+  await withListening(api, (child) => burstThenSigterm(child, apiKey, team.id));
+}, 120_000);
+
+async function burstThenSigterm(api: ListeningChild, apiKey: string, teamId: number) {
+  const child = api.child;
+  const base = `http://127.0.0.1:${portIn(api.listening, 'port')}`;
+  await waitFor(async () => (await fetch(`${base}/health`).catch(() => null))?.ok, { timeoutMs: 60_000, what: 'the API to be healthy' });
 
   const answered = new Map<string, string>(); // subject -> emailId
   const refused: string[] = [];
@@ -77,11 +79,11 @@ it('loses no request when stopped with SIGTERM mid-burst', async () => {
   for (let i = 0; answered.size < 50 && i < 600; i++) await new Promise((r) => setTimeout(r, 50));
   const answeredBeforeStop = answered.size;
   child.kill('SIGTERM');
-  const exitCode = await exited;
+  const exitCode = await api.exited;
   stop = true;
   await Promise.all(loops);
 
-  const rows = await database.db.email.findMany({ where: { teamId: team.id }, select: { id: true, subject: true } });
+  const rows = await database.db.email.findMany({ where: { teamId }, select: { id: true, subject: true } });
   const stored = new Map(rows.map((r) => [r.subject, r.id]));
   // One assertion over every fact, so a failure on CI shows the whole picture at once.
   expect({
@@ -92,4 +94,4 @@ it('loses no request when stopped with SIGTERM mid-burst', async () => {
     answeredNotStored: [...answered].filter(([s, id]) => stored.get(s) !== id).slice(0, 3),
     storedNotAnswered: [...stored].filter(([s]) => !answered.has(s)).slice(0, 3),
   }).toEqual({ exitCode: 0, burstUnderWay: true, other: [], answeredNotStored: [], storedNotAnswered: [] });
-}, 120_000);
+}

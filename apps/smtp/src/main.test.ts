@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { generateDevCertificate } from '@mailrail/platform/tls/self-signed';
 import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
-import { freePort } from '@mailrail/testing/free-port';
+import { portIn, spawnListening, withListening } from '@mailrail/testing/spawn-listening';
 import { testRedisPrefix } from '@mailrail/testing/redis';
 import { waitFor } from '@mailrail/testing/wait-for';
 
@@ -24,28 +23,23 @@ afterAll(async () => {
   await dropDatabase(databaseUrl);
 });
 
-function startRelay(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/smtp/src/main.ts')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: databaseUrl,
-      REDIS_PREFIX: testRedisPrefix(),
-      SMTP_HOST: '127.0.0.1',
-      SMTP_PORT: '0',
-      SMTP_METRICS_PORT: '0',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => (output += c));
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (output += c));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, output: () => output };
-}
+const relayCommand = (env: Record<string, string>) => ({
+  command: process.execPath,
+  args: ['--import', 'tsx', path.join(root, 'apps/smtp/src/main.ts')],
+  cwd: root,
+  env: {
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    DATABASE_URL: databaseUrl,
+    REDIS_PREFIX: testRedisPrefix(),
+    SMTP_HOST: '127.0.0.1',
+    SMTP_PORT: '0',
+    SMTP_METRICS_PORT: '0',
+    ...env,
+  },
+  message: 'mailrail SMTP relay listening',
+});
 
 /** The SHA-256 fingerprint of the certificate a new TLS session on `port` is shown. */
 const servedFingerprint = (port: number) =>
@@ -63,28 +57,22 @@ it('reads the certificate files again on SIGHUP: new sessions get the renewed ce
   const key = path.join(dir, 'key.pem');
   writeFileSync(cert, first.cert);
   writeFileSync(key, first.key);
-  const port = await freePort();
-  const relay = startRelay({ SMTPS_PORT: String(port), SMTP_TLS_CERT: cert, SMTP_TLS_KEY: key });
-  try {
-    await waitFor(() => relay.output().includes('mailrail SMTP relay listening'), { timeoutMs: 30_000, what: 'the relay to listen' });
+  await withListening(relayCommand({ SMTPS_PORT: 'any', SMTP_TLS_CERT: cert, SMTP_TLS_KEY: key }), async (relay) => {
+    const port = portIn(relay.listening, 'ports.tls');
     expect(await servedFingerprint(port)).toBe(first.fingerprint256);
     writeFileSync(cert, second.cert);
     writeFileSync(key, second.key);
     relay.child.kill('SIGHUP');
     await waitFor(() => relay.output().includes('SIGHUP: certificate read again'), { timeoutMs: 10_000, what: 'the reload' });
     expect(await servedFingerprint(port)).toBe(second.fingerprint256);
-  } finally {
-    relay.child.kill('SIGTERM');
-  }
-  expect(await relay.exited).toBe(0);
+    expect(await relay.stop('SIGTERM')).toBe(0);
+  });
 });
 
 it('refuses to start in production without certificate files, saying what to set', async () => {
-  const relay = startRelay({
-    NODE_ENV: 'production',
-    SECRET: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0',
-    SMTPS_PORT: String(await freePort()),
-  });
-  expect(await relay.exited).toBe(1);
-  expect(relay.output()).toContain('SMTP_TLS_CERT and SMTP_TLS_KEY are required in production');
+  const start = spawnListening(
+    relayCommand({ NODE_ENV: 'production', SECRET: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0', SMTPS_PORT: 'any' }),
+  );
+  // spawnListening rejects with the child's exit code and output when it exits before listening.
+  await expect(start).rejects.toThrow(/exited \(1\)[\s\S]*SMTP_TLS_CERT and SMTP_TLS_KEY are required in production/);
 });

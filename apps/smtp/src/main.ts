@@ -1,6 +1,9 @@
 import { useLowMemoryV8Flags } from '@mailrail/platform/process/memory-flags';
 import { createLogger } from '@mailrail/platform/log/logger';
+import type { AddressInfo } from 'node:net';
 import { loadConfigOrExit } from '@mailrail/platform/config/load';
+import { listenPortOf } from '@mailrail/platform/config/schema';
+import { logListening } from '@mailrail/platform/log/listening';
 import { startMetricsServer } from '@mailrail/platform/metrics/metrics-server';
 import { closeSmtpDeps, createSmtpDeps } from './deps';
 import { startSmtpRelay } from './relay';
@@ -14,7 +17,8 @@ async function main(): Promise<void> {
   useLowMemoryV8Flags('smtp');
   const config = loadConfigOrExit();
   const log = createLogger(config.LOG_LEVEL, 'mailrail-smtp');
-  if (!config.SMTP_PORT && !config.SMTPS_PORT) {
+  const [starttlsPort, tlsPort, metricsPort] = [config.SMTP_PORT, config.SMTPS_PORT, config.SMTP_METRICS_PORT].map(listenPortOf);
+  if (starttlsPort === null && tlsPort === null) {
     log.fatal('SMTP_PORT and SMTPS_PORT are both 0: nothing to listen on');
     process.exit(1);
   }
@@ -25,26 +29,35 @@ async function main(): Promise<void> {
   const deps = createSmtpDeps(config, { log });
   const relay = await startSmtpRelay(deps, {
     host: config.SMTP_HOST,
-    starttlsPort: config.SMTP_PORT || null,
-    tlsPort: config.SMTPS_PORT || null,
+    starttlsPort,
+    tlsPort,
     tls: tls.tls,
     serverName: config.SMTP_SERVER_NAME,
   }).catch((err) => {
     log.fatal({ err }, 'SMTP relay failed to start');
     process.exit(1);
   });
-  const metricsServer = config.SMTP_METRICS_PORT
-    ? await startMetricsServer({
-        registry: deps.metrics.registry,
-        port: config.SMTP_METRICS_PORT,
-        token: config.METRICS_TOKEN,
-        log,
-        maxAgeMs: config.METRICS_CACHE_MS,
-      })
-    : null;
-  log.info(
-    { ports: relay.ports, tls: tls.source, fingerprint256: tls.fingerprint256, metricsPort: config.SMTP_METRICS_PORT || null },
+  const metricsServer =
+    metricsPort !== null
+      ? await startMetricsServer({
+          registry: deps.metrics.registry,
+          port: metricsPort,
+          token: config.METRICS_TOKEN,
+          log,
+          maxAgeMs: config.METRICS_CACHE_MS,
+        })
+      : null;
+  // The bound ports: a port set to `any` is known only from this line.
+  logListening(
+    log,
+    {
+      ports: relay.ports,
+      tls: tls.source,
+      fingerprint256: tls.fingerprint256,
+      metricsPort: metricsServer ? (metricsServer.address() as AddressInfo).port : null,
+    },
     'mailrail SMTP relay listening',
+    [starttlsPort, tlsPort, metricsPort].includes(0),
   );
 
   process.on('SIGHUP', () => {

@@ -1,10 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '@mailrail/testing/free-port';
 import { redisEnvOf } from '@mailrail/testing/redis';
-import { waitFor } from '@mailrail/testing/wait-for';
+import { portIn, spawnListening, type ListeningChild } from '@mailrail/testing/spawn-listening';
 import { startTestRelay, type TestRelay } from './testing/smtp-harness';
 
 // SIGTERM to the relay process (`node --import tsx apps/smtp/src/main.ts`, what `npm run
@@ -29,9 +27,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function spawnRelay(port: number): Promise<{ child: ChildProcess; exited: Promise<number | null>; log: string[] }> {
+/** The relay process on a STARTTLS port of its own (SMTP_PORT=any), read from its "listening" line. */
+async function spawnRelay(): Promise<{ relay: ListeningChild; port: number }> {
   const root = path.resolve(__dirname, '../../..');
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/smtp/src/main.ts')], {
+  const relay = await spawnListening({
+    command: process.execPath,
+    args: ['--import', 'tsx', path.join(root, 'apps/smtp/src/main.ts')],
     cwd: root,
     env: {
       ...process.env,
@@ -43,24 +44,16 @@ async function spawnRelay(port: number): Promise<{ child: ChildProcess; exited: 
       REDIS_PREFIX: t.config.REDIS_PREFIX,
       API_RATE_LIMIT: '0',
       SMTP_HOST: '127.0.0.1',
-      SMTP_PORT: String(port),
+      SMTP_PORT: 'any',
       SMTPS_PORT: '0',
       SMTP_METRICS_PORT: '0',
       SMTP_SERVER_NAME: 'localhost',
       SMTP_TLS_CERT: path.join(dir, 'cert.pem'),
       SMTP_TLS_KEY: path.join(dir, 'key.pem'),
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    message: 'mailrail SMTP relay listening',
   });
-  const log: string[] = [];
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => log.push(...chunk.split('\n').filter(Boolean)));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  await waitFor(() => log.some((l) => l.includes('mailrail SMTP relay listening')) || child.exitCode !== null, {
-    timeoutMs: 30_000,
-    what: 'the relay process to listen',
-  });
-  expect(child.exitCode).toBeNull();
-  return { child, exited, log };
+  return { relay, port: portIn(relay.listening, 'ports.starttls') };
 }
 
 interface Outcome {
@@ -70,8 +63,15 @@ interface Outcome {
 }
 
 it('loses nothing when SIGTERM arrives during 20 concurrent sessions', async () => {
-  const port = await freePort();
-  const relay = await spawnRelay(port);
+  const { relay, port } = await spawnRelay();
+  try {
+    await sigtermDuringSessions(relay, port);
+  } finally {
+    await relay.stop('SIGKILL');
+  }
+});
+
+async function sigtermDuringSessions(relay: ListeningChild, port: number) {
   const transports = Array.from({ length: SESSIONS }, () => t.transport({ pool: true, maxConnections: 1, port }));
   const outcomes: Outcome[] = [];
   let accepted = 0;
@@ -112,7 +112,7 @@ it('loses nothing when SIGTERM arrives during 20 concurrent sessions', async () 
   }
   // One JSON log line per accepted message, with its email id.
   const logged = new Set(
-    relay.log
+    relay.lines
       .map((l) => JSON.parse(l) as { msg?: string; emailId?: string })
       .filter((l) => l.msg === 'smtp message accepted')
       .map((l) => l.emailId),
@@ -122,9 +122,9 @@ it('loses nothing when SIGTERM arrives during 20 concurrent sessions', async () 
   expect(new Map(rows.map((r) => [r.subject, r.id]))).toEqual(new Map(ok.map((o) => [o.subject, o.emailId])));
 
   // The clients retry what was refused against a new relay: everything is stored, once.
-  const again = await spawnRelay(port);
+  const again = await spawnRelay();
   try {
-    const retry = t.transport({ pool: true, maxConnections: 4, port });
+    const retry = t.transport({ pool: true, maxConnections: 4, port: again.port });
     await Promise.all(
       refused.map((o) => retry.sendMail({ from: 'hello@relay.example.com', to: 'retry@dest.org', subject: o.subject, text: 'retried' })),
     );
@@ -134,8 +134,8 @@ it('loses nothing when SIGTERM arrives during 20 concurrent sessions', async () 
     );
     expect(subjects.length).toBe(SESSIONS * PER_SESSION);
     expect(new Set(subjects).size).toBe(SESSIONS * PER_SESSION);
+    expect(await again.relay.stop('SIGTERM')).toBe(0);
   } finally {
-    again.child.kill('SIGTERM');
-    expect(await again.exited).toBe(0);
+    await again.relay.stop('SIGKILL');
   }
-});
+}

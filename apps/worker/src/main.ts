@@ -1,6 +1,9 @@
 import { useLowMemoryV8Flags } from '@mailrail/platform/process/memory-flags';
 import { createLogger } from '@mailrail/platform/log/logger';
+import type { AddressInfo } from 'node:net';
 import { loadConfigOrExit } from '@mailrail/platform/config/load';
+import { listenPortOf } from '@mailrail/platform/config/schema';
+import { logListening } from '@mailrail/platform/log/listening';
 import { closeWorkerDeps, createWorkerDeps } from './deps';
 import { startMetricsServer } from './metrics-server';
 import { startWorker } from './worker';
@@ -24,10 +27,18 @@ async function main(): Promise<void> {
     log.fatal({ err }, 'worker failed to start');
     process.exit(1);
   });
-  const metricsServer = config.WORKER_METRICS_PORT ? await startMetricsServer(deps, config.WORKER_METRICS_PORT) : null;
-  log.info(
-    { regions: config.sesRegions, rates: Object.fromEntries(running.ratesByRegion), metricsPort: config.WORKER_METRICS_PORT || null },
+  const metricsPort = listenPortOf(config.WORKER_METRICS_PORT);
+  const metricsServer = metricsPort !== null ? await startMetricsServer(deps, metricsPort) : null;
+  // The bound port: a WORKER_METRICS_PORT of `any` is known only from this line.
+  logListening(
+    log,
+    {
+      regions: config.sesRegions,
+      rates: Object.fromEntries(running.ratesByRegion),
+      metricsPort: metricsServer ? (metricsServer.address() as AddressInfo).port : null,
+    },
     'mailrail worker started',
+    metricsPort === 0,
   );
 
   let stopping = false;

@@ -1,13 +1,13 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './free-port';
+import { ADDRESS_IN_USE, PortTakenError, startOnFreePorts } from './free-port';
 import { waitFor } from './wait-for';
 
 // Local Redis deployments for the scale tests (npm run test:scale): real redis-server processes on
-// free loopback ports, each in its own temporary directory, stopped and removed by stop().
+// free loopback ports (drawn again when one is taken before redis-server binds it), each in its own temporary directory, stopped and removed by stop().
 
 const run = promisify(execFile);
 
@@ -69,29 +69,61 @@ async function localRedisUnavailable(): Promise<string | null> {
   }
 }
 
-async function startNode(dir: string, port: number, extra: string[]): Promise<Node> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--loglevel', 'warning', ...extra],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  await waitFor(
-    () =>
-      cli(port, 'ping').then(
-        (r) => r === 'PONG',
-        () => false,
-      ),
-    { timeoutMs: 10_000, intervalMs: 50 },
-  );
-  return { port, process: child };
+/**
+ * Starts redis-server on `port` (its arguments or its configuration file in `args`), ready when the
+ * server answering there is this child (its process_id): another process may have taken the port
+ * after freePorts answered it, and then the child exits reporting the address in use (PortTakenError).
+ */
+async function startRedisProcess(port: number, args: string[]): Promise<Node> {
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  for (const stream of [child.stdout!, child.stderr!]) stream.setEncoding('utf8').on('data', (c: string) => (output += c));
+  const node = { port, process: child };
+  try {
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null || child.signalCode !== null) {
+          if (ADDRESS_IN_USE.test(output)) throw new PortTakenError(`port ${port} taken before redis-server bound it`);
+          throw new Error(`redis-server exited at start:\n${output}`);
+        }
+        const info = await cli(port, 'info', 'server').catch(() => '');
+        return info.includes(`process_id:${child.pid}\r`) || info.includes(`process_id:${child.pid}\n`);
+      },
+      { timeoutMs: 10_000, intervalMs: 50, what: `redis-server on port ${port}` },
+    );
+  } catch (err) {
+    await stopAll([node], null);
+    throw err;
+  }
+  return node;
 }
+
+/** A redis-server on free ports (the first its client port), drawn again when one was taken meanwhile. */
+const startNode = (portCount: number, args: (ports: number[]) => Promise<string[]>): Promise<Node> =>
+  startOnFreePorts(portCount, async (ports) => startRedisProcess(ports[0], await args(ports)));
+
+const serverArgs = (dir: string, port: number, extra: string[]) => [
+  '--port',
+  String(port),
+  '--bind',
+  '127.0.0.1',
+  '--dir',
+  dir,
+  '--save',
+  '',
+  '--appendonly',
+  'no',
+  '--loglevel',
+  'warning',
+  ...extra,
+];
 
 async function cli(port: number, ...args: string[]): Promise<string> {
   const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args]);
   return stdout.trim();
 }
 
-async function stopAll(nodes: Node[], dir: string): Promise<void> {
+async function stopAll(nodes: Node[], dir: string | null): Promise<void> {
   await Promise.all(
     nodes.map(
       (n) =>
@@ -102,7 +134,7 @@ async function stopAll(nodes: Node[], dir: string): Promise<void> {
         }),
     ),
   );
-  await rm(dir, { recursive: true, force: true });
+  if (dir) await rm(dir, { recursive: true, force: true });
 }
 
 /** The scale proof must fail, not skip, on a machine that cannot run it: CI would pass without it. */
@@ -120,29 +152,22 @@ export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
   const dir = await mkdtemp(path.join(tmpdir(), 'mailrail-redis-cluster-'));
   const nodes: Node[] = [];
   try {
-    const taken = new Set<number>();
-    // freePort answers a port free now: two calls may answer the same one, so draw until distinct.
-    const distinctPort = async (): Promise<number> => {
-      for (;;) {
-        const p = await freePort();
-        if (!taken.has(p)) return (taken.add(p), p);
-      }
-    };
     for (let i = 0; i < 6; i++) {
-      const [port, busPort] = [await distinctPort(), await distinctPort()];
-      const nodeDir = path.join(dir, String(port));
-      await run('mkdir', ['-p', nodeDir]);
       nodes.push(
-        await startNode(nodeDir, port, [
-          '--cluster-enabled',
-          'yes',
-          '--cluster-port',
-          String(busPort),
-          '--cluster-config-file',
-          path.join(nodeDir, 'nodes.conf'),
-          '--cluster-node-timeout',
-          '2000',
-        ]),
+        await startNode(2, async ([port, busPort]) => {
+          const nodeDir = path.join(dir, String(port));
+          await mkdir(nodeDir, { recursive: true });
+          return serverArgs(nodeDir, port, [
+            '--cluster-enabled',
+            'yes',
+            '--cluster-port',
+            String(busPort),
+            '--cluster-config-file',
+            path.join(nodeDir, 'nodes.conf'),
+            '--cluster-node-timeout',
+            '2000',
+          ]);
+        }),
       );
     }
     const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);
@@ -215,40 +240,33 @@ export async function startLocalRedisSentinel(name = 'mailrail-test'): Promise<L
   const dir = await mkdtemp(path.join(tmpdir(), 'mailrail-redis-sentinel-'));
   const nodes: Node[] = [];
   try {
-    const master = await startNode(dir, await freePort(), []);
+    const master = await startNode(1, async ([port]) => serverArgs(dir, port, []));
     nodes.push(master);
     const replicaDir = path.join(dir, 'replica');
-    await run('mkdir', ['-p', replicaDir]);
-    const replica = await startNode(replicaDir, await freePort(), ['--replicaof', '127.0.0.1', String(master.port)]);
+    await mkdir(replicaDir, { recursive: true });
+    const replica = await startNode(1, async ([port]) => serverArgs(replicaDir, port, ['--replicaof', '127.0.0.1', String(master.port)]));
     nodes.push(replica);
     const sentinelPorts: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const port = await freePort();
-      // A sentinel rewrites its configuration file, so each gets its own.
-      const conf = path.join(dir, `sentinel-${port}.conf`);
-      await writeFile(
-        conf,
-        [
-          `port ${port}`,
-          'bind 127.0.0.1',
-          `dir ${dir}`,
-          `sentinel monitor ${name} 127.0.0.1 ${master.port} 2`,
-          `sentinel down-after-milliseconds ${name} 1000`,
-          `sentinel failover-timeout ${name} 5000`,
-          '',
-        ].join('\n'),
-      );
-      const child = spawn('redis-server', [conf, '--sentinel'], { stdio: ['ignore', 'ignore', 'pipe'] });
-      nodes.push({ port, process: child });
-      await waitFor(
-        () =>
-          cli(port, 'ping').then(
-            (r) => r === 'PONG',
-            () => false,
-          ),
-        { timeoutMs: 10_000, intervalMs: 50 },
-      );
-      sentinelPorts.push(port);
+      const sentinel = await startNode(1, async ([port]) => {
+        // A sentinel rewrites its configuration file, so each gets its own.
+        const conf = path.join(dir, `sentinel-${port}.conf`);
+        await writeFile(
+          conf,
+          [
+            `port ${port}`,
+            'bind 127.0.0.1',
+            `dir ${dir}`,
+            `sentinel monitor ${name} 127.0.0.1 ${master.port} 2`,
+            `sentinel down-after-milliseconds ${name} 1000`,
+            `sentinel failover-timeout ${name} 5000`,
+            '',
+          ].join('\n'),
+        );
+        return [conf, '--sentinel'];
+      });
+      nodes.push(sentinel);
+      sentinelPorts.push(sentinel.port);
     }
     await waitFor(async () => (await cli(master.port, 'info', 'replication')).includes('connected_slaves:1'), {
       timeoutMs: 15_000,

@@ -36,6 +36,8 @@ describe('isUnavailable', () => {
   });
 
   it('treats Redis out of reach as unavailable: the errors ioredis really throws', async () => {
+    // A port nothing listens on: refused connections are what is under test, so no child binds it
+    // (a process taking it meanwhile would only turn refused into some other unavailability).
     const port = await freePort();
     const single = createRedis(`redis://127.0.0.1:${port}`);
     single.on('error', () => undefined);

@@ -158,8 +158,8 @@ export async function startTestWorkerEnv(env: Record<string, string> = {}): Prom
     },
     close: async () => {
       // A test that failed half-way may leave its worker processes running: they would go on
-      // polling a dropped database and load the rest of the run.
-      killSpawnedWorkers();
+      // polling a dropped database and load the rest of the run. Gone before the database is dropped.
+      await stopSpawnedWorkers();
       ses.onAccept = null;
       await Promise.all(sendEventsInFlight);
       for (const r of running) await r.close();
@@ -198,12 +198,25 @@ export function sesSendEvent(emailId: string, sesMessageId: string): SesEventJob
  * harness's fast timings. No metrics port, so several can run at once.
  */
 const spawned = new Set<ChildProcess>();
-function killSpawnedWorkers(): void {
-  for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+const alive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+/** SIGKILLs the worker processes still running and waits until each has exited. */
+async function stopSpawnedWorkers(): Promise<void> {
+  const running = [...spawned].filter(alive);
   spawned.clear();
+  await Promise.all(
+    running.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
 }
-// And if jest tears the test process down without reaching close().
-process.once('exit', killSpawnedWorkers);
+// And if jest tears the test process down without reaching close() (no waiting possible there).
+process.once('exit', () => {
+  for (const child of spawned) if (alive(child)) child.kill('SIGKILL');
+});
 
 export function spawnWorkerProcess(
   env: TestWorkerEnv,

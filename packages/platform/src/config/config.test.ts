@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { ConfigError, loadConfig } from './load';
+import { listenPortOf } from './schema';
 
 describe('configuration', () => {
   it('has working localhost defaults for development', () => {
@@ -147,6 +148,19 @@ describe('configuration', () => {
     expect(loadConfig({ SES_NOTIFICATION_RETENTION_DAYS: '2', SNS_MAX_MESSAGE_AGE_SECONDS: '86400' }).SNS_MAX_MESSAGE_AGE_SECONDS).toBe(
       86400,
     );
+  });
+
+  it('listener ports: a number, 0 = off, `any` = one the OS picks (listen(0)); the API port 0 is one the OS picks', () => {
+    const c = loadConfig({ PORT: '0', SMTP_PORT: 'any', SMTPS_PORT: '0', SMTP_METRICS_PORT: '9999', WORKER_METRICS_PORT: 'any' });
+    expect(c).toMatchObject({ PORT: 0, SMTP_PORT: 'any', SMTPS_PORT: 0, SMTP_METRICS_PORT: 9999, WORKER_METRICS_PORT: 'any' });
+    expect([c.SMTP_PORT, c.SMTPS_PORT, c.SMTP_METRICS_PORT].map(listenPortOf)).toEqual([0, null, 9999]);
+    for (const [name, value] of [
+      ['SMTP_PORT', 'some'],
+      ['SMTPS_PORT', '70000'],
+      ['WORKER_METRICS_PORT', '-1'],
+    ]) {
+      expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}:`));
+    }
   });
 
   it('SMTP relay: AUTH in clear text is refused in production, and the certificate and key come together', () => {

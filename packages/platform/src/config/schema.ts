@@ -23,6 +23,13 @@ const cron = (def: string) =>
         ctx.addIssue({ code: 'custom', message: `not a valid cron expression: ${(err as Error).message}` });
       }
     });
+// A listener that 0 turns off. `any` binds a port the OS picks and reports it in the process's
+// "listening" log line: how a test starts a child without racing other processes for a port.
+const listenerPort = (def: number) => z.union([z.literal('any'), z.coerce.number().int().min(0).max(65535)]).default(def);
+
+/** The port to hand to listen() for a listenerPort setting: null = off, 0 = one the OS picks. */
+export const listenPortOf = (setting: number | 'any'): number | null => (setting === 'any' ? 0 : setting || null);
+
 /** The development default of SECRET: refused on any server reachable from elsewhere (load.ts). */
 export const DEV_SECRET = 'dev-secret-change-me-dev-secret-change-me';
 
@@ -64,7 +71,13 @@ export const configSchema = z.object({
     .enum(['development', 'test', 'production'])
     .default('development')
     .describe('development, test or production; production refuses a weak SECRET'),
-  PORT: z.coerce.number().int().min(1).max(65535).default(3000).describe('HTTP port of the API'),
+  PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(3000)
+    .describe('HTTP port of the API (0 = one the OS picks, reported in the "mailrail API listening" log line)'),
   HOST: z.string().default('0.0.0.0').describe('Address the API listens on'),
   DATABASE_URL: z
     .string()
@@ -318,14 +331,12 @@ export const configSchema = z.object({
     'Group commit: INSERT statements in flight at once, each on a connection of the committer (beside DATABASE_POOL_SIZE); sends arriving meanwhile wait and share the next one',
   ),
   SMTP_HOST: z.string().default('0.0.0.0').describe('Address the SMTP relay listens on'),
-  SMTP_PORT: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(65535)
-    .default(2587)
-    .describe('SMTP relay port with STARTTLS (0 = off); AUTH is only offered after STARTTLS'),
-  SMTPS_PORT: z.coerce.number().int().min(0).max(65535).default(2465).describe('SMTP relay port with implicit TLS (0 = off)'),
+  SMTP_PORT: listenerPort(2587).describe(
+    'SMTP relay port with STARTTLS (0 = off; any = one the OS picks, reported in the "listening" log line); AUTH is only offered after STARTTLS',
+  ),
+  SMTPS_PORT: listenerPort(2465).describe(
+    'SMTP relay port with implicit TLS (0 = off; any = one the OS picks, reported in the "listening" log line)',
+  ),
   SMTP_TLS_CERT: z
     .string()
     .min(1)
@@ -406,7 +417,7 @@ export const configSchema = z.object({
   SMTP_DEDUPE_MESSAGE_ID: bool(true).describe(
     "A message resubmitted over SMTP with the same Message-ID, recipients and content within 24 h is answered with the first email's id instead of being stored again",
   ),
-  SMTP_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465).describe("Port of the SMTP relay's GET /metrics (0 = off)"),
+  SMTP_METRICS_PORT: listenerPort(9465).describe("Port of the SMTP relay's GET /metrics (0 = off; any = one the OS picks, logged)"),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
   CAMPAIGN_TIMEZONE: z
     .string()
@@ -701,7 +712,7 @@ export const configSchema = z.object({
     .max(90)
     .default(7)
     .describe('Days of email log partitions the worker keeps created ahead of today (UTC)'),
-  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464).describe("Port of the worker's GET /metrics (0 = off)"),
+  WORKER_METRICS_PORT: listenerPort(9464).describe("Port of the worker's GET /metrics (0 = off; any = one the OS picks, logged)"),
   METRICS_TOKEN: z.string().optional().describe('Bearer token required by GET /metrics when set'),
   METRICS_CACHE_MS: z.coerce
     .number()
