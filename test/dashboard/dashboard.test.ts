@@ -480,6 +480,27 @@ describeInBrowser('the dashboard in a browser', () => {
       await page.getByRole('heading', { name: 'Newsletter to a dead address' }).waitFor();
       await page.getByText('Bounce: Permanent / General').waitFor();
       await checkAndShoot(null, 'a bounced email');
+
+      // The next email to that address and another: the suppressed one is not sent to, and the
+      // email's recipients say so, and why, instead of dropping it without a trace.
+      const followUp = await sendWithKey({
+        from: 'orders@example.com',
+        to: ['bounce@example.org', 'ada@example.org'],
+        subject: 'Order 1043',
+        text: 'Your order shipped.',
+      });
+      await page.goto(`/teams/${teamId}/emails/${followUp}`);
+      const recipients = page.getByRole('table', { name: 'Recipients and what happened to each' });
+      await recipients
+        .getByRole('row', { name: /bounce@example\.org/ })
+        .getByText('suppressed', { exact: true })
+        .waitFor();
+      await recipients
+        .getByRole('row', { name: /bounce@example\.org/ })
+        .getByText(/bounced permanently/)
+        .waitFor();
+      await recipients.getByRole('row', { name: /ada@example\.org/ }).waitFor();
+      await checkAndShoot('email-recipients', 'an email with a suppressed recipient');
     },
     180_000,
   );

@@ -112,7 +112,10 @@ describe('createEmailCommitter', () => {
     const stored = (id: string) => api.deps.db.email.findUniqueOrThrow({ where: { id } });
     const events = (emailId: string) => api.deps.db.emailEvent.findMany({ where: { emailId } });
     expect(await stored(all[0].id)).toMatchObject({ latestStatus: 'SUPPRESSED', to: ['Blocked <BLOCKED@dest.org>'] });
-    expect((await events(all[0].id)).map((e) => [e.status, e.data])).toEqual([['SUPPRESSED', { error: ALL_TO_SUPPRESSED }]]);
+    const blocked = { email: 'Blocked <BLOCKED@dest.org>', type: 'to', status: 'SUPPRESSED', reason: 'MANUAL' };
+    expect((await events(all[0].id)).map((e) => [e.status, e.data])).toEqual([
+      ['SUPPRESSED', { error: ALL_TO_SUPPRESSED, skippedRecipients: [blocked] }],
+    ]);
     expect(await stored(some[0].id)).toMatchObject({ latestStatus: 'QUEUED', to: ['ok@dest.org'], cc: [] });
     expect(await stored(none[0].id)).toMatchObject({ latestStatus: 'QUEUED', subject: 'sup-none' });
     // Written once: three emails, and the call's idempotency record names the id it was answered.

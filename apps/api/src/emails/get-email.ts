@@ -1,8 +1,12 @@
 import { notFound } from '@mailrail/domain/errors/api-error';
+import { recipientOutcomes } from '@mailrail/domain/emails/recipient-outcomes';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 
-/** One email of the team (and of the key's domain when bound), with its events oldest first. */
+/**
+ * One email of the team (and of the key's domain when bound), with its events oldest first and
+ * every recipient's outcome (`recipients`, added to useSend's fields: suppressed ones included).
+ */
 export async function getEmail(deps: ApiDeps, auth: AuthContext, emailId: string) {
   const email = await deps.db.email.findFirst({
     where: { id: emailId, teamId: auth.teamId, ...(auth.domainId !== null ? { domainId: auth.domainId } : {}) },
@@ -22,9 +26,11 @@ export async function getEmail(deps: ApiDeps, auth: AuthContext, emailId: string
       replyTo: true,
       cc: true,
       bcc: true,
+      skippedRecipients: true,
       emailEvents: { select: { emailId: true, status: true, createdAt: true, data: true }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
     },
   });
   if (!email) throw notFound('Email not found');
-  return email;
+  const { skippedRecipients, ...fields } = email;
+  return { ...fields, recipients: recipientOutcomes({ ...email, skippedRecipients }, email.emailEvents) };
 }

@@ -33,6 +33,23 @@ const email = emailListItem
   .extend({
     teamId: z.number().int(),
     emailEvents: z.array(z.object({ emailId: z.string(), status: emailStatus, createdAt: z.string(), data: z.unknown() })),
+    recipients: z
+      .array(
+        z.object({
+          email: z.string().describe('As given, `Name <addr>` or `addr`'),
+          type: z.enum(['to', 'cc', 'bcc']),
+          status: emailStatus.describe(
+            "This recipient's outcome: SUPPRESSED when it was on the team's suppression list and not sent to; DELIVERED, BOUNCED, COMPLAINED or DELIVERY_DELAYED when SES named it in that event; otherwise the email's own status",
+          ),
+          reason: z
+            .string()
+            .nullable()
+            .describe("Why: the suppression reason (HARD_BOUNCE, COMPLAINT, MANUAL), SES's diagnostic code, or the email's error"),
+        }),
+      )
+      .describe(
+        "mailrail's addition to useSend's email: every recipient given, those not sent to included (useSend drops a suppressed cc, bcc or to from `to`/`cc`/`bcc` without a trace; they stay dropped there, for wire compatibility, and are listed here)",
+      ),
   })
   .meta({ id: 'Email' });
 

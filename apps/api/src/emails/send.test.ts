@@ -374,12 +374,21 @@ describe('suppressed recipients', () => {
     const row = await email(res.body.emailId);
     expect(row.latestStatus).toBe('SUPPRESSED');
     expect(row.emailEvents).toEqual([
-      expect.objectContaining({ status: 'SUPPRESSED', data: { error: 'All TO recipients are suppressed. No emails to send.' } }),
+      expect.objectContaining({
+        status: 'SUPPRESSED',
+        data: {
+          error: 'All TO recipients are suppressed. No emails to send.',
+          skippedRecipients: [{ email: 'GONE@dest.org', type: 'to', status: 'SUPPRESSED', reason: 'HARD_BOUNCE' }],
+        },
+      }),
     ]);
     expect(await queue.getJob(res.body.emailId)).toBeUndefined();
   });
 
-  it('drops suppressed addresses silently otherwise', async () => {
+  it("drops suppressed addresses from to, cc and bcc as useSend does, and gives each its outcome in the email's recipients, its first event and its webhook", async () => {
+    await api.deps.db.webhook.create({
+      data: { id: 'wh-suppressed', teamId: api.team.teamId, url: 'https://hooks.example.com/s', secretEnc: 'x', events: [] },
+    });
     const res = await send({
       to: ['gone@dest.org', 'ok@dest.org'],
       cc: ['Cc-Gone@dest.org', 'cc@dest.org'],
@@ -390,6 +399,26 @@ describe('suppressed recipients', () => {
     });
     const row = await email(res.body.emailId);
     expect(row).toMatchObject({ latestStatus: 'QUEUED', to: ['ok@dest.org'], cc: ['cc@dest.org'], bcc: [] });
+    const skipped = [
+      { email: 'gone@dest.org', type: 'to', status: 'SUPPRESSED', reason: 'HARD_BOUNCE' },
+      { email: 'Cc-Gone@dest.org', type: 'cc', status: 'SUPPRESSED', reason: 'HARD_BOUNCE' },
+      { email: 'gone@dest.org', type: 'bcc', status: 'SUPPRESSED', reason: 'HARD_BOUNCE' },
+    ];
+    const got = await request(api.app).get(`/api/v1/emails/${res.body.emailId}`).set(api.team.auth);
+    expect(got.status).toBe(200);
+    expect(got.body.to).toEqual(['ok@dest.org']);
+    expect(got.body).not.toHaveProperty('skippedRecipients');
+    expect(got.body.recipients).toEqual([
+      { email: 'ok@dest.org', type: 'to', status: 'QUEUED', reason: null },
+      skipped[0],
+      { email: 'cc@dest.org', type: 'cc', status: 'QUEUED', reason: null },
+      skipped[1],
+      skipped[2],
+    ]);
+    expect(row.emailEvents.map((e) => [e.status, e.data])).toEqual([['QUEUED', { skippedRecipients: skipped }]]);
+    const hook = await api.deps.db.webhookEvent.findMany({ where: { teamId: api.team.teamId, type: 'email.queued' } });
+    expect(hook.map((h) => (h.data as { id: string; skippedRecipients?: unknown }).skippedRecipients)).toEqual([skipped]);
+    await api.deps.db.webhook.delete({ where: { id: 'wh-suppressed' } });
   });
 
   it("only looks at the sending team's list", async () => {

@@ -49,6 +49,15 @@ export interface EmailDetail extends EmailLogItem {
   cc: string[];
   bcc: string[];
   emailEvents: EmailEvent[];
+  recipients: EmailRecipient[];
+}
+
+/** A recipient of an email and its outcome (GET /v1/emails/{id}, `recipients`). */
+export interface EmailRecipient {
+  email: string;
+  type: 'to' | 'cc' | 'bcc';
+  status: EmailStatus;
+  reason: string | null;
 }
 
 export interface DnsRecord {

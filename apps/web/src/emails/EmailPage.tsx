@@ -15,6 +15,7 @@ import { StatusBadge } from '../ui/StatusBadge';
 import { useToast } from '../ui/toast';
 import { EmailHtmlPreview } from './EmailHtmlPreview';
 import { EventTimeline } from './EventTimeline';
+import { Recipients } from './Recipients';
 
 export default function EmailPage() {
   const { base } = useTeam();
@@ -73,6 +74,10 @@ export default function EmailPage() {
                 <code>{e.id}</code>
               </dd>
             </dl>
+          </section>
+          <section aria-labelledby="recipients-h">
+            <h2 id="recipients-h">Recipients</h2>
+            <Recipients recipients={e.recipients} />
           </section>
           <section className="card" aria-labelledby="events-h">
             <h2 id="events-h">Events</h2>

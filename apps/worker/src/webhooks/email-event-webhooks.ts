@@ -60,6 +60,7 @@ export function emailEventWebhooks(db: Db, clock: Clock) {
         contactId: true,
         domainId: true,
         templateId: true,
+        skippedRecipients: true,
       },
     });
     if (email) await recordEmailStatusEvent(tx, email, recorded.status, recorded.occurredAt, extrasFrom(recorded));

@@ -16,6 +16,8 @@ import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '../sql/email-outbo
 import { prismaExecutor, type NamedStatement, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { emailSearchTextSql } from '../sql/email-search';
 import { bareAddress } from './address';
+import type { SkippedRecipient } from './recipient-outcomes';
+import type { SuppressionReason } from '@mailrail/platform/db/generated/enums';
 import { textArrayLiteral } from '@mailrail/platform/db/sql/text-array';
 
 /** An email ready to be stored: recipients normalised, template already rendered. */
@@ -46,6 +48,8 @@ export interface EmailDraft {
   lane?: SendLane;
   /** SUPPRESSED drafts are stored with their event and never queued. */
   suppressed?: { reason: string } | null;
+  /** Recipients given but not sent to, with why (withSuppressions). */
+  skippedRecipients?: SkippedRecipient[] | null;
 }
 
 export interface CreatedEmail {
@@ -136,6 +140,7 @@ const EMAIL_COLUMNS = [
   'updatedAt',
   'toAddresses',
   'sendJobId',
+  'skippedRecipients',
 ];
 /** text[] columns: NOT NULL or defaulting to empty, so a row may leave an empty one out. */
 const ARRAY_COLUMNS = new Set(['to', 'replyTo', 'cc', 'bcc', 'toAddresses']);
@@ -179,10 +184,10 @@ JOIN inserted i ON i.id = e."emailId"`;
   if (!unlessSuppressed) return `WITH ${ctes.join(',\n')}\n${events}`;
   // Suppressions are stored by bare, lower-cased address, as the pairs come.
   const suppressed = `suppressed AS (
-  SELECT s."teamId", s.email FROM "Suppression" s
+  SELECT s."teamId", s.email, s.reason FROM "Suppression" s
   JOIN json_to_recordset($5::json) AS x("teamId" int, email text) ON s."teamId" = x."teamId" AND s.email = x.email
 )`;
-  return `WITH ${[suppressed, ...ctes, `events AS (\n${events}\n)`].join(',\n')}\nSELECT "teamId", email FROM suppressed`;
+  return `WITH ${[suppressed, ...ctes, `events AS (\n${events}\n)`].join(',\n')}\nSELECT "teamId", email, reason FROM suppressed`;
 }
 
 const INSERT_EMAILS: NamedStatement = { name: 'mailrail_insert_emails', text: insertEmailsSql(false) };
@@ -229,14 +234,24 @@ function insertParams(items: PreparedEmail[], now: Date, idempotency: Idempotenc
     if (d.contactId != null) row.contactId = d.contactId;
     if (d.unsubUrl != null) row.unsubUrl = d.unsubUrl;
     if (sendJobId) row.sendJobId = sendJobId;
+    if (d.skippedRecipients?.length) row.skippedRecipients = d.skippedRecipients;
     return row;
   });
   const events = items.map(({ draft: d, created }) => ({
     emailId: created.id,
     status: created.status,
-    data: d.suppressed ? { error: d.suppressed.reason } : d.scheduledAt ? { scheduledAt: d.scheduledAt.toISOString() } : null,
+    data: firstEventData(d),
   }));
   return [JSON.stringify(rows), JSON.stringify(events), JSON.stringify(idempotency), now.toISOString()];
+}
+
+/** The first event's data: why it was suppressed, when it is due, and who was not sent to. */
+function firstEventData(d: EmailDraft): Record<string, unknown> | null {
+  const data: Record<string, unknown> = {};
+  if (d.suppressed) data.error = d.suppressed.reason;
+  else if (d.scheduledAt) data.scheduledAt = d.scheduledAt.toISOString();
+  if (d.skippedRecipients?.length) data.skippedRecipients = d.skippedRecipients;
+  return Object.keys(data).length ? data : null;
 }
 
 /**
@@ -265,7 +280,7 @@ export async function insertEmailRowsUnlessSuppressed(
   now: Date,
   idempotency: IdempotencyRow[],
   lookup: { teamId: number; email: string }[],
-): Promise<{ teamId: number; email: string }[]> {
+): Promise<{ teamId: number; email: string; reason: SuppressionReason }[]> {
   if (items.length === 0) return [];
   return sql.query(INSERT_EMAILS_UNLESS_SUPPRESSED, [...insertParams(items, now, idempotency), JSON.stringify(lookup)]);
 }

@@ -10,7 +10,7 @@ import {
   type EmailDraft,
 } from './create-emails';
 import type { IdempotencyClaim } from './idempotency';
-import { suppressionKey, suppressionLookup, withSuppressions } from './suppression';
+import { suppressionLookup, withSuppressions } from './suppression';
 
 interface Entry {
   drafts: EmailDraft[];
@@ -80,7 +80,7 @@ export function createEmailCommitter(
     let attempt = prepare(entries, drafts, now);
     const suppressed = await insertEmailRowsUnlessSuppressed(deps.sql, attempt.prepared, now, attempt.claims, suppressionLookup(drafts));
     if (suppressed.length) {
-      attempt = prepare(entries, withSuppressions(drafts, new Set(suppressed.map(suppressionKey))), now);
+      attempt = prepare(entries, withSuppressions(drafts, suppressed), now);
       await insertEmailRows(deps.sql, attempt.prepared, now, attempt.claims);
     }
     await enqueueSendJobs(deps, attempt.prepared, now);

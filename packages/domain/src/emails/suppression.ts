@@ -1,5 +1,7 @@
 import { bareAddress } from './address';
+import type { SuppressionReason } from '@mailrail/platform/db/generated/enums';
 import type { EmailDraft } from './create-emails';
+import type { SkippedRecipient } from './recipient-outcomes';
 
 export const ALL_TO_SUPPRESSED = 'All TO recipients are suppressed. No emails to send.';
 
@@ -27,18 +29,33 @@ export function suppressionLookup(drafts: EmailDraft[]): SuppressionPair[] {
   return [...unique.values()];
 }
 
+/** A suppressed (team, address) pair as the suppression list answers it, with why it is there. */
+export interface SuppressedPair extends SuppressionPair {
+  reason: SuppressionReason;
+}
+
 /**
  * useSend's rule (docs/emails.md, "Suppressed recipients"), given the suppressed pairs: when every
  * TO address is suppressed the email is kept as SUPPRESSED and never sent; otherwise suppressed
- * to, cc and bcc addresses are silently dropped.
+ * to, cc and bcc addresses are dropped. Either way each suppressed address is kept on the draft
+ * (`skippedRecipients`) with its reason, so the email says who was not sent to and why.
  */
-export function withSuppressions(drafts: EmailDraft[], suppressed: Set<string>): EmailDraft[] {
-  if (suppressed.size === 0) return drafts;
+export function withSuppressions(drafts: EmailDraft[], suppressed: SuppressedPair[]): EmailDraft[] {
+  if (suppressed.length === 0) return drafts;
+  const reasons = new Map(suppressed.map((p) => [suppressionKey(p), p.reason]));
   return drafts.map((d) => {
-    const keep = (list: string[] | undefined) =>
-      list?.filter((a) => !suppressed.has(suppressionKey({ teamId: d.teamId, email: normalise(a) })));
-    const to = keep(d.to)!;
-    if (to.length === 0) return { ...d, suppressed: { reason: ALL_TO_SUPPRESSED } };
-    return { ...d, to, cc: keep(d.cc), bcc: keep(d.bcc) };
+    const skipped: SkippedRecipient[] = [];
+    const keep = (list: string[] | undefined, type: SkippedRecipient['type']) =>
+      list?.filter((address) => {
+        const reason = reasons.get(suppressionKey({ teamId: d.teamId, email: normalise(address) }));
+        if (reason) skipped.push({ email: address, type, status: 'SUPPRESSED', reason });
+        return !reason;
+      });
+    const to = keep(d.to, 'to')!;
+    const cc = keep(d.cc, 'cc');
+    const bcc = keep(d.bcc, 'bcc');
+    const skippedRecipients = skipped.length ? skipped : null;
+    if (to.length === 0) return { ...d, suppressed: { reason: ALL_TO_SUPPRESSED }, skippedRecipients };
+    return { ...d, to, cc, bcc, skippedRecipients };
   });
 }

@@ -7,7 +7,7 @@ import { isoUtcSql } from '@mailrail/platform/db/sql/time';
 // Teams without an active webhook get no row.
 
 /** What the status-changing CTE must return for emailOutboxInsertSql. */
-export const EMAIL_OUTBOX_RETURNING = `id, "teamId", "domainId", "from", "to", subject, "campaignId", "contactId", "templateId", "latestStatus"`;
+export const EMAIL_OUTBOX_RETURNING = `id, "teamId", "domainId", "from", "to", subject, "campaignId", "contactId", "templateId", "latestStatus", "skippedRecipients"`;
 
 // Each field of emailWebhookData as SQL over the CTE row `c`. Keyed by the TypeScript builder's
 // own result type, so a field added to one side only does not compile; email-payload-agreement.test.ts
@@ -24,10 +24,11 @@ const EMAIL_FIELD_SQL: { [field in keyof EmailWebhookFields]-?: string } = {
   domainId: 'c."domainId"',
   subject: 'c.subject',
   templateId: 'c."templateId"',
+  skippedRecipients: 'c."skippedRecipients"',
 };
 
 // Fields emailWebhookData leaves out, rather than sending null, when the email has none.
-const OMITTED_WHEN_NULL = new Set<keyof EmailWebhookFields>(['templateId']);
+const OMITTED_WHEN_NULL = new Set<keyof EmailWebhookFields>(['templateId', 'skippedRecipients']);
 
 const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;
 const fields = Object.entries(EMAIL_FIELD_SQL) as [keyof EmailWebhookFields, string][];

@@ -41,6 +41,7 @@ const emailColumns = {
   contactId: true,
   domainId: true,
   templateId: true,
+  skippedRecipients: true,
 } as const;
 const comparable = (e: WebhookEvent) => ({ teamId: e.teamId, type: e.type, domainId: e.domainId, data: e.data });
 const ISO_MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -78,6 +79,7 @@ describe('the email webhook event, written in SQL and in TypeScript', () => {
       campaignId: 'cmp1',
       contactId: 'ct1',
       lane: 'marketing',
+      skippedRecipients: [{ email: 'Gone <gone@x.org>', type: 'cc', status: 'SUPPRESSED', reason: 'HARD_BOUNCE' }],
     };
     const bare: EmailDraft = {
       teamId,
@@ -102,10 +104,12 @@ describe('the email webhook event, written in SQL and in TypeScript', () => {
       contactId: 'ct1',
       to: full.to,
       subject: full.subject,
+      skippedRecipients: full.skippedRecipients,
     });
     const suppressed = pairs.find((p) => p.sql.type === 'email.suppressed')!.sql.data as Record<string, unknown>;
     expect(suppressed).toMatchObject({ domainId: null, campaignId: null, contactId: null });
     expect(suppressed).not.toHaveProperty('templateId');
+    expect(suppressed).not.toHaveProperty('skippedRecipients');
   });
 
   it('agrees for every status a status-changing statement can set (as cancel and send failure use it)', async () => {

@@ -14,7 +14,10 @@ export interface EmailEventExtras {
   metadata?: Record<string, unknown>;
 }
 
-export type EmailForWebhook = Pick<Email, 'id' | 'from' | 'to' | 'subject' | 'campaignId' | 'contactId' | 'domainId' | 'templateId'>;
+export type EmailForWebhook = Pick<
+  Email,
+  'id' | 'from' | 'to' | 'subject' | 'campaignId' | 'contactId' | 'domainId' | 'templateId' | 'skippedRecipients'
+>;
 
 /** The fields every email event carries; db/sql/email-outbox.ts builds the same object in SQL from this type. */
 export type EmailWebhookFields = Omit<ReturnType<typeof emailWebhookData>, keyof EmailEventExtras>;
@@ -31,6 +34,8 @@ export function emailWebhookData(email: EmailForWebhook, status: EmailStatus, oc
     domainId: email.domainId,
     subject: email.subject,
     ...(email.templateId ? { templateId: email.templateId } : {}),
+    // Recipients given but not sent to, with why (recipient-outcomes.ts); only when there are any.
+    ...(email.skippedRecipients != null ? { skippedRecipients: email.skippedRecipients } : {}),
     ...extras,
   };
 }

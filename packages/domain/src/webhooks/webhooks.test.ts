@@ -98,6 +98,7 @@ describe('recordEmailStatusEvent', () => {
       subject: 'Hi',
       campaignId: null,
       contactId: null,
+      skippedRecipients: null,
       domainId: null,
       templateId: null,
     };
