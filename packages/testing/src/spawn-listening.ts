@@ -88,7 +88,7 @@ export async function spawnListening(opts: SpawnListeningOptions): Promise<Liste
     await stop('SIGKILL');
     const why = outcome === 'exited' ? `exited (${child.exitCode ?? child.signalCode})` : `did not write it within ${timeoutMs} ms`;
     throw new Error(
-      `${opts.command} ${opts.args.join(' ')}: waited for the log line "${opts.message}", the child ${why}:\n${output.slice(-4000)}`,
+      `${opts.command} ${opts.args.join(' ')}: waited for the log line "${opts.message}", the child (pid ${child.pid}) ${why}:\n${output.slice(-4000)}`,
     );
   }
   return { child, listening, lines, output: () => output, exited, stop };
