@@ -54,11 +54,25 @@ it('two busy teams take turns', async () => {
   const c = await otherTeam('Team C');
   const d = await otherTeam('Team D');
   env.ses.reset();
-  // Scheduled a moment ahead, each email a job of its own, so both teams' queues are full before
-  // any is taken; both fall due in the same minute, whose places they count.
-  const due = new Date(Date.now() + 1500);
-  await env.createEmails(Array.from({ length: 30 }, (_, i) => ({ ...c, to: [`c-${i}@example.net`], scheduledAt: due })));
-  await env.createEmails(Array.from({ length: 30 }, (_, i) => ({ ...d, to: [`d-${i}@example.net`], scheduledAt: due })));
+  // Scheduled ahead, each email a job of its own; both fall due in the same minute, whose places
+  // they count. The queue is paused while they are stored; then their time is moved into the past
+  // (in PostgreSQL, and their delayed jobs promoted), so both teams' jobs wait together before any
+  // is taken, however long storing them took.
+  const queue = env.deps.queues.get(queueNames.send(env.domain.region, 'transactional'));
+  await queue.pause();
+  try {
+    const due = new Date(Date.now() + 3_600_000);
+    const ids = [
+      ...(await env.createEmails(Array.from({ length: 30 }, (_, i) => ({ ...c, to: [`c-${i}@example.net`], scheduledAt: due })))),
+      ...(await env.createEmails(Array.from({ length: 30 }, (_, i) => ({ ...d, to: [`d-${i}@example.net`], scheduledAt: due })))),
+    ];
+    expect((await queue.getJobCounts('delayed')).delayed).toBe(60);
+    await env.deps.db.email.updateMany({ where: { id: { in: ids } }, data: { scheduledAt: new Date(Date.now() - 1000) } });
+    // Oldest first, as they would fall due (Queue.promoteJobs would drop their priorities).
+    for (const job of (await queue.getJobs(['delayed'])).reverse()) await job.promote();
+  } finally {
+    await queue.resume();
+  }
   await env.waitFor(async () => env.ses.messages.length === 60, 60_000);
   const order = env.ses.messages.map((m) => m.destination.to[0][0]).join('');
   // Each team's n-th email has place n: the two alternate, never more than a few in a row (the
