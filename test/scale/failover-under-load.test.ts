@@ -5,9 +5,10 @@
 //   1. CLUSTER FAILOVER (lossless) of the master that owns the send queue's slot;
 //   2. kill -9 of the master that owns it then;
 //   3. kill -9 of a master that owns Idempotency-Keys while requests with those keys arrive again.
-// Every email reaches SES exactly once, all are SENT within lease + sweep + 30 s of the last
-// request answered, no process is restarted, and the API answers only 200, 409 or 503 (the client
-// retries 409 and 503 with the same key). Figures: bench/RESULTS.md; how to run: docs/redis.md.
+// Every email reaches SES exactly once and is SENT, with no stretch of one lease, one sweep and one
+// SES call in which none became SENT while some were not (how long the backlog takes is this
+// machine's speed: a figure), no process is restarted, and the API answers only 200, 409 or 503
+// (the client retries 409 and 503 with the same key). Figures: bench/RESULTS.md; how to run: docs/redis.md.
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -282,21 +283,31 @@ it(`a ${BURST}-email burst and a ${CAMPAIGN}-recipient campaign through 2 APIs a
   await retried;
   const lastAnswer = Date.now();
 
-  // Every email SENT within lease + sweep + 30 s of the last answer.
+  // Every email SENT, however long this machine takes to send the backlog. An email whose job a
+  // failover lost waits out its lease, then the next sweep sends it again, in one SES call at most
+  // SES_TIMEOUT_MS long: a stretch longer than that with no email (nor the campaign) becoming SENT
+  // means one is stuck, and the wait ends there.
   const ids = new Set([...early, ...late].flatMap((r) => r.ids ?? []));
   const campaignEmails = (await stack.db.email.findMany({ where: { campaignId: campaign.id }, select: { id: true } })).map((e) => e.id);
   for (const id of campaignEmails) ids.add(id);
-  const budgetMs = LEASE_MS + SWEEP_MS + 30_000;
+  const stuckAfterMs = LEASE_MS + SWEEP_MS + SES_TIMEOUT_MS;
   const unsentAtLastAnswer = ids.size - (await stack.db.email.count({ where: { teamId: stack.team.id, latestStatus: 'SENT' } }));
   let allSentMs = -1;
+  let progress = '';
+  let progressAt = Date.now();
+  let stuck = false;
   await waitFor(
     async () => {
       const campaignDone = (await api<{ status: string }>(stack, 'GET', `/api/v1/campaigns/${campaign.id}`)).status === 'SENT';
       const sent = await stack.db.email.count({ where: { teamId: stack.team.id, latestStatus: 'SENT' } });
-      if (campaignDone && sent >= BURST + CAMPAIGN) allSentMs = Date.now() - lastAnswer;
-      return allSentMs >= 0;
+      const now = Date.now();
+      if (campaignDone && sent >= BURST + CAMPAIGN) allSentMs = now - lastAnswer;
+      if (`${sent}:${campaignDone}` !== progress) [progress, progressAt] = [`${sent}:${campaignDone}`, now];
+      stuck = now - progressAt > stuckAfterMs;
+      return allSentMs >= 0 || stuck;
     },
-    budgetMs + 120_000,
+    // Only a guard against a hang the progress check misses: jest's timeout for the test.
+    1_200_000,
     'every email SENT',
   ).catch(() => undefined);
   await sleep(LEASE_MS + 1000); // a duplicate from an expired lease would show up by now
@@ -331,7 +342,7 @@ it(`a ${BURST}-email burst and a ${CAMPAIGN}-recipient campaign through 2 APIs a
     `cluster_failover: slot ${sendSlot} on new master after ${seconds(f1.ms)} s, ses_messages_at=${atSesF1}`,
     `kill_send_master: slot ${sendSlot} promoted after ${seconds(f2.ms)} s, ses_messages_at=${atSesF2}`,
     `kill_idempotency_master: slot ${idemSlot} promoted after ${seconds(f3.ms)} s, ${rounds} rounds of the ${late.length} late batches sent meanwhile`,
-    `burst_answered_after=${seconds(lastAnswer - t0)} s unsent_at_last_answer=${unsentAtLastAnswer} all_sent_after_last_answer=${allSentMs < 0 ? 'never' : `${seconds(allSentMs)} s`} (budget ${seconds(budgetMs)} s)`,
+    `burst_answered_after=${seconds(lastAnswer - t0)} s unsent_at_last_answer=${unsentAtLastAnswer} all_sent_after_last_answer=${allSentMs < 0 ? 'never' : `${seconds(allSentMs)} s`}${stuck ? ` (none SENT for ${seconds(stuckAfterMs)} s: stuck at ${progress})` : ''}`,
     `api_answers=${JSON.stringify(answers)} id_mismatches_on_retry=${mismatches.length}`,
     `faults_at_ms=${[f1At, f2At, f3At].map((t) => t - t0).join(',')} duplicate_copies_at_ms=${JSON.stringify([...copies.values()].slice(0, 5))} ses_timeouts_logged=${sesTimeouts}`,
     ...lostSample,
@@ -344,8 +355,7 @@ it(`a ${BURST}-email burst and a ${CAMPAIGN}-recipient campaign through 2 APIs a
   expect(emailRows).toBe(BURST + CAMPAIGN);
   expect({ lost, duplicates, stray }).toEqual({ lost: 0, duplicates: 0, stray: 0 });
   expect(stack.ses.messages.filter((m) => !emailIdOf(m.raw))).toEqual([]);
-  expect(allSentMs).toBeGreaterThanOrEqual(0);
-  expect(allSentMs).toBeLessThanOrEqual(budgetMs);
+  expect({ stuck, allSent: allSentMs >= 0 }).toEqual({ stuck: false, allSent: true });
   expect(alive).toBe(true);
   expect(crossSlot).toEqual([]);
 }, 1_200_000);

@@ -105,8 +105,15 @@ it('pause stops new sends, holds queued emails, and resume continues where it st
     scheduledAt: new Date(t - 1000),
     batchSize: 500,
   });
-  await env.waitFor(async () => sentTo(domain) >= 30, 20_000);
-  expect(await pauseCampaignAndHoldEmails(env.deps.db, { id, teamId: env.teamId }, new Date(t))).toBe(true);
+  // Paused as SES takes the 30th message, from SES's side: the pause lands mid-campaign whatever
+  // the speed of this machine, not only if the test's poll sees the 30th before the 300th.
+  let pausing: Promise<boolean> | undefined;
+  env.ses.onAccept = () => {
+    if (sentTo(domain) >= 30) pausing ??= pauseCampaignAndHoldEmails(env.deps.db, { id, teamId: env.teamId }, new Date(t));
+  };
+  await env.waitFor(async () => pausing !== undefined, 20_000);
+  env.ses.onAccept = null;
+  expect(await pausing).toBe(true);
   // The sends claimed before the pause finish: then no email of the campaign is waiting to go.
   const unsent = () => env.deps.db.email.count({ where: { campaignId: id, latestStatus: { in: ['QUEUED', 'SCHEDULED'] } } });
   await env.waitFor(async () => (await unsent()) === 0, 20_000);

@@ -82,6 +82,14 @@ describe('a periodic worker that stops taking jobs', () => {
   });
 
   const STUCK_AFTER_MS = 1500;
+  // The watch measures its waits on this clock. Each test moves it past STUCK_AFTER_MS once the
+  // scene is set, so what the watch decides follows from the worker's state, not from how long
+  // anything took on this machine.
+  let skewMs = 0;
+  const now = () => Date.now() + skewMs;
+  beforeEach(() => {
+    skewMs = 0;
+  });
 
   it('is replaced when its one job was lost by Redis and the next tick is due', async () => {
     const queue = env.deps.queues.get(queueNames.maintenance);
@@ -99,7 +107,7 @@ describe('a periodic worker that stops taking jobs', () => {
           },
         },
       ],
-      { stuckAfterMs: STUCK_AFTER_MS },
+      { stuckAfterMs: STUCK_AFTER_MS, now },
     );
     try {
       const first = await env.waitFor(async () => (await queue.getJobs(['active']))[0], 5000);
@@ -107,7 +115,8 @@ describe('a periodic worker that stops taking jobs', () => {
       // A failover to a replica that had not received the job yet: its keys are gone.
       await env.deps.redis.del(queue.toKey(first.id!), `${queue.toKey(first.id!)}:lock`);
       await env.deps.redis.lrem(queue.keys.active, 0, first.id!);
-      await env.waitFor(async () => runs >= 2, 4 * STUCK_AFTER_MS + 5000);
+      skewMs = 10 * STUCK_AFTER_MS;
+      await env.waitFor(async () => runs >= 2);
       expect(runner.replacements()).toBeGreaterThan(replacedBefore);
     } finally {
       release();
@@ -116,8 +125,10 @@ describe('a periodic worker that stops taking jobs', () => {
   });
 
   it('is kept while it runs a job it still holds, however long', async () => {
+    const queue = env.deps.queues.get(queueNames.maintenance);
     let runs = 0;
-    let longRunDone = false;
+    let release = () => {};
+    const long = new Promise<void>((resolve) => (release = resolve));
     const runner = await startPeriodicJobs(
       env.deps,
       [
@@ -125,22 +136,29 @@ describe('a periodic worker that stops taking jobs', () => {
           name: 'slow-tick',
           everyMs: 300,
           run: async () => {
-            if (++runs > 1) return;
-            await new Promise((resolve) => setTimeout(resolve, 3 * STUCK_AFTER_MS));
-            longRunDone = true;
+            if (++runs === 1) await long; // runs until the test lets it finish
           },
         },
       ],
-      { stuckAfterMs: STUCK_AFTER_MS },
+      { stuckAfterMs: STUCK_AFTER_MS, now },
     );
+    const looked = jest.spyOn(queue, 'getJobState');
     try {
-      // Counted from the moment it holds the long job: that is the worker the rule keeps.
-      await env.waitFor(async () => runs >= 1, 5000);
-      const replacedWhileHolding = runner.replacements();
-      await env.waitFor(async () => runs >= 2, 3 * STUCK_AFTER_MS + 5000);
-      expect(longRunDone).toBe(true);
-      expect(runner.replacements()).toBe(replacedWhileHolding);
+      const held = await env.waitFor(async () => (await queue.getJobs(['active'])).find((j) => j.name === 'slow-tick'));
+      // Everything but a free slot says "stuck": no progress for 10 x STUCK_AFTER_MS on the watch's
+      // clock, and the next tick due meanwhile. Two looks at the held job (or a replacement): the
+      // first check made with that clock has been decided.
+      skewMs = 10 * STUCK_AFTER_MS;
+      looked.mockClear();
+      await env.waitFor(async () => runner.replacements() > 0 || looked.mock.calls.filter(([id]) => id === held.id).length >= 2);
+      expect(await queue.getJobCounts('wait', 'delayed')).not.toEqual({ wait: 0, delayed: 0 });
+      expect(runner.replacements()).toBe(0);
+      release();
+      await env.waitFor(async () => runs >= 2);
+      expect(runner.replacements()).toBe(0);
     } finally {
+      looked.mockRestore();
+      release();
       await runner.close();
     }
   });

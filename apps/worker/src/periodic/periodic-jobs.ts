@@ -155,7 +155,12 @@ const QUEUES_WITH_RETIRED_SCHEDULERS = [queueNames.campaigns, queueNames.domains
 export async function startPeriodicJobs<D extends PeriodicRunnerDeps>(
   deps: D,
   jobs: PeriodicJob<D>[],
-  opts: { redeclareEveryMs?: number; stuckAfterMs?: number } = {},
+  opts: {
+    redeclareEveryMs?: number;
+    stuckAfterMs?: number;
+    /** The clock the stuck-worker watch measures its waits on (tests move their own). */
+    now?: () => number;
+  } = {},
 ): Promise<PeriodicJobsRunner> {
   validatePeriodicJobs(jobs);
   const queue = deps.queues.get(queueNames.maintenance);
@@ -210,7 +215,12 @@ export async function startPeriodicJobs<D extends PeriodicRunnerDeps>(
     return worker;
   };
   const stuckAfterMs = opts.stuckAfterMs ?? PERIODIC_WORKER_STUCK_AFTER_MS;
-  const watched = replaceStuckWorker(makeWorker, queue, { stuckAfterMs, checkEveryMs: Math.max(100, stuckAfterMs / 6), log: deps.log });
+  const watched = replaceStuckWorker(makeWorker, queue, {
+    stuckAfterMs,
+    checkEveryMs: Math.max(100, stuckAfterMs / 6),
+    log: deps.log,
+    now: opts.now,
+  });
   deps.log.info({ jobs: jobs.map((j) => ({ name: j.name, cron: j.cron, everyMs: j.everyMs })) }, 'periodic jobs registered');
   return {
     queue,

@@ -54,16 +54,22 @@ it('two busy teams take turns', async () => {
   const c = await otherTeam('Team C');
   const d = await otherTeam('Team D');
   env.ses.reset();
-  // Scheduled a moment ahead, each email a job of its own; both fall due in the same minute,
-  // whose places they count. The queue is paused until both teams' jobs are in, however long
-  // storing them takes on a busy machine: then the worker finds both teams waiting.
+  // Scheduled ahead, each email a job of its own; both fall due in the same minute, whose places
+  // they count. The queue is paused while they are stored; then their time is moved into the past
+  // (in PostgreSQL, and their delayed jobs promoted), so both teams' jobs wait together before any
+  // is taken, however long storing them took.
   const queue = env.deps.queues.get(queueNames.send(env.domain.region, 'transactional'));
-  const due = new Date(Date.now() + 1500);
   await queue.pause();
   try {
-    await env.createEmails(Array.from({ length: 30 }, (_, i) => ({ ...c, to: [`c-${i}@example.net`], scheduledAt: due })));
-    await env.createEmails(Array.from({ length: 30 }, (_, i) => ({ ...d, to: [`d-${i}@example.net`], scheduledAt: due })));
-    expect(env.ses.messages).toHaveLength(0);
+    const due = new Date(Date.now() + 3_600_000);
+    const ids = [
+      ...(await env.createEmails(Array.from({ length: 30 }, (_, i) => ({ ...c, to: [`c-${i}@example.net`], scheduledAt: due })))),
+      ...(await env.createEmails(Array.from({ length: 30 }, (_, i) => ({ ...d, to: [`d-${i}@example.net`], scheduledAt: due })))),
+    ];
+    expect((await queue.getJobCounts('delayed')).delayed).toBe(60);
+    await env.deps.db.email.updateMany({ where: { id: { in: ids } }, data: { scheduledAt: new Date(Date.now() - 1000) } });
+    // Oldest first, as they would fall due (Queue.promoteJobs would drop their priorities).
+    for (const job of (await queue.getJobs(['delayed'])).reverse()) await job.promote();
   } finally {
     await queue.resume();
   }

@@ -8,6 +8,7 @@ import { foldCounterDeltas } from '@mailrail/domain/ses-events/counter-deltas';
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
 import { deleteRedisPrefix, testRedisPrefix } from '@mailrail/testing/redis';
+import { waitFor } from '@mailrail/testing/wait-for';
 import type { Worker } from 'bullmq';
 import { registerSesEventProcessing } from './register';
 
@@ -79,12 +80,18 @@ it('retries an event whose email is not known yet, and applies it once the email
     data: { id, teamId: team.id, from: 'a@example.com', to: ['b@example.org'], subject: 's', latestStatus: 'QUEUED' },
   });
   const job: SesEventJob = { snsMessageId: newId(), topicArn: 'arn', message: sesMessage('Delivery', 'ses-late') };
-  const added = await queues
-    .get(queueNames.sesEvents)
-    .add('e', job, { attempts: 3, backoff: { type: 'fixed', delay: 300 }, jobId: job.snsMessageId });
-  // The send path stores the SES id a moment after the event was queued.
-  await new Promise((r) => setTimeout(r, 100));
+  const queue = queues.get(queueNames.sesEvents);
+  // The retry waits until the test promotes it: the SES id is stored between the two attempts,
+  // however long the first one took.
+  const added = await queue.add('e', job, { attempts: 3, backoff: { type: 'fixed', delay: 3_600_000 }, jobId: job.snsMessageId });
+  const retry = await waitFor(async () => ((await queue.getJobState(added.id!)) === 'delayed' ? queue.getJob(added.id!) : undefined), {
+    timeoutMs: 15_000,
+    what: 'the first attempt to fail',
+  });
+  expect(retry?.attemptsMade).toBe(1);
+  // The send path stores the SES id after the event was queued.
   await db.email.update({ where: { id }, data: { sesEmailId: 'ses-late' } });
+  await retry!.promote();
   expect(await added.waitUntilFinished(events, 15_000)).toBe('processed');
   expect((await db.email.findUniqueOrThrow({ where: { id } })).latestStatus).toBe('DELIVERED');
 });
