@@ -16,7 +16,7 @@ import { createRedis } from '@mailrail/platform/redis/client';
 import { prepareTemplateDatabase, templateDatabaseName, testServerUrl } from '@mailrail/testing/databases';
 import { deleteRedisPrefix } from '@mailrail/testing/redis';
 import { cpuSeconds, storesCpuSeconds } from '../process-stats';
-import { httpSender, openLoop, type LoadClock, type SendRequest } from './open-loop';
+import { httpSender, openLoop, type LoadClock, type OpenLoopRun, type SendRequest } from './open-loop';
 
 export const root = path.resolve(__dirname, '../..');
 
@@ -211,16 +211,8 @@ export interface Figures {
   sendLagP99?: number;
 }
 
-/** What one load generator's run gives, before the server's CPU time is added. */
-interface LoadRun {
-  total: number;
-  perSecond: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-  sendLagP99?: number;
-}
+/** What one load generator's run gives, before the server's CPU time is added (only the open loop knows its own lag). */
+type LoadRun = Omit<OpenLoopRun, 'sendLagP99'> & Partial<Pick<OpenLoopRun, 'sendLagP99'>>;
 
 /** Runs `generate` against `server` and adds the CPU time of the server, the stores and this process per request. */
 async function withCpuTimes(
