@@ -196,8 +196,9 @@ async function describeLost(lostIds: string[]): Promise<string[]> {
 
 it(`a ${BURST}-email burst and a ${CAMPAIGN}-recipient campaign through 2 APIs and 3 workers survive three failovers`, async () => {
   const from = `Scale <hello@${stack.team.domain.name}>`;
-  const apis = [stack.apiUrl];
   await stack.startApi();
+  // The API's URL is known once it listens (it binds port 0 and reports it).
+  const apis = [stack.apiUrl];
   apis.push(await stack.addApi());
   const workers: ChildProcess[] = [];
   for (let i = 0; i < 3; i++) workers.push(await stack.startWorker());
