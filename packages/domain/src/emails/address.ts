@@ -104,6 +104,14 @@ export function bareAddress(field: string): string {
   return parseAddress(field)?.address ?? trimmed;
 }
 
+/**
+ * `"Name" <a@b.c>` or `a@b.c` → `a@b.c`, lower-cased and trimmed: how recipients are compared with
+ * the suppression list, SES's per-recipient events and the exact recipient search.
+ */
+export function normaliseAddress(address: string): string {
+  return bareAddress(address).toLowerCase();
+}
+
 /** A zod string field holding one `addr` or `Name <addr>`, capped so OpenAPI shows maxLength. */
 export const addressField = () =>
   z

@@ -15,7 +15,7 @@ import type { FairJob } from '@mailrail/platform/queue/fair-priority';
 import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '../sql/email-outbox';
 import { prismaExecutor, type NamedStatement, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { emailSearchTextSql } from '../sql/email-search';
-import { bareAddress } from './address';
+import { normaliseAddress } from './address';
 import type { SkippedRecipient } from './recipient-outcomes';
 import type { SuppressionReason } from '@mailrail/platform/db/generated/enums';
 import { textArrayLiteral } from '@mailrail/platform/db/sql/text-array';
@@ -213,7 +213,7 @@ function insertParams(items: PreparedEmail[], now: Date, idempotency: Idempotenc
       latestStatus: created.status,
       isMarketing: d.lane === 'marketing',
       // The dashboard's exact recipient search (GIN over the array).
-      toAddresses: textArrayLiteral(d.to.map((a) => bareAddress(a).toLowerCase())),
+      toAddresses: textArrayLiteral(d.to.map(normaliseAddress)),
     };
     // The rest only when set: a missing key is NULL (or, for an array, empty).
     if (d.domainId != null) row.domainId = d.domainId;

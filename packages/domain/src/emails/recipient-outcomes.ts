@@ -1,5 +1,5 @@
 import type { EmailStatus, SuppressionReason } from '@mailrail/platform/db/generated/enums';
-import { bareAddress } from './address';
+import { normaliseAddress } from './address';
 
 // Every recipient of an email has an outcome (issue 42): those given but not sent to are stored
 // with the email (`skippedRecipients`, written by withSuppressions); the others follow the
@@ -55,8 +55,6 @@ const RECIPIENT_RANK: Partial<Record<EmailStatus, number>> = { DELIVERY_DELAYED:
 // Opens and clicks are the message's (SES cannot say whose): they change no recipient's outcome.
 const MESSAGE_ONLY = new Set<EmailStatus>(['OPENED', 'CLICKED']);
 
-const key = (address: string) => bareAddress(address).toLowerCase();
-
 const record = (value: unknown): Record<string, unknown> =>
   value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
@@ -83,7 +81,7 @@ function eventRecipients(event: EventForOutcomes): Map<string, string | null> | 
     // Deliveries list plain addresses; bounces, complaints and delays list objects.
     const r = record(item);
     const address = typeof item === 'string' ? item : typeof r.emailAddress === 'string' ? r.emailAddress : null;
-    if (address) out.set(key(address), typeof r.diagnosticCode === 'string' ? r.diagnosticCode : null);
+    if (address) out.set(normaliseAddress(address), typeof r.diagnosticCode === 'string' ? r.diagnosticCode : null);
   }
   return out;
 }
@@ -98,7 +96,7 @@ function messageReason(event: EventForOutcomes): string | null {
 /** Each recipient of `email`, given and skipped, with its outcome after `events` (oldest first). */
 export function recipientOutcomes(email: EmailForOutcomes, events: EventForOutcomes[]): RecipientOutcome[] {
   const skipped = storedSkippedRecipients(email.skippedRecipients);
-  const skippedKeys = new Set(skipped.map((s) => `${s.type}:${key(s.email)}`));
+  const skippedKeys = new Set(skipped.map((s) => `${s.type}:${normaliseAddress(s.email)}`));
   let base: { status: EmailStatus; reason: string | null } = { status: email.latestStatus, reason: null };
   const byRecipient = new Map<string, { status: EmailStatus; reason: string | null }>();
   for (const event of events) {
@@ -114,15 +112,15 @@ export function recipientOutcomes(email: EmailForOutcomes, events: EventForOutco
       if (!now || (RECIPIENT_RANK[now.status] ?? 0) <= rank) byRecipient.set(address, { status: event.status, reason });
     };
     if (about) for (const [address, reason] of about) apply(address, reason);
-    else for (const address of [...email.to, ...email.cc, ...email.bcc]) apply(key(address), null);
+    else for (const address of [...email.to, ...email.cc, ...email.bcc]) apply(normaliseAddress(address), null);
   }
 
   const out: RecipientOutcome[] = [];
   for (const type of ['to', 'cc', 'bcc'] as const) {
     for (const address of email[type]) {
       // An email whose every `to` is suppressed keeps its recipients as given: those are in both.
-      if (skippedKeys.has(`${type}:${key(address)}`)) continue;
-      const own = byRecipient.get(key(address));
+      if (skippedKeys.has(`${type}:${normaliseAddress(address)}`)) continue;
+      const own = byRecipient.get(normaliseAddress(address));
       out.push({ email: address, type, ...(own ?? base) });
     }
     for (const s of skipped) if (s.type === type) out.push({ email: s.email, type, status: 'SUPPRESSED', reason: s.reason });

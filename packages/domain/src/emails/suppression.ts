@@ -1,12 +1,9 @@
-import { bareAddress } from './address';
+import { normaliseAddress } from './address';
 import type { SuppressionReason } from '@mailrail/platform/db/generated/enums';
 import type { EmailDraft } from './create-emails';
 import type { SkippedRecipient } from './recipient-outcomes';
 
 export const ALL_TO_SUPPRESSED = 'All TO recipients are suppressed. No emails to send.';
-
-// A recipient may be `Name <addr>`: suppressions are kept by bare, lower-cased address.
-const normalise = (recipient: string) => bareAddress(recipient).toLowerCase();
 
 /** A recipient of a team, as the suppression list is searched: the address bare and lower-cased. */
 export interface SuppressionPair {
@@ -22,7 +19,7 @@ export function suppressionLookup(drafts: EmailDraft[]): SuppressionPair[] {
   const unique = new Map<string, SuppressionPair>();
   for (const d of drafts) {
     for (const recipient of [...d.to, ...(d.cc ?? []), ...(d.bcc ?? [])]) {
-      const pair = { teamId: d.teamId, email: normalise(recipient) };
+      const pair = { teamId: d.teamId, email: normaliseAddress(recipient) };
       unique.set(suppressionKey(pair), pair);
     }
   }
@@ -47,7 +44,7 @@ export function withSuppressions(drafts: EmailDraft[], suppressed: SuppressedPai
     const skipped: SkippedRecipient[] = [];
     const keep = (list: string[] | undefined, type: SkippedRecipient['type']) =>
       list?.filter((address) => {
-        const reason = reasons.get(suppressionKey({ teamId: d.teamId, email: normalise(address) }));
+        const reason = reasons.get(suppressionKey({ teamId: d.teamId, email: normaliseAddress(address) }));
         if (reason) skipped.push({ email: address, type, status: 'SUPPRESSED', reason });
         return !reason;
       });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { JobsOptions } from 'bullmq';
 import { sesEventJobOptions, type SesEventJob } from './process-ses-event';
 import { bareAddress } from '../emails/address';
-import { normaliseAddress } from './ses-event';
+import { normaliseAddress } from '../emails/address';
 
 // The local SES emulator accepts mail but publishes no events. In development the simulator
 // makes up the events SES would publish for each accepted message, in SES's own event-publishing

@@ -8,7 +8,8 @@ import type { EmailStatus } from '@mailrail/platform/db/generated/enums';
 import { newId } from '@mailrail/platform/ids';
 import { recordSesAcceptance } from '../sql/ses-acceptance';
 import { countEmailStatus, isCountedStatus, type CountableEmail } from './count-email-status';
-import { normaliseAddress, parseSesEvent, type SesEvent } from './ses-event';
+import { normaliseAddress } from '../emails/address';
+import { parseSesEvent, type SesEvent } from './ses-event';
 import { statusesReplaceableBy } from './status-rank';
 
 /** Payload of a `queueNames.sesEvents` job; the job id is the SNS MessageId. */

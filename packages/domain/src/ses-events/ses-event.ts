@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bareAddress } from '../emails/address';
+import { normaliseAddress } from '../emails/address';
 import { EMAIL_ID_HEADERS } from '../emails/headers';
 import type { EventStatus } from './status-rank';
 
@@ -63,11 +63,6 @@ export interface SesEvent {
 
 export type SesEventParse =
   { ok: true; event: SesEvent } | { ok: false; reason: 'not-json' | 'not-ses-event' | 'unknown-type'; type?: string };
-
-/** `"Name" <a@b.c>` or `a@b.c` → `a@b.c`, lower-cased and trimmed (parsed by the one address rule). */
-export function normaliseAddress(address: string): string {
-  return bareAddress(address).toLowerCase();
-}
 
 function parseDate(value: unknown): Date | null {
   if (typeof value !== 'string') return null;
