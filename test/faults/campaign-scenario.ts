@@ -6,7 +6,7 @@
 // 50 ms after it took each message, so every kill leaves emails SES has and the database does not
 // know about ("in doubt"). Campaign mail waits for the Send event: no duplicate at all.
 import { queueNames } from '@mailrail/platform/queue/queues';
-import { emailIdOf, sleep, startStack, waitFor, type ScenarioResult, type Stack } from './stack';
+import { emailIdOf, startStack, waitFor, type ScenarioResult, type Stack } from './stack';
 import { classifyDuplicates, killWorker, type Kill } from './duplicates';
 import { publishSendEvents, snsForStack, type SendEventPublisher } from './ses-send-events';
 import { sizes } from './sizes';
@@ -29,7 +29,6 @@ async function campaignWithKills(name: string, total: number, sendEvents: boolea
     { CAMPAIGN_CHUNK_SIZE: '500', ...(sns ? { ...sns.env, SES_IN_DOUBT_WAIT_SECONDS: String(IN_DOUBT_WAIT_SECONDS) } : {}) },
     { apiImports: sns?.apiImports },
   );
-  const leaseMs = 15_000; // SEND_LEASE_SECONDS in stack.ts
   let publisher: SendEventPublisher | null = null;
   let backlog: { max(): number; stop(): void } | null = null;
   try {
@@ -91,7 +90,8 @@ async function campaignWithKills(name: string, total: number, sendEvents: boolea
       () => true,
       () => false,
     );
-    await sleep(leaseMs + 1000); // a duplicate from an expired lease would show up by now
+    // Nothing left that could still reach SES (rather than a lease's length of waiting for a late duplicate).
+    const settled = await stack.waitUntilSettled({ campaignId: campaign.id }, 120_000);
     const drained = publisher ? await publisher.drain(60_000) : true;
 
     const final = await api<{ status: string; total: number; sent: number }>(stack, 'GET', `/api/v1/campaigns/${campaign.id}`);
@@ -110,6 +110,7 @@ async function campaignWithKills(name: string, total: number, sendEvents: boolea
     const pass =
       strict &&
       ended &&
+      settled &&
       kills.length === 5 &&
       createdAtFirstKill < total &&
       atSesAfterKills < total &&
@@ -123,7 +124,7 @@ async function campaignWithKills(name: string, total: number, sendEvents: boolea
       pass,
       figures:
         `recipients=${total} kills=${kills.length} emails_written_at_first_kill=${createdAtFirstKill} at_ses_after_each_kill=${atSesAfterEachKill.join(',')} ` +
-        `status=${final.status} total=${final.total} sent=${final.sent} email_rows=${emailRows} recipients_sent=${recipientsSent} ses_messages=${stack.ses.messages.length} ` +
+        `status=${final.status} settled=${settled} total=${final.total} sent=${final.sent} email_rows=${emailRows} recipients_sent=${recipientsSent} ses_messages=${stack.ses.messages.length} ` +
         (publisher
           ? `send_events_delivered=${publisher.delivered()} send_event_posts_failed=${publisher.failedPosts()} max_ses_event_backlog=${backlog?.max()} ` +
             `in_doubt_accepted_by_ses_at_kills=${inDoubtAtKills} sent_events=${sentEvents} `

@@ -74,6 +74,13 @@ export interface Stack {
   sesCountsByEmailId(): Map<string, number>;
   /** Waits until the fake SES holds every id at least once, or the timeout. */
   waitUntilDelivered(ids: string[], timeoutMs: number): Promise<boolean>;
+  /**
+   * Waits until no email of `of` can be sent again: each one's SES answer recorded (or failed)
+   * and none left mid-call ("in doubt", sesCallStartedAt set) or waiting for a worker, and no send
+   * job left in the queues. After a kill, a duplicate could only come from such an email or job;
+   * false at the timeout.
+   */
+  waitUntilSettled(of: { ids: string[] } | { campaignId: string }, timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -295,6 +302,35 @@ export async function startStack(name: string, env: Record<string, string> = {},
       } catch {
         return false;
       }
+    },
+    waitUntilSettled: async (of, timeoutMs) => {
+      const open = () =>
+        db.email.count({
+          where: {
+            ...('ids' in of ? { id: { in: of.ids } } : { campaignId: of.campaignId }),
+            OR: [{ sesCallStartedAt: { not: null } }, { sesEmailId: null, latestStatus: { not: 'FAILED' } }],
+          },
+        });
+      // A job a killed worker held comes back once BullMQ sees it stalled: it must find its emails
+      // recorded, so the queues must be empty too.
+      const queued = async () => {
+        let n = 0;
+        for (const lane of ['transactional', 'marketing'] as const) {
+          const counts = await queues
+            .get(queueNames.send(stack.team.domain.region, lane))
+            .getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
+          n += Object.values(counts).reduce((a, b) => a + b, 0);
+        }
+        return n;
+      };
+      return waitFor(
+        async () => (await open()) === 0 && (await queued()) === 0,
+        timeoutMs,
+        'every email recorded and no send job left',
+      ).then(
+        () => true,
+        () => false,
+      );
     },
     close: async () => {
       for (const child of [...children]) {
