@@ -8,17 +8,38 @@ import path from 'node:path';
 // its (here ten-minute) test timeout.
 
 const repo = path.resolve(__dirname, '../..');
-// The watchdog stops every jest worker of the run, so the passing file must be done by then: it
-// needs a worker started and one trivial test run, which took over 4 s in a CI run on a loaded
-// machine (a limit of 3 s flagged it too). Thirty seconds leave the passing file room on any
-// machine that runs the suite at all; the hanging file still fails in a minute, not ten.
-const HANG_SECONDS = 30;
+// The watchdog stops every jest worker of the run, so the passing file must be done before the
+// other file starts to hang. It is, by construction rather than by a long limit: the hanging file
+// makes progress (short tests that pass) until a reporter of this run has heard the passing file's
+// result, and only then waits forever. A limit of ten seconds then only has to outlast one of those
+// short tests on a stalled machine.
+const HANG_SECONDS = 10;
 
 it('a file that makes no progress fails the run with its name, and the other file still passes', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'hang-watchdog-'));
+  const passed = path.join(dir, 'passes-reported');
   try {
-    writeFileSync(path.join(dir, 'hangs.test.js'), "it('waits forever', () => new Promise(() => {}), 600000);\n");
+    writeFileSync(
+      path.join(dir, 'hangs.test.js'),
+      `const { existsSync } = require('node:fs');
+for (let i = 0; i < 3000; i++)
+  it('waits for the other file to be reported', async () => {
+    if (!existsSync(${JSON.stringify(passed)})) await new Promise((r) => setTimeout(r, 100));
+  });
+it('waits forever', () => new Promise(() => {}), 600000);
+`,
+    );
     writeFileSync(path.join(dir, 'passes.test.js'), "it('passes', () => expect(1).toBe(1));\n");
+    // Runs in jest's own process, as the watchdog does: the passing file's result has arrived.
+    writeFileSync(
+      path.join(dir, 'reported.js'),
+      `module.exports = class {
+  onTestFileResult(test) {
+    if (test.path.endsWith('passes.test.js')) require('node:fs').writeFileSync(${JSON.stringify(passed)}, '');
+  }
+};
+`,
+    );
     writeFileSync(
       path.join(dir, 'jest.config.js'),
       `module.exports = ${JSON.stringify({
@@ -26,7 +47,7 @@ it('a file that makes no progress fails the run with its name, and the other fil
         testMatch: ['**/*.test.js'],
         transform: {},
         maxWorkers: 2,
-        reporters: ['default', path.join(repo, 'test/hang-watchdog.js')],
+        reporters: ['default', path.join(repo, 'test/hang-watchdog.js'), path.join(dir, 'reported.js')],
       })};\n`,
     );
     const run = spawnSync(
