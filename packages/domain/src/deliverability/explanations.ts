@@ -314,9 +314,9 @@ export function explainSuppression(reason: unknown): Explanation {
   ];
   return {
     title,
-    sentence: `${sentence} mailrail did not send to it.`,
+    sentence,
     action: 'not-sent',
-    actionSentence: 'Nothing was sent to this address. Remove it from the suppression list if it should receive email again.',
+    actionSentence: 'mailrail sends nothing to this address. Remove it from the suppression list if it should receive email again.',
     code: typeof reason === 'string' ? reason : null,
   };
 }
