@@ -13,7 +13,13 @@ const t = useTestDatabase();
 it("fills every old email's addresses: to, cc, bcc and the suppressed ones, bare, lower-cased, once each", async () => {
   const update = readFileSync(MIGRATION, 'utf8')
     .split(';')
-    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .map((s) =>
+      s
+        .split('\n')
+        .filter((line) => !line.trim().startsWith('--'))
+        .join('\n')
+        .trim(),
+    )
     .find((s) => s.startsWith('UPDATE'));
   expect(update).toBeDefined();
   const team = await createTeam(t.db, 'Old emails');
