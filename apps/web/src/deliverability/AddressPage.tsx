@@ -126,7 +126,7 @@ function Verdict({ report: r }: { report: AddressReport }) {
         {r.suppression ? (
           <>
             <strong>mailrail does not send to {r.address}.</strong> It is on your suppression list since{' '}
-            {formatDateTime(r.suppression.createdAt)}: {(r.suppression.cause ?? r.suppression.explanation).title.toLowerCase()}.
+            {formatDateTime(r.suppression.createdAt)}. Reason: {(r.suppression.cause ?? r.suppression.explanation).title.toLowerCase()}.
           </>
         ) : (
           <>

@@ -39,11 +39,17 @@ const ACTION_SENTENCES: Record<MailrailAction, string> = {
   nothing: 'Nothing: the address is not suppressed, so the next email to it is sent as usual.',
 };
 
-const explanation = (title: string, sentence: string, action: MailrailAction, code: string | null): Explanation => ({
+const explanation = (
+  title: string,
+  sentence: string,
+  action: MailrailAction,
+  code: string | null,
+  actionSentence?: string,
+): Explanation => ({
   title,
   sentence,
   action,
-  actionSentence: ACTION_SENTENCES[action],
+  actionSentence: actionSentence ?? ACTION_SENTENCES[action],
   code,
 });
 
@@ -395,7 +401,13 @@ export function explainEvent(status: EmailStatus, data: unknown, address?: strin
         null,
       );
     case 'SENT':
-      return explanation('Sent', 'SES accepted the message and is delivering it.', 'ses-retrying', null);
+      return explanation(
+        'Sent',
+        'SES accepted the message and is delivering it.',
+        'nothing',
+        null,
+        'Nothing to do yet: SES reports the delivery, a delay or a bounce next.',
+      );
     case 'CLICKED': {
       const link = text(d.link);
       return explanation('Clicked', link ? `A recipient clicked ${link}.` : 'A recipient clicked a link.', 'nothing', null);
