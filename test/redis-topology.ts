@@ -94,6 +94,7 @@ export const CLUSTER_TESTS: readonly string[] = [
 export const TOPOLOGY_INDEPENDENT: readonly string[] = [
   // HTTP CRUD and reads through the API harness: PostgreSQL decides; their Redis use (the team
   // rate limit, the key cache) is the listed http/ and api-key-auth tests'.
+  'apps/api/src/addresses/addresses.test.ts',
   'apps/api/src/analytics/analytics.test.ts',
   'apps/api/src/contact-books/contact-books.test.ts',
   'apps/api/src/contacts/contacts.test.ts',

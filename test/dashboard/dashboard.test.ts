@@ -478,7 +478,12 @@ describeInBrowser('the dashboard in a browser', () => {
         .getByRole('link', { name: 'the email that caused it' })
         .click();
       await page.getByRole('heading', { name: 'Newsletter to a dead address' }).waitFor();
-      await page.getByText('Bounce: Permanent / General').waitFor();
+      // Explained in words, with what mailrail did; the raw SES event stays one click away.
+      await page.getByText('Hard bounce.').first().waitFor();
+      await page
+        .getByText(/mailrail added the address to the suppression list/)
+        .first()
+        .waitFor();
       await checkAndShoot(null, 'a bounced email');
 
       // The next email to that address and another: the suppressed one is not sent to, and the
@@ -501,6 +506,40 @@ describeInBrowser('the dashboard in a browser', () => {
         .waitFor();
       await recipients.getByRole('row', { name: /ada@example\.org/ }).waitFor();
       await checkAndShoot('email-recipients', 'an email with a suppressed recipient');
+      // The suppressed event was mailrail's decision: SES never saw it, so no "Details from SES".
+      const queuedEvent = page.locator('.timeline li').first();
+      await queuedEvent.getByText(/Not sent to bounce@example\.org/).waitFor();
+      expect(await queuedEvent.getByText('Details from SES').count()).toBe(0);
+
+      // "Why didn't this arrive?": from the recipient to everything about the address.
+      await recipients
+        .getByRole('row', { name: /bounce@example\.org/ })
+        .getByRole('link', { name: 'Everything about bounce@example.org' })
+        .click();
+      await page.getByRole('heading', { name: "Why didn't this arrive?" }).waitFor();
+      await page.getByText('mailrail does not send to bounce@example.org.').waitFor();
+      const messages = page.getByRole('table', { name: /Emails to bounce@example\.org/ });
+      await messages
+        .getByRole('row', { name: /Newsletter to a dead address/ })
+        .getByText('Hard bounce.')
+        .waitFor();
+      await messages
+        .getByRole('row', { name: /Order 1043/ })
+        .getByText('Suppressed after a hard bounce.')
+        .waitFor();
+      await checkAndShoot('address', 'the address page of a suppressed address');
+
+      // Reached from the navigation too, for any address.
+      await page.getByRole('navigation').getByRole('link', { name: "Why didn't this arrive?" }).click();
+      await page.getByLabel('Recipient address').fill('ada@example.org');
+      await page.getByRole('button', { name: 'Look up' }).click();
+      await page.getByText('mailrail sends to ada@example.org.').waitFor();
+      await page
+        .getByRole('table', { name: /Emails to ada@example\.org/ })
+        .getByRole('row', { name: /Order 1042/ })
+        .getByText('Delivered.')
+        .waitFor();
+      await checkAndShoot('address-delivered', 'the address page of a deliverable address');
     },
     180_000,
   );

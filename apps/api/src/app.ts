@@ -4,6 +4,7 @@ import proxyaddr from 'proxy-addr';
 import { createMetrics, type Metrics } from '@mailrail/platform/metrics/metrics';
 import type { ApiKeyCache } from '@mailrail/domain/teams/api-keys';
 import type { ApiDeps } from './deps';
+import { addressRoutes } from './addresses/routes';
 import { campaignRoutes } from './campaigns/routes';
 import { domainRoutes } from './domains/routes';
 import { contactBookRoutes } from './contact-books/routes';
@@ -71,6 +72,7 @@ function publicApiResources(deps: ApiDeps, metrics: Metrics, send: SendContext, 
   r.use('/analytics', analyticsRoutes(deps));
   r.use('/templates', templateRoutes(deps));
   r.use('/campaigns', campaignRoutes(deps, send));
+  r.use('/addresses', addressRoutes(deps));
   return r;
 }
 

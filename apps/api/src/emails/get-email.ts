@@ -1,11 +1,12 @@
 import { notFound } from '@mailrail/domain/errors/api-error';
-import { recipientOutcomes } from '@mailrail/domain/emails/recipient-outcomes';
+import { explainedRecipientOutcomes } from '@mailrail/domain/deliverability/recipient-explanations';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 
 /**
  * One email of the team (and of the key's domain when bound), with its events oldest first and
- * every recipient's outcome (`recipients`, added to useSend's fields: suppressed ones included).
+ * every recipient's outcome (`recipients`, added to useSend's fields: suppressed ones included),
+ * each explained in plain words (docs/deliverability.md).
  */
 export async function getEmail(deps: ApiDeps, auth: AuthContext, emailId: string) {
   const email = await deps.db.email.findFirst({
@@ -32,5 +33,5 @@ export async function getEmail(deps: ApiDeps, auth: AuthContext, emailId: string
   });
   if (!email) throw notFound('Email not found');
   const { skippedRecipients, ...fields } = email;
-  return { ...fields, recipients: recipientOutcomes({ ...email, skippedRecipients }, email.emailEvents) };
+  return { ...fields, recipients: explainedRecipientOutcomes({ ...email, skippedRecipients }, email.emailEvents) };
 }

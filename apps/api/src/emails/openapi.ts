@@ -1,5 +1,6 @@
 import { EmailStatus } from '@mailrail/platform/db/generated/enums';
 import { z } from 'zod';
+import { explanation } from '../addresses/openapi';
 import { documentRoute, type DocRegistry } from '../openapi/registry';
 import { listEmailsQuery } from './list-emails';
 import { batchPayload, emailIdParam, rescheduleBody, sendEmailPayload } from './schemas';
@@ -45,6 +46,13 @@ const email = emailListItem
             .string()
             .nullable()
             .describe("Why: the suppression reason (HARD_BOUNCE, COMPLAINT, MANUAL), SES's diagnostic code, or the email's error"),
+          statusAt: z
+            .string()
+            .nullable()
+            .describe('When the event that decided the outcome happened; null when none did (queued, or not sent)'),
+          explanation: explanation
+            .nullable()
+            .describe('The outcome in plain words, with what mailrail did about it (the same as GET /api/v1/addresses/{address})'),
         }),
       )
       .describe(

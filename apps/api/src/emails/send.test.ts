@@ -408,12 +408,18 @@ describe('suppressed recipients', () => {
     expect(got.status).toBe(200);
     expect(got.body.to).toEqual(['ok@dest.org']);
     expect(got.body).not.toHaveProperty('skippedRecipients');
+    // Each with its explanation (docs/deliverability.md): nothing to explain yet for a queued one.
+    const suppressedBecause = {
+      statusAt: null,
+      explanation: expect.objectContaining({ title: 'Suppressed after a hard bounce', action: 'not-sent' }),
+    };
+    const queued = { statusAt: expect.any(String), explanation: null };
     expect(got.body.recipients).toEqual([
-      { email: 'ok@dest.org', type: 'to', status: 'QUEUED', reason: null },
-      skipped[0],
-      { email: 'cc@dest.org', type: 'cc', status: 'QUEUED', reason: null },
-      skipped[1],
-      skipped[2],
+      { email: 'ok@dest.org', type: 'to', status: 'QUEUED', reason: null, ...queued },
+      { ...skipped[0], ...suppressedBecause },
+      { email: 'cc@dest.org', type: 'cc', status: 'QUEUED', reason: null, ...queued },
+      { ...skipped[1], ...suppressedBecause },
+      { ...skipped[2], ...suppressedBecause },
     ]);
     expect(row.emailEvents.map((e) => [e.status, e.data])).toEqual([['QUEUED', { skippedRecipients: skipped }]]);
     const hook = await api.deps.db.webhookEvent.findMany({ where: { teamId: api.team.teamId, type: 'email.queued' } });

@@ -13,6 +13,7 @@ import { documentContactImportRoutes } from '../contact-imports/openapi';
 import { documentWebhookRoutes } from '../webhooks/openapi';
 import { documentCampaignRoutes } from '../campaigns/openapi';
 import { documentSegmentRoutes } from '../segments/openapi';
+import { documentAddressRoutes } from '../addresses/openapi';
 
 /** Every capability's route documentation; add a capability's documentRoutes function here. */
 export const documentedCapabilities = [
@@ -30,6 +31,7 @@ export const documentedCapabilities = [
   documentAnalyticsRoutes,
   documentSesNotificationRoutes,
   documentCampaignRoutes,
+  documentAddressRoutes,
 ];
 
 export function apiDocumentation(serverUrl: string) {

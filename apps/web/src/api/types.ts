@@ -1,5 +1,6 @@
 // The answers of the routes the dashboard calls (docs/dashboard-api.md; the /v1 ones are the public
 // API's, documented at /api/v1/doc). Only what the pages read is typed here.
+import type { Explanation } from '@mailrail/domain/deliverability/explanations';
 import type {
   ApiPermission,
   DomainStatus,
@@ -58,6 +59,43 @@ export interface EmailRecipient {
   type: 'to' | 'cc' | 'bcc';
   status: EmailStatus;
   reason: string | null;
+  statusAt: string | null;
+  explanation: Explanation | null;
+}
+
+/** GET /v1/addresses/{address}: "Why didn't this arrive?" (docs/deliverability.md). */
+export interface AddressReport {
+  address: string;
+  suppression: {
+    reason: SuppressionReason;
+    createdAt: string;
+    updatedAt: string;
+    causedByEmailId: string | null;
+    explanation: Explanation;
+    cause: Explanation | null;
+  } | null;
+  contacts: {
+    contactBookId: string;
+    contactBookName: string;
+    contactId: string;
+    subscribed: boolean;
+    unsubscribeReason: 'UNSUBSCRIBED' | 'BOUNCED' | 'COMPLAINED' | null;
+    state: 'SUBSCRIBED' | 'UNSUBSCRIBED' | 'PENDING_CONFIRMATION';
+    createdAt: string;
+    updatedAt: string;
+  }[];
+  messages: {
+    emailId: string;
+    subject: string;
+    from: string;
+    createdAt: string;
+    campaign: { id: string; name: string } | null;
+    type: 'to' | 'cc' | 'bcc';
+    status: EmailStatus;
+    statusAt: string | null;
+    explanation: Explanation | null;
+  }[];
+  nextCursor: string | null;
 }
 
 export interface DnsRecord {

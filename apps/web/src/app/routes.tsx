@@ -27,6 +27,7 @@ const teamPages: RouteObject[] = [
   { path: 'domains/:domainId', ...page(() => import('../domains/DomainPage')) },
   { path: 'api-keys', ...page(() => import('../api-keys/ApiKeysPage')) },
   { path: 'suppressions', ...page(() => import('../suppressions/SuppressionsPage')) },
+  { path: 'addresses', ...page(() => import('../deliverability/AddressPage')) },
   { path: 'webhooks', ...page(() => import('../webhooks/WebhooksPage')) },
   { path: 'webhooks/:webhookId', ...page(() => import('../webhooks/WebhookPage')) },
   { path: 'settings', ...page(() => import('../settings/SettingsPage')) },

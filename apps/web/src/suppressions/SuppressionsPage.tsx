@@ -19,6 +19,7 @@ import { StatusBadge } from '../ui/StatusBadge';
 import { useToast } from '../ui/toast';
 import { useFormDialog } from '../ui/useFormDialog';
 import { DataTable } from '../ui/DataTable';
+import { addressPagePath } from '../deliverability/ExplanationText';
 
 const LIMIT = 50;
 
@@ -76,7 +77,11 @@ export default function SuppressionsPage() {
         >
           {list.data.data.map((s) => (
             <tr key={s.id}>
-              <td>{s.email}</td>
+              <td>
+                <Link to={addressPagePath(base, s.email)} title="Why didn't this arrive? Everything about this address">
+                  {s.email}
+                </Link>
+              </td>
               <td>
                 <StatusBadge status={s.reason} />
               </td>

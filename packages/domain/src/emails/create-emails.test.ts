@@ -74,6 +74,7 @@ describe('insertEmailRows', () => {
       createdAt: now,
       updatedAt: now,
       toAddresses: draft.to,
+      recipientAddresses: [...draft.to, 'null'],
     });
     expect(row.emailEvents).toEqual([
       expect.objectContaining({ status: 'SCHEDULED', data: { scheduledAt: scheduledAt.toISOString() }, createdAt: now }),
@@ -97,7 +98,28 @@ describe('insertEmailRows', () => {
     const row = await db.email.findUniqueOrThrow({ where: { id: p.created.id } });
     expect(row).toMatchObject({ apiKeyId: null, replyTo: [], cc: [], bcc: [], html: null, text: null, headers: null, isMarketing: false });
     expect(row).toMatchObject({ latestStatus: 'QUEUED', toAddresses: ['bob@x.org'], searchText: 's\nbob <bob@x.org>', createdAt: now });
+    expect(row.recipientAddresses).toEqual(['bob@x.org']);
     expect(Buffer.from(row.rawMessage!)).toEqual(raw);
+  });
+
+  it('keeps every address given for the address page: to, cc, bcc and the suppressed ones not sent to, once each', async () => {
+    const now = new Date();
+    const draft: EmailDraft = {
+      teamId,
+      domainId: null,
+      region: 'us-east-1',
+      from: 'a@x.org',
+      to: ['Ada <ADA@x.org>'],
+      cc: ['cy@x.org', 'ada@x.org'],
+      bcc: ['Dee <dee@x.org>'],
+      subject: 's',
+      skippedRecipients: [{ email: 'Eve <Eve@X.org>', type: 'to', status: 'SUPPRESSED', reason: 'COMPLAINT' }],
+    };
+    const [p] = prepareEmails([draft], now);
+    await insertEmailRows(prismaExecutor(db), [p], now);
+    const row = await db.email.findUniqueOrThrow({ where: { id: p.created.id } });
+    expect(row.toAddresses).toEqual(['ada@x.org']);
+    expect(row.recipientAddresses).toEqual(['ada@x.org', 'cy@x.org', 'dee@x.org', 'eve@x.org']);
   });
 
   it('writes nothing when one row is refused', async () => {

@@ -141,9 +141,10 @@ const EMAIL_COLUMNS = [
   'toAddresses',
   'sendJobId',
   'skippedRecipients',
+  'recipientAddresses',
 ];
 /** text[] columns: NOT NULL or defaulting to empty, so a row may leave an empty one out. */
-const ARRAY_COLUMNS = new Set(['to', 'replyTo', 'cc', 'bcc', 'toAddresses']);
+const ARRAY_COLUMNS = new Set(['to', 'replyTo', 'cc', 'bcc', 'toAddresses', 'recipientAddresses']);
 const NOW_COLUMNS = new Set(['createdAt', 'updatedAt']);
 
 const quoted = (c: string) => `"${c}"`;
@@ -214,6 +215,8 @@ function insertParams(items: PreparedEmail[], now: Date, idempotency: Idempotenc
       isMarketing: d.lane === 'marketing',
       // The dashboard's exact recipient search (GIN over the array).
       toAddresses: textArrayLiteral(d.to.map(normaliseAddress)),
+      // The address page's exact match: everyone given, those not sent to included.
+      recipientAddresses: textArrayLiteral(recipientAddresses(d)),
     };
     // The rest only when set: a missing key is NULL (or, for an array, empty).
     if (d.domainId != null) row.domainId = d.domainId;
@@ -243,6 +246,12 @@ function insertParams(items: PreparedEmail[], now: Date, idempotency: Idempotenc
     data: firstEventData(d),
   }));
   return [JSON.stringify(rows), JSON.stringify(events), JSON.stringify(idempotency), now.toISOString()];
+}
+
+/** Every address a draft was given (to, cc, bcc, and the suppressed ones dropped from them), bare, lower-cased, once each. */
+function recipientAddresses(d: EmailDraft): string[] {
+  const given = [...d.to, ...(d.cc ?? []), ...(d.bcc ?? []), ...(d.skippedRecipients ?? []).map((s) => s.email)];
+  return [...new Set(given.map(normaliseAddress))];
 }
 
 /** The first event's data: why it was suppressed, when it is due, and who was not sent to. */

@@ -127,3 +127,17 @@ export function recipientOutcomes(email: EmailForOutcomes, events: EventForOutco
   }
   return out;
 }
+
+/**
+ * The last of `events` (oldest first) that gave `address` (bare, lower-cased) the outcome `status`:
+ * an event naming it, or one about every recipient. Null when none did (still queued, or not sent).
+ */
+export function decidingEvent<E extends EventForOutcomes>(events: E[], status: EmailStatus, address: string): E | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i];
+    if (event.status !== status) continue;
+    const about = eventRecipients(event);
+    if (!about || about.has(address)) return event;
+  }
+  return null;
+}
