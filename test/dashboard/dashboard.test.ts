@@ -9,6 +9,7 @@
 //
 // The steps share one browser session and build on each other, so they run in order.
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -22,7 +23,18 @@ import { waitFor } from '@mailrail/testing/wait-for';
 import { startTestApi, type TestApi } from '../../apps/api/src/testing/api-harness';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../../apps/worker/src/testing/worker-harness';
 import { ensureWebBuilt } from '../../scripts/web-build';
-import { addUserWithPassword, browserPath, chromiumAvailable, expectAccessible, launchChromium, newContext, screenshot } from './browser';
+import {
+  addUserWithPassword,
+  browserPath,
+  chromiumAvailable,
+  expectAccessible,
+  launchChromium,
+  newContext,
+  PHONE_VIEWPORT,
+  screenshot,
+  SCREENSHOT_DIR,
+  VIEWPORT,
+} from './browser';
 
 const ADMIN = { email: 'ada@acme.example', password: 'correct horse battery staple' };
 const MEMBER = { email: 'bob@acme.example', password: 'bob-has-a-long-password' };
@@ -633,6 +645,32 @@ describeInBrowser('the dashboard in a browser', () => {
       await page.getByRole('heading', { name: 'Emails' }).waitFor();
     },
     120_000,
+  );
+
+  step(
+    'on a phone: the menu button opens the navigation, and the page picked from it closes the menu',
+    async () => {
+      await page.setViewportSize(PHONE_VIEWPORT);
+      try {
+        const nav = page.getByRole('navigation', { name: 'Main' });
+        const menu = page.getByRole('button', { name: 'Menu' });
+        // The page comes first: the navigation waits behind the button.
+        await menu.waitFor();
+        expect(await nav.isVisible()).toBe(false);
+        expect(await menu.getAttribute('aria-expanded')).toBe('false');
+        await menu.click();
+        await nav.waitFor();
+        await expectAccessible(page, 'the navigation on a phone');
+        await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'phone', 'navigation.png'), animations: 'disabled', caret: 'hide' });
+        await nav.getByRole('link', { name: 'Suppressions' }).click();
+        await page.getByRole('heading', { name: 'Suppressions' }).waitFor();
+        await nav.waitFor({ state: 'hidden' });
+        expect(await page.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded')).toBe('false');
+      } finally {
+        await page.setViewportSize(VIEWPORT);
+      }
+    },
+    60_000,
   );
 });
 

@@ -1,5 +1,5 @@
-import { useMemo } from 'react';
-import { NavLink, Outlet, useNavigation, useParams } from 'react-router';
+import { useEffect, useMemo, useState } from 'react';
+import { NavLink, Outlet, useLocation, useNavigation, useParams } from 'react-router';
 import { useSession, type TeamContext } from '../session/session';
 import { PageHeader } from '../ui/PageHeader';
 import { TeamSwitcher } from './TeamSwitcher';
@@ -19,11 +19,18 @@ const NAV: { to: string; label: string; adminOnly?: boolean }[] = [
   { to: 'settings', label: 'Settings' },
 ];
 
-/** The signed-in frame of one team's pages: navigation, team switcher, account menu. */
+/**
+ * The signed-in frame of one team's pages: navigation, team switcher, account menu. On a phone
+ * (styles.css, below 760px) the sidebar is a top bar whose menu button shows them; a page opened
+ * from it closes the menu, so the page is what the user sees.
+ */
 export function TeamLayout() {
   const session = useSession().data!;
   const teamId = Number(useParams().teamId);
   const navigation = useNavigation();
+  const { pathname } = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [pathname]);
   const team = session.teams.find((t) => t.id === teamId);
   const ctx = useMemo<TeamContext | null>(
     () => (team ? { session, team, isAdmin: team.role === 'ADMIN', base: `/teams/${team.id}` } : null),
@@ -36,22 +43,35 @@ export function TeamLayout() {
         Skip to content
       </a>
       <aside className="sidebar">
-        <p className="brand">mailrail</p>
-        <TeamSwitcher teams={session.teams} current={team ?? null} />
-        {team && (
-          <nav aria-label="Main">
-            <ul>
-              {NAV.filter((n) => !n.adminOnly || team.role === 'ADMIN').map((n) => (
-                <li key={n.to}>
-                  <NavLink to={`/teams/${team.id}/${n.to}`} end={n.to === ''}>
-                    {n.label}
-                  </NavLink>
-                </li>
-              ))}
-            </ul>
-          </nav>
-        )}
-        <UserMenu email={session.user.email} accountPath={team ? `/teams/${team.id}/account` : '/account'} />
+        <div className="sidebar-top">
+          <p className="brand">mailrail</p>
+          <button
+            type="button"
+            className="menu-toggle"
+            aria-expanded={menuOpen}
+            aria-controls="sidebar-menu"
+            onClick={() => setMenuOpen((open) => !open)}
+          >
+            {menuOpen ? 'Close menu' : 'Menu'}
+          </button>
+        </div>
+        <div id="sidebar-menu" className="sidebar-menu" data-open={menuOpen}>
+          <TeamSwitcher teams={session.teams} current={team ?? null} />
+          {team && (
+            <nav aria-label="Main">
+              <ul>
+                {NAV.filter((n) => !n.adminOnly || team.role === 'ADMIN').map((n) => (
+                  <li key={n.to}>
+                    <NavLink to={`/teams/${team.id}/${n.to}`} end={n.to === ''}>
+                      {n.label}
+                    </NavLink>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          )}
+          <UserMenu email={session.user.email} accountPath={team ? `/teams/${team.id}/account` : '/account'} />
+        </div>
       </aside>
       <main id="content" className="content" tabIndex={-1} aria-busy={navigation.state === 'loading'}>
         {navigation.state === 'loading' && <div className="route-progress" aria-hidden="true" />}
