@@ -5,6 +5,8 @@ import { completedSince, jobIsSettled } from '@mailrail/testing/queue-state';
 import { deleteRedisPrefix } from '@mailrail/testing/redis';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
 import { scanCampaigns } from './scan-campaigns';
+import { campaignRecipientCounts } from '@mailrail/domain/campaigns/recipient-outcomes';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 // The engine in a real worker (in this process) against PostgreSQL, Redis and the fake SES over
@@ -91,6 +93,65 @@ it('sends exactly batchSize per window, to subscribed, unsuppressed contacts onl
   const email = await env.deps.db.email.findFirstOrThrow({ where: { campaignId: id, contactId: { endsWith: 's0000002' } } });
   expect(email).toMatchObject({ isMarketing: true, to: [`s2@${domain}`] });
   expect(email.text).toContain('First2');
+});
+
+it('every recipient ends with an outcome and a reason, and the counts by outcome add up to total', async () => {
+  const domain = 'outcomes.test';
+  const { db } = env.deps;
+  const book = await seedContactBook(db, env.teamId, { subscribed: 10 }, { domain });
+  const contactId = (i: number) => `${book.id}_s${String(i).padStart(7, '0')}`;
+  const suppress = (i: number, reason: 'HARD_BOUNCE' | 'COMPLAINT') =>
+    db.suppression.create({ data: { id: `sup-outcomes-${i}`, teamId: env.teamId, email: `s${i}@${domain}`, reason } });
+  await suppress(1, 'HARD_BOUNCE');
+  env.ses.setRule((req) => (req.destination.to.includes(`s9@${domain}`) ? { kind: 'reject' } : undefined));
+  const id = await insertScheduledCampaign(db, {
+    teamId: env.teamId,
+    domainId: env.domain.id,
+    contactBookId: book.id,
+    from: `news@${env.domain.name}`,
+    scheduledAt: new Date(t - 1000),
+    batchSize: 3,
+    batchWindowMinutes: 1,
+  });
+  // The first window sends to s2..s4 (s1 was suppressed when the audience was fixed).
+  await env.waitFor(async () => sentTo(domain) >= 3, 30_000);
+  // Then, before the next window: s5 unsubscribes, s6 is deleted, s7 complains elsewhere.
+  await db.contact.update({ where: { id: contactId(5) }, data: { subscribed: false } });
+  await db.contact.delete({ where: { id: contactId(6) } });
+  await suppress(7, 'COMPLAINT');
+  await env.waitFor(async () => {
+    t += 60_000;
+    return (await campaign(id)).status === 'SENT';
+  }, 30_000);
+  env.ses.setRule(() => undefined);
+
+  const rows = await db.campaignEmail.findMany({ where: { campaignId: id }, orderBy: { contactId: 'asc' } });
+  expect(rows.map((r) => [r.contactId.slice(-2), r.status, r.reason])).toEqual([
+    ['01', 'SUPPRESSED', 'HARD_BOUNCE'],
+    ['02', 'SENT', null],
+    ['03', 'SENT', null],
+    ['04', 'SENT', null],
+    ['05', 'UNSUBSCRIBED', 'UNSUBSCRIBED'],
+    ['06', 'UNSUBSCRIBED', 'CONTACT_DELETED'],
+    ['07', 'SUPPRESSED', 'COMPLAINT'],
+    ['08', 'SENT', null],
+    ['09', 'FAILED', 'FAILED'],
+    ['10', 'SENT', null],
+  ]);
+  expect(env.ses.messagesTo(`s5@${domain}`)).toEqual([]);
+  expect(env.ses.messagesTo(`s7@${domain}`)).toEqual([]);
+  const c = await campaign(id);
+  const counts = await campaignRecipientCounts(prismaExecutor(db), c);
+  expect(counts).toMatchObject({ sent: 5, suppressed: 2, unsubscribed: 2, failed: 1, inProgress: 0 });
+  expect(counts!.sent + counts!.suppressed + counts!.unsubscribed + counts!.failed + counts!.inProgress).toBe(c.total);
+  expect(counts!.skippedByReason).toMatchObject({
+    HARD_BOUNCE: 1,
+    COMPLAINT: 1,
+    UNSUBSCRIBED: 1,
+    CONTACT_DELETED: 1,
+    FAILED: 1,
+    UNKNOWN: 0,
+  });
 });
 
 it('pause stops new sends, holds queued emails, and resume continues where it stopped', async () => {

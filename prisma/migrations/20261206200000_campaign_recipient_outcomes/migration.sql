@@ -1,0 +1,5 @@
+-- AlterEnum
+ALTER TYPE "CampaignEmailStatus" ADD VALUE 'UNSUBSCRIBED';
+
+-- AlterTable
+ALTER TABLE "CampaignEmail" ADD COLUMN     "reason" TEXT;
