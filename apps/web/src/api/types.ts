@@ -9,6 +9,8 @@ import type {
   WebhookStatus,
 } from '@mailrail/platform/db/generated/enums';
 
+import type { CampaignRecipientCounts, CampaignRecipientOutcome } from '@mailrail/domain/campaigns/recipient-outcomes';
+
 export type Role = 'ADMIN' | 'MEMBER';
 
 export interface Session {
@@ -315,6 +317,20 @@ export interface Campaign extends CampaignListItem {
   hardBounced: number;
   complained: number;
   replyTo: string[];
+  /** GET /v1/campaigns/{id} only; null until the audience is fixed. */
+  recipientOutcomes?: CampaignRecipientCounts | null;
+}
+
+/** A page of GET /v1/campaigns/{id}/recipients. */
+export interface CampaignRecipientsPage {
+  recipients: {
+    contactId: string;
+    email: string;
+    outcome: CampaignRecipientOutcome;
+    reason: string | null;
+    emailId: string | null;
+  }[];
+  nextAfter: string | null;
 }
 
 export interface CampaignPreview {
