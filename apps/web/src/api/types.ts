@@ -207,6 +207,8 @@ export interface Contact {
   firstName: string | null;
   lastName: string | null;
   subscribed: boolean;
+  /** In lists only: the address is on the team's suppression list. */
+  suppressed?: boolean;
   properties: Record<string, string>;
   contactBookId: string;
   createdAt: string;
@@ -265,6 +267,7 @@ export interface ContactImport {
   updated: number;
   skipped: number;
   rejected: number;
+  suppressed: number;
   error: string | null;
   createdAt: string;
   startedAt: string | null;
