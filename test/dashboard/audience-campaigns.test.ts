@@ -213,6 +213,8 @@ describeInBrowser('audience and campaigns in a browser', () => {
   step(
     'importing a 10,000-row CSV with 17 bad rows: live progress, then the 17 rejects with their line numbers',
     async () => {
+      // One reader of the file complained before: imported as the file says, and reported suppressed.
+      await worker.deps.db.suppression.create({ data: { id: 'sup-reader1', teamId, email: address(1), reason: 'COMPLAINT' } });
       await open(bookPath);
       await page.getByRole('tab', { name: 'Import' }).click();
       await page
@@ -234,6 +236,8 @@ describeInBrowser('audience and campaigns in a browser', () => {
       expect(text).toContain(`Rows read ${(10_000).toLocaleString('en-GB')}`);
       expect(text).toContain(`Created ${good.length.toLocaleString('en-GB')}`);
       expect(text).toContain('Rejected 17');
+      expect(text).toContain('Suppressed 1');
+      await page.getByText(/1 imported address is on your suppression list: it is in the book/).waitFor();
       await checkAndShoot('contact-book-import-done', 'a finished import');
 
       const link = page.getByRole('link', { name: /Download the 17 rejected rows/ });
@@ -242,6 +246,15 @@ describeInBrowser('audience and campaigns in a browser', () => {
       const lines = (await res.text()).trim().split(/\r?\n/);
       expect(lines[0]).toBe('line,reason,row');
       expect(lines.slice(1).map((l) => Number(l.split(',')[0]))).toEqual([...BAD].sort((a, b) => a - b).map((i) => i + 1));
+
+      // The contacts list says so too, beside "subscribed".
+      await page.getByRole('tab', { name: 'Contacts' }).click();
+      await page.getByLabel('Search email or name').fill('reader1@');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      const reader1 = page.getByRole('row', { name: /reader1@readers\.example/ });
+      await reader1.getByText('suppressed', { exact: true }).waitFor();
+      await reader1.getByText('subscribed', { exact: true }).waitFor();
+      await checkAndShoot('contact-book-suppressed', 'a contact whose address is suppressed');
     },
     240_000,
   );

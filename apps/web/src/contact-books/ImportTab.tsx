@@ -241,8 +241,11 @@ function ImportProgress({ book, importId }: { book: ContactBook; importId: strin
           </dl>
           {i.suppressed > 0 && (
             <p className="small">
-              {formatNumber(i.suppressed)} of the imported addresses {i.suppressed === 1 ? 'is' : 'are'} on your{' '}
-              <Link to={`${base}/suppressions`}>suppression list</Link>: they are in the book, but no email will reach them.
+              {i.suppressed === 1 ? '1 imported address is' : `${formatNumber(i.suppressed)} imported addresses are`} on your{' '}
+              <Link to={`${base}/suppressions`}>suppression list</Link>:{' '}
+              {i.suppressed === 1
+                ? 'it is in the book, but no email will reach it.'
+                : 'they are in the book, but no email will reach them.'}
             </p>
           )}
           {i.error && <p className="notice notice-error">{i.error}</p>}
