@@ -4,7 +4,8 @@ import { queueNames } from '@mailrail/platform/queue/queues';
 import { completedSince, jobIsSettled } from '@mailrail/testing/queue-state';
 import { deleteRedisPrefix } from '@mailrail/testing/redis';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
-import { scanCampaigns } from './scan-campaigns';
+import { recordOutcomes, scanCampaigns } from './scan-campaigns';
+import { newEmailId } from '@mailrail/platform/ids';
 import { campaignRecipientCounts } from '@mailrail/domain/campaigns/recipient-outcomes';
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -152,6 +153,54 @@ it('every recipient ends with an outcome and a reason, and the counts by outcome
     FAILED: 1,
     UNKNOWN: 0,
   });
+});
+
+it("settling records a recipient whose email was suppressed with the suppression's reason, and a failed one with the email's status", async () => {
+  const { db } = env.deps;
+  const book = await seedContactBook(db, env.teamId, { subscribed: 3 }, { domain: 'settle.test' });
+  // PAUSED: the running worker's scans leave it alone; recordOutcomes is called here.
+  const id = await insertScheduledCampaign(db, {
+    teamId: env.teamId,
+    domainId: env.domain.id,
+    contactBookId: book.id,
+    from: `news@${env.domain.name}`,
+    scheduledAt: new Date(t + 3_600_000),
+  });
+  await db.campaign.update({ where: { id }, data: { status: 'PAUSED', total: 3, recipientsReadyAt: new Date(t) } });
+  const email = (i: number, latestStatus: 'SUPPRESSED' | 'REJECTED' | 'QUEUED', skippedRecipients?: object[]) =>
+    db.email.create({
+      data: {
+        id: newEmailId(new Date(t)),
+        teamId: env.teamId,
+        from: 'news@x',
+        to: [`s${i}@settle.test`],
+        subject: 's',
+        campaignId: id,
+        latestStatus,
+        ...(skippedRecipients ? { skippedRecipients } : {}),
+      },
+    });
+  const emails = [
+    await email(1, 'SUPPRESSED', [{ email: 's1@settle.test', type: 'to', status: 'SUPPRESSED', reason: 'COMPLAINT' }]),
+    await email(2, 'REJECTED'),
+    await email(3, 'QUEUED'),
+  ];
+  await db.campaignEmail.createMany({
+    data: emails.map((e, i) => ({
+      campaignId: id,
+      contactId: `${book.id}_c${i + 1}`,
+      email: e.to[0],
+      status: 'QUEUED' as const,
+      emailId: e.id,
+    })),
+  });
+  expect(await recordOutcomes(env.deps, id, new Date(t))).toBe(0);
+  const rows = await db.campaignEmail.findMany({ where: { campaignId: id }, orderBy: { contactId: 'asc' } });
+  expect(rows.map((r) => [r.status, r.reason])).toEqual([
+    ['SUPPRESSED', 'COMPLAINT'],
+    ['FAILED', 'REJECTED'],
+    ['QUEUED', null],
+  ]);
 });
 
 it('pause stops new sends, holds queued emails, and resume continues where it stopped', async () => {
