@@ -213,6 +213,8 @@ describeInBrowser('audience and campaigns in a browser', () => {
   step(
     'importing a 10,000-row CSV with 17 bad rows: live progress, then the 17 rejects with their line numbers',
     async () => {
+      // One reader of the file complained before: imported as the file says, and reported suppressed.
+      await worker.deps.db.suppression.create({ data: { id: 'sup-reader1', teamId, email: address(1), reason: 'COMPLAINT' } });
       await open(bookPath);
       await page.getByRole('tab', { name: 'Import' }).click();
       await page
@@ -234,6 +236,8 @@ describeInBrowser('audience and campaigns in a browser', () => {
       expect(text).toContain(`Rows read ${(10_000).toLocaleString('en-GB')}`);
       expect(text).toContain(`Created ${good.length.toLocaleString('en-GB')}`);
       expect(text).toContain('Rejected 17');
+      expect(text).toContain('Suppressed 1');
+      await page.getByText(/1 imported address is on your suppression list: it is in the book/).waitFor();
       await checkAndShoot('contact-book-import-done', 'a finished import');
 
       const link = page.getByRole('link', { name: /Download the 17 rejected rows/ });
@@ -242,6 +246,15 @@ describeInBrowser('audience and campaigns in a browser', () => {
       const lines = (await res.text()).trim().split(/\r?\n/);
       expect(lines[0]).toBe('line,reason,row');
       expect(lines.slice(1).map((l) => Number(l.split(',')[0]))).toEqual([...BAD].sort((a, b) => a - b).map((i) => i + 1));
+
+      // The contacts list says so too, beside "subscribed".
+      await page.getByRole('tab', { name: 'Contacts' }).click();
+      await page.getByLabel('Search email or name').fill('reader1@');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      const reader1 = page.getByRole('row', { name: /reader1@readers\.example/ });
+      await reader1.getByText('suppressed', { exact: true }).waitFor();
+      await reader1.getByText('subscribed', { exact: true }).waitFor();
+      await checkAndShoot('contact-book-suppressed', 'a contact whose address is suppressed');
     },
     240_000,
   );
@@ -351,8 +364,11 @@ describeInBrowser('audience and campaigns in a browser', () => {
   );
 
   step(
-    'sent now with a ramp: paused after the first window, resumed, watched to 100 % while SES receives exactly the segment',
+    'sent now with a ramp: paused after the first window, resumed, watched to the end while SES receives exactly the segment but a suppressed and an unsubscribed contact, which the page explains',
     async () => {
+      // One reader of the segment bounced for good before the campaign starts.
+      const suppressed = proSubscribed[0];
+      await worker.deps.db.suppression.create({ data: { id: 'sup-pro-launch', teamId, email: suppressed, reason: 'HARD_BOUNCE' } });
       await open(campaignPath);
       await page.getByRole('button', { name: 'Change schedule' }).click();
       const dialog = page.getByRole('dialog');
@@ -368,42 +384,72 @@ describeInBrowser('audience and campaigns in a browser', () => {
       await page.getByText('paused', { exact: true }).first().waitFor();
       await new Promise((r) => setTimeout(r, 3000));
       expect(campaignMessages(SUBJECT)).toHaveLength(10);
+      // Another one unsubscribes while the campaign is paused, before its turn.
+      const { id: campaignId } = await worker.deps.db.campaign.findFirstOrThrow({ where: { teamId, name: 'Pro launch' } });
+      const later = await worker.deps.db.campaignEmail.findFirstOrThrow({
+        where: { campaignId, status: 'PENDING' },
+        orderBy: { contactId: 'desc' },
+      });
+      await worker.deps.db.contact.update({ where: { id: later.contactId }, data: { subscribed: false } });
+      const unsubscribed = later.email.toLowerCase();
+      const deliverable = proSubscribed.filter((a) => a !== suppressed && a !== unsubscribed);
+      expect(deliverable).toHaveLength(proSubscribed.length - 2);
       await page.getByRole('button', { name: 'Resume' }).click();
       await page.getByText('running', { exact: true }).first().waitFor();
 
       // Windows are a minute apart. Rather than wait, the test ends each full window early by moving
       // its stored start back a minute (as apps/worker/src/campaigns/campaign-ramp-crash.test.ts
       // does); the engine still opens, sizes and fills every window itself: 10, 100, 100, then the rest.
-      const { id: campaignId } = await worker.deps.db.campaign.findFirstOrThrow({ where: { teamId, name: 'Pro launch' } });
       const created = () => worker.deps.db.email.count({ where: { campaignId } });
       const minutePasses = () =>
         worker.deps.db.$executeRaw`UPDATE "Campaign" SET "lastSentAt" = "lastSentAt" - interval '61 seconds' WHERE id = ${campaignId}`;
       let planned = 10;
-      for (let k = 1; planned < proSubscribed.length; k++) {
+      for (let k = 1; planned < deliverable.length; k++) {
         await minutePasses();
-        planned = Math.min(proSubscribed.length, planned + Math.min(100, 10 * 10 ** k));
+        planned = Math.min(deliverable.length, planned + Math.min(100, 10 * 10 ** k));
         const expected = planned;
         await waitFor(async () => (await created()) >= expected, { timeoutMs: 60_000, what: `window ${k} (${expected} emails in all)` });
         expect(await created()).toBe(expected); // a window never sends more than its size
       }
 
+      // Sent of the audience, and in words why the rest was not sent to.
+      const pct = Math.floor((deliverable.length / proSubscribed.length) * 100);
       await page
         .getByTestId('progress-text')
-        .filter({ hasText: `${proSubscribed.length} / ${proSubscribed.length} (100 %)` })
+        .filter({ hasText: `${deliverable.length} / ${proSubscribed.length} (${pct} %)` })
         .waitFor({ timeout: 120_000 });
       const sent = campaignMessages(SUBJECT);
       // "Name <addr>" or "addr": the bare address, lower-cased.
       const recipients = sent
         .flatMap((m) => m.destination.to)
         .map((t) => (t.includes('<') ? t.slice(t.lastIndexOf('<') + 1, -1) : t).toLowerCase());
-      expect(recipients.sort()).toEqual([...proSubscribed].sort());
+      expect(recipients.sort()).toEqual([...deliverable].sort());
       await page.getByText('sent', { exact: true }).first().waitFor();
+      await page
+        .getByTestId('recipient-outcomes')
+        .filter({ hasText: '2 not sent: 1 suppressed after a hard bounce, 1 unsubscribed after the campaign started.' })
+        .waitFor();
       await checkAndShoot('campaign', 'a sent campaign');
+
+      // Every recipient listed with its outcome; the two not sent to found by outcome, with why.
+      const recipientsTable = page.getByRole('table', { name: /Recipients of the campaign/ });
+      await recipientsTable.getByRole('row').nth(50).waitFor(); // a full first page (and the header)
+      await page.getByLabel('Outcome').selectOption('suppressed');
+      const suppressedRow = recipientsTable.getByRole('row', { name: suppressed });
+      await suppressedRow.getByText('an earlier email to it bounced permanently').waitFor();
+      await recipientsTable.getByRole('row').nth(2).waitFor({ state: 'detached' }); // the unfiltered page gone
+      expect(await recipientsTable.getByRole('row').count()).toBe(2);
+      await checkAndShoot(null, 'the recipients filtered by outcome');
+      await screenshot(page, 'campaign-recipients', { scrollTo: '#recipients-h' });
+      await page.getByLabel('Outcome').selectOption('unsubscribed');
+      await recipientsTable.getByRole('row', { name: unsubscribed }).getByText('unsubscribed after the campaign started').waitFor();
+      await page.getByLabel('Outcome').selectOption('delivered');
+      await recipientsTable.getByRole('row').nth(1).getByText('delivered', { exact: true }).waitFor();
 
       await open('/campaigns');
       await page
         .getByRole('row', { name: /Pro launch/ })
-        .getByText('(100 %)')
+        .getByText(`(${pct} %)`)
         .waitFor();
       await checkAndShoot('campaigns', 'the campaigns list');
 
@@ -413,7 +459,7 @@ describeInBrowser('audience and campaigns in a browser', () => {
       await page.getByRole('heading', { name: /campaign "Pro launch"/ }).waitFor();
       await page
         .getByTestId('total-sent')
-        .filter({ hasText: String(proSubscribed.length) })
+        .filter({ hasText: String(deliverable.length) })
         .waitFor();
     },
     240_000,

@@ -71,8 +71,14 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
   if (bad.length) throw new Error(`axe found ${bad.length} serious accessibility problem(s) on ${what}:\n  ${report.join('\n  ')}`);
 }
 
-/** The page at 1280×800 as docs/dashboard/<name>.png (overwritten every run). */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/**
+ * The page at 1280×800 as docs/dashboard/<name>.png (overwritten every run); `scrollTo`: a selector
+ * of what the picture is about, scrolled to the top of the picture (else the page's top).
+ */
+export async function screenshot(page: Page, name: string, opts: { scrollTo?: string } = {}): Promise<void> {
+  const scroll = opts.scrollTo
+    ? `document.querySelector(${JSON.stringify(opts.scrollTo)}).scrollIntoView({ block: 'start' })`
+    : 'window.scrollTo(0, 0)';
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   // The top of the page, with no blinking caret, half-finished transition or passing toast.
   await page
@@ -80,14 +86,14 @@ export async function screenshot(page: Page, name: string): Promise<void> {
     .first()
     .waitFor({ state: 'detached', timeout: 10_000 })
     .catch(() => undefined);
-  await page.evaluate('window.scrollTo(0, 0)');
+  await page.evaluate(scroll);
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), animations: 'disabled', caret: 'hide' });
   // The same page on a phone (docs/dashboard/phone/), then back to the desktop size the tests use.
   mkdirSync(path.join(SCREENSHOT_DIR, 'phone'), { recursive: true });
   await page.setViewportSize(PHONE_VIEWPORT);
   try {
     await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
-    await page.evaluate('window.scrollTo(0, 0)');
+    await page.evaluate(scroll);
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'phone', `${name}.png`), animations: 'disabled', caret: 'hide' });
   } finally {
     await page.setViewportSize(VIEWPORT);

@@ -563,6 +563,21 @@ describeInBrowser('the dashboard in a browser', () => {
       await page.getByRole('heading', { name: 'Members' }).waitFor();
       await page.getByRole('button', { name: 'Invite member' }).click();
       const dialog = page.getByRole('dialog');
+      // An address the dashboard mail may not reach: the dialog says so, and nothing is kept.
+      await worker.deps.db.suppression.create({
+        data: { id: 'sup-invitee', teamId: api.config.DASHBOARD_MAIL_TEAM_ID!, email: 'gone@example.org', reason: 'HARD_BOUNCE' },
+      });
+      await dialog.getByLabel('Email address').fill('gone@example.org');
+      await dialog.getByRole('button', { name: 'Send invitation' }).click();
+      await dialog
+        .getByRole('alert')
+        .filter({
+          hasText:
+            /invitation email was not sent: gone@example\.org is on the dashboard mail's suppression list \(an earlier email to it bounced permanently\)/,
+        })
+        .waitFor();
+      await checkAndShoot('settings-invitation-suppressed', 'an invitation to a suppressed address');
+      expect(await worker.deps.db.invitation.count({ where: { email: 'gone@example.org' } })).toBe(0);
       await dialog.getByLabel('Email address').fill(MEMBER.email);
       await dialog.getByLabel('Role').selectOption('MEMBER');
       await dialog.getByRole('button', { name: 'Send invitation' }).click();

@@ -2,6 +2,8 @@ import request from 'supertest';
 import { seedContactBook } from '@mailrail/testing/campaign-fixtures';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 import { expectBadRequest } from '../testing/expect-bad-request';
+import { newEmailId } from '@mailrail/platform/ids';
+import type { CampaignEmailStatus } from '@mailrail/platform/db/generated/enums';
 
 let api: TestApi;
 let book: { id: string };
@@ -298,5 +300,122 @@ describe('reading, listing and the state rules', () => {
     expect((await post(`/${own.id}/pause`, {}, bound)).status).toBe(200);
     expect((await post(`/${own.id}/resume`, {}, bound)).status).toBe(200);
     expect((await request(api.app).delete(`/api/v1/campaigns/${own.id}`).set(bound)).status).toBe(200);
+  });
+});
+
+describe('recipients by outcome', () => {
+  /**
+   * A SENT campaign to 8 contacts whose engine left each kind of outcome (as the worker's tests
+   * show it does): 2 still in progress, 3 sent (delivered, bounced, no news), 1 suppressed, 1
+   * unsubscribed after the start, 1 failed.
+   */
+  async function campaignWithOutcomes(): Promise<{ id: string; contact: (i: number) => string }> {
+    const c = (await post('', base())).body;
+    const { db } = api.deps;
+    const now = new Date();
+    const contact = (i: number) => `${c.id}-c${i}`;
+    const email = async (latestStatus: 'DELIVERED' | 'BOUNCED' | 'SENT' | 'QUEUED' | 'FAILED') => {
+      const e = await db.email.create({
+        data: {
+          id: newEmailId(new Date()),
+          teamId: api.team.teamId,
+          from: c.from,
+          to: ['x@dest.test'],
+          subject: 's',
+          campaignId: c.id,
+          latestStatus,
+        },
+      });
+      return e.id;
+    };
+    const rows: { status: CampaignEmailStatus; reason?: string; emailId?: string }[] = [
+      { status: 'PENDING' },
+      { status: 'QUEUED', emailId: await email('QUEUED') },
+      { status: 'SENT', emailId: await email('DELIVERED') },
+      { status: 'SENT', emailId: await email('BOUNCED') },
+      { status: 'SENT', emailId: await email('SENT') },
+      { status: 'SUPPRESSED', reason: 'HARD_BOUNCE' },
+      { status: 'UNSUBSCRIBED', reason: 'UNSUBSCRIBED' },
+      { status: 'FAILED', reason: 'FAILED', emailId: await email('FAILED') },
+    ];
+    await db.campaignEmail.createMany({
+      data: rows.map((r, i) => ({ campaignId: c.id, contactId: contact(i), email: `c${i}@dest.test`, ...r })),
+    });
+    await db.campaign.update({ where: { id: c.id }, data: { status: 'RUNNING', total: rows.length, sent: 3, recipientsReadyAt: now } });
+    return { id: c.id, contact };
+  }
+  const get = (path: string, auth = api.team.auth) => request(api.app).get(`/api/v1/campaigns${path}`).set(auth);
+
+  it('GET a campaign adds recipientOutcomes that add up to total, and keeps every useSend field', async () => {
+    const draft = (await post('', base())).body;
+    expect((await get(`/${draft.id}`)).body).toMatchObject({ total: 0, recipientOutcomes: null });
+    const { id } = await campaignWithOutcomes();
+    const res = await get(`/${id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ total: 8, sent: 3, delivered: 0, unsubscribed: 0 });
+    const o = res.body.recipientOutcomes;
+    expect(o).toMatchObject({ sent: 3, suppressed: 1, unsubscribed: 1, failed: 1, inProgress: 2 });
+    expect(o.sent + o.suppressed + o.unsubscribed + o.failed + o.inProgress).toBe(res.body.total);
+    expect(o.skippedByReason).toMatchObject({ HARD_BOUNCE: 1, UNSUBSCRIBED: 1, FAILED: 1, COMPLAINT: 0, CONTACT_DELETED: 0, UNKNOWN: 0 });
+  });
+
+  it('lists the recipients with their outcome, filters by outcome and pages by contactId', async () => {
+    const { id, contact } = await campaignWithOutcomes();
+    const all = await get(`/${id}/recipients`);
+    expect(all.status).toBe(200);
+    expect(all.body.nextAfter).toBeNull();
+    expect(all.body.recipients.map((r: { outcome: string; reason: string | null }) => [r.outcome, r.reason])).toEqual([
+      ['pending', null],
+      ['pending', null],
+      ['delivered', null],
+      ['bounced', null],
+      ['sent', null],
+      ['suppressed', 'HARD_BOUNCE'],
+      ['unsubscribed', 'UNSUBSCRIBED'],
+      ['failed', 'FAILED'],
+    ]);
+    expect(all.body.recipients[0]).toEqual({
+      contactId: contact(0),
+      email: 'c0@dest.test',
+      outcome: 'pending',
+      reason: null,
+      emailId: null,
+    });
+    const only = async (outcome: string) =>
+      (await get(`/${id}/recipients?outcome=${outcome}`)).body.recipients.map((r: { contactId: string }) => r.contactId);
+    expect(await only('pending')).toEqual([contact(0), contact(1)]);
+    expect(await only('sent')).toEqual([contact(4)]);
+    expect(await only('delivered')).toEqual([contact(2)]);
+    expect(await only('bounced')).toEqual([contact(3)]);
+    expect(await only('complained')).toEqual([]);
+    expect(await only('suppressed')).toEqual([contact(5)]);
+    expect(await only('unsubscribed')).toEqual([contact(6)]);
+    expect(await only('failed')).toEqual([contact(7)]);
+
+    const seen: string[] = [];
+    let after: string | null = '';
+    while (after !== null) {
+      const page: request.Response = await get(`/${id}/recipients?limit=3${after ? `&after=${after}` : ''}`);
+      expect(page.body.recipients.length).toBeLessThanOrEqual(3);
+      seen.push(...page.body.recipients.map((r: { contactId: string }) => r.contactId));
+      after = page.body.nextAfter;
+    }
+    expect(seen).toEqual(Array.from({ length: 8 }, (_, i) => contact(i)));
+  });
+
+  it('answers 400 in the documented shape for a bad outcome, limit or after, and 404 for another team or domain', async () => {
+    const { id } = await campaignWithOutcomes();
+    expectBadRequest(await get(`/${id}/recipients?outcome=lost`), ['outcome']);
+    expectBadRequest(await get(`/${id}/recipients?limit=101`), ['limit']);
+    expectBadRequest(await get(`/${id}/recipients?limit=0`), ['limit']);
+    expectBadRequest(await get(`/${id}/recipients?after=${'x'.repeat(200)}`), ['after']);
+    const other = await api.newTeam('Recipients stranger');
+    const res = await get(`/${id}/recipients`, other.auth);
+    expect([res.status, res.body.error]).toEqual([404, { code: 'NOT_FOUND', message: 'Campaign not found' }]);
+    const scoped = await api.addDomain(api.team.teamId, 'recipients-scoped.test');
+    const bound = { Authorization: `Bearer ${await api.newKey(api.team.teamId, { domainId: scoped.id })}` };
+    expect((await get(`/${id}/recipients`, bound)).status).toBe(404);
+    const sending = { Authorization: `Bearer ${await api.newKey(api.team.teamId, { permission: 'SENDING' })}` };
+    expect((await get(`/${id}/recipients`, sending)).status).toBe(403);
   });
 });

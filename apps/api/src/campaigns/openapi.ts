@@ -4,12 +4,15 @@ import {
   campaignIdParams,
   campaignStatus,
   createCampaignBody,
+  listCampaignRecipientsQuery,
   listCampaignsQuery,
   previewCampaignBody,
   scheduleCampaignBody,
   testCampaignBody,
+  recipientOutcomeField,
   updateCampaignBody,
 } from './schemas';
+import { CAMPAIGN_RECIPIENT_REASONS } from '@mailrail/domain/campaigns/recipient-outcomes';
 
 const counters = {
   total: z.number().int(),
@@ -60,6 +63,44 @@ export const campaignResponse = z
     updatedAt: z.string(),
   })
   .meta({ id: 'Campaign' });
+
+const count = z.number().int();
+const recipientReason = z.enum(CAMPAIGN_RECIPIENT_REASONS);
+
+const recipientOutcomes = z
+  .object({
+    sent: count.describe('Accepted by SES (the `sent` counter); delivered, bounced and complained are among them'),
+    suppressed: count.describe('Not sent: the address is on the suppression list'),
+    unsubscribed: count.describe('Not sent: the contact unsubscribed, or was deleted, after the campaign started'),
+    failed: count.describe('Not sent: the email was refused before SES accepted it (or cancelled)'),
+    inProgress: count.describe('Not settled yet: waiting for its window, or its email not yet answered by SES'),
+    skippedByReason: z
+      .object(Object.fromEntries([...CAMPAIGN_RECIPIENT_REASONS, 'UNKNOWN'].map((r) => [r, count])))
+      .describe(
+        "The suppressed, unsubscribed and failed recipients by reason: HARD_BOUNCE, COMPLAINT, MANUAL (suppressed); UNSUBSCRIBED, CONTACT_DELETED (unsubscribed); FAILED, REJECTED, RENDERING_FAILURE, CANCELLED (failed, the email's status); UNKNOWN for recipients recorded before reasons were",
+      ),
+  })
+  .nullable()
+  .describe(
+    'The recipients by outcome (mailrail; not in useSend): sent + suppressed + unsubscribed + failed + inProgress = total. Null until the audience is fixed (total is 0 then).',
+  )
+  .meta({ id: 'CampaignRecipientOutcomes' });
+
+const campaignDetail = campaignResponse.extend({ recipientOutcomes }).meta({ id: 'CampaignDetail' });
+
+const recipientRow = z
+  .object({
+    contactId: z.string(),
+    email: z.string(),
+    outcome: recipientOutcomeField.describe(
+      "pending (not settled), sent (accepted by SES, no later news), delivered, bounced, complained (SES's later events), suppressed, unsubscribed, failed",
+    ),
+    reason: recipientReason
+      .nullable()
+      .describe("Why it was not sent to (suppressed, unsubscribed, failed: the email's status); null otherwise"),
+    emailId: z.string().nullable().describe('The email written for this recipient; null when none was (yet)'),
+  })
+  .meta({ id: 'CampaignRecipient' });
 
 const listItem = z.object({
   id: z.string(),
@@ -117,9 +158,22 @@ export function documentCampaignRoutes(r: DocRegistry) {
     path: '/api/v1/campaigns/:campaignId',
     tag,
     summary: 'Get a campaign with its counters',
-    description: scope,
+    description: `${scope} \`recipientOutcomes\` (added by mailrail) says what became of every recipient, so the counts add up to \`total\`.`,
     params,
-    response: campaignResponse,
+    response: campaignDetail,
+  });
+  documentRoute(r, {
+    method: 'get',
+    path: '/api/v1/campaigns/:campaignId/recipients',
+    tag,
+    summary: 'List the recipients of a campaign with their outcome (mailrail; not in useSend)',
+    description: `${scope} One row per contact of the audience (empty until the audience is fixed), in contactId order, \`limit\` (at most 100) per page. Pass the answer's \`nextAfter\` as \`after\` for the next page; it is null on the last. \`outcome\` keeps only the recipients with that outcome.`,
+    params,
+    query: listCampaignRecipientsQuery,
+    response: z.object({
+      recipients: z.array(recipientRow),
+      nextAfter: z.string().nullable().describe("The last row's contactId when there may be more; null on the last page"),
+    }),
   });
   documentRoute(r, {
     method: 'post',

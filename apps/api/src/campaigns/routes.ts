@@ -4,9 +4,11 @@ import { readJsonBody } from '../http/json-body';
 import { parseOrThrow } from '../http/validate';
 import type { SendContext } from '../emails/send-emails';
 import { previewCampaign, sendCampaignTest } from './preview';
+import { listCampaignRecipients } from './recipients';
 import {
   campaignIdParams,
   createCampaignBody,
+  listCampaignRecipientsQuery,
   listCampaignsQuery,
   previewCampaignBody,
   scheduleCampaignBody,
@@ -36,6 +38,10 @@ export function campaignRoutes(deps: ApiDeps, send: SendContext): Router {
   });
   r.get('/:campaignId', async (req, res) => {
     res.json(await getCampaign(deps, req.auth, idOf(req.params)));
+  });
+  r.get('/:campaignId/recipients', async (req, res) => {
+    const id = idOf(req.params);
+    res.json(await listCampaignRecipients(deps, req.auth, id, parseOrThrow(listCampaignRecipientsQuery, req.query, 'query')));
   });
   r.patch('/:campaignId', async (req, res) => {
     const id = idOf(req.params);

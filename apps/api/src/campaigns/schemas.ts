@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { addressField } from '@mailrail/domain/emails/address';
 import { CampaignStatus } from '@mailrail/platform/db/generated/enums';
 import { RAMP_LIMITS } from '@mailrail/domain/campaigns/ramp';
+import { CAMPAIGN_RECIPIENT_OUTCOMES } from '@mailrail/domain/campaigns/recipient-outcomes';
 import {
   MAX_ADDRESS_FIELD_LENGTH,
   MAX_BODY_LENGTH,
@@ -112,3 +113,14 @@ export const listCampaignsQuery = z.object({
 export type ListCampaignsQuery = z.infer<typeof listCampaignsQuery>;
 
 export const campaignIdParams = z.object({ campaignId: z.string().min(1).max(MAX_ID_LENGTH) });
+
+export const MAX_RECIPIENTS_PAGE = 100;
+export const recipientOutcomeField = z.enum(CAMPAIGN_RECIPIENT_OUTCOMES);
+
+/** Keyset paging by contactId: `after` is the last contactId of the previous page. */
+export const listCampaignRecipientsQuery = z.object({
+  outcome: recipientOutcomeField.optional(),
+  after: z.string().min(1).max(MAX_ID_LENGTH).optional(),
+  limit: intString(1, MAX_RECIPIENTS_PAGE).default(50),
+});
+export type ListCampaignRecipientsQuery = z.infer<typeof listCampaignRecipientsQuery>;

@@ -8,6 +8,7 @@ import { pauseCampaignAndHoldEmails, PAUSABLE_STATUSES, resumePausedCampaign } f
 import { pendingCampaignCounters, withPendingCounters } from '@mailrail/domain/ses-events/counter-deltas';
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { rampOf, type Ramp } from '@mailrail/domain/campaigns/ramp';
+import { campaignRecipientCounts } from '@mailrail/domain/campaigns/recipient-outcomes';
 import { type Campaign, type Prisma } from '@mailrail/platform/db/generated/client';
 import { type CampaignStatus } from '@mailrail/platform/db/generated/enums';
 import type { ApiDeps } from '../deps';
@@ -204,9 +205,12 @@ export async function listCampaigns(deps: ApiDeps, auth: AuthContext, q: ListCam
   };
 }
 
+/** The campaign with its counters and, once its audience is fixed, its recipients by outcome (issue 42). */
 export async function getCampaign(deps: ApiDeps, auth: AuthContext, id: string) {
   const c = await findCampaign(deps, auth, id);
-  return campaignView(withPendingCounters(c, await pendingCampaignCounters(prismaExecutor(deps.db), [c.id])));
+  const sql = prismaExecutor(deps.db);
+  const [pending, recipientOutcomes] = await Promise.all([pendingCampaignCounters(sql, [c.id]), campaignRecipientCounts(sql, c)]);
+  return { ...campaignView(withPendingCounters(c, pending)), recipientOutcomes };
 }
 
 /** A refused transition: 404 when the campaign is not visible to the key, else 400 naming its status. */

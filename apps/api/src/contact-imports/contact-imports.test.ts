@@ -125,6 +125,7 @@ describe('upload', () => {
       updated: 0,
       skipped: 0,
       rejected: 0,
+      suppressed: 0,
       error: null,
       createdAt: expect.any(String),
       startedAt: null,

@@ -48,6 +48,12 @@ export const importView = z
     updated: z.number().int(),
     skipped: z.number().int(),
     rejected: z.number().int(),
+    suppressed: z
+      .number()
+      .int()
+      .describe(
+        "Contacts taken (created, updated or skipped) whose address is on the team's suppression list: in the book, but no email reaches them (mailrail; not in useSend)",
+      ),
     error: z.string().nullable(),
     createdAt: z.string(),
     startedAt: z.string().nullable(),

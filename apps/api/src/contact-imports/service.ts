@@ -27,7 +27,7 @@ const REJECTS_PAGE = 5000;
 
 // The wire view of an import, built in SQL (lower-case status, UTC ISO timestamps).
 const viewSql = `i.id, i."contactBookId", i."fileName", lower(i.status::text) AS status, lower(i."onExisting"::text) AS "onExisting",
-  i."rowsRead", i.created, i.updated, i.skipped, i.rejected, i.error, ${isoUtcSql('i."createdAt"')} AS "createdAt",
+  i."rowsRead", i.created, i.updated, i.skipped, i.rejected, i.suppressed, i.error, ${isoUtcSql('i."createdAt"')} AS "createdAt",
   ${isoUtcSql('i."startedAt"')} AS "startedAt", ${isoUtcSql('i."finishedAt"')} AS "finishedAt"`;
 
 interface CsvHead {

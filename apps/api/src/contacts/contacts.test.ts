@@ -158,6 +158,34 @@ describe('create, get, list', () => {
       .set(api.team.auth);
     expect(empty.body).toEqual([]);
   });
+
+  it("the list says which addresses are on the team's suppression list, on every page (another team's list does not count)", async () => {
+    const book = await newBook();
+    await request(api.app)
+      .post(`${contacts(book)}/bulk`)
+      .set(api.team.auth)
+      .send([{ email: 'kept@sup.test' }, { email: 'Gone@Sup.test' }, { email: 'theirs@sup.test' }])
+      .expect(200);
+    await api.deps.db.suppression.createMany({
+      data: [
+        { id: 'sup-list-1', teamId: api.team.teamId, email: 'gone@sup.test', reason: 'HARD_BOUNCE' },
+        { id: 'sup-list-2', teamId: other.teamId, email: 'theirs@sup.test', reason: 'MANUAL' },
+      ],
+    });
+    const flags = async (query: string) =>
+      Object.fromEntries(
+        (
+          await request(api.app)
+            .get(`${contacts(book)}${query}`)
+            .set(api.team.auth)
+            .expect(200)
+        ).body.map((c: { email: string; suppressed: boolean }) => [c.email, c.suppressed]),
+      );
+    const all = { 'kept@sup.test': false, 'gone@sup.test': true, 'theirs@sup.test': false };
+    expect(await flags('')).toEqual(all);
+    // Pages past the first are read another way (ids first): the flag is there too.
+    expect({ ...(await flags('?page=1&limit=1')), ...(await flags('?page=2&limit=1')), ...(await flags('?page=3&limit=1')) }).toEqual(all);
+  });
 });
 
 describe('update, upsert, delete', () => {

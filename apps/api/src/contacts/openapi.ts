@@ -61,7 +61,15 @@ export function documentContactRoutes(r: DocRegistry) {
       '`after` pages by keyset (contacts with a greater id; pass the last id of the previous page, with page 1), which stays fast deep into a large book.',
     params: anyBookPath,
     query: listContactsQuery,
-    response: z.array(contactSchema),
+    response: z.array(
+      contactSchema
+        .extend({
+          suppressed: z
+            .boolean()
+            .describe("The address is on the team's suppression list: no email reaches it, subscribed or not (mailrail; not in useSend)"),
+        })
+        .meta({ id: 'ContactListItem' }),
+    ),
   });
   documentRoute(r, {
     method: 'get',

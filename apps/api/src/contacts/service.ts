@@ -129,9 +129,13 @@ export async function listContactsJson(deps: ApiDeps, auth: AuthContext, contact
       : `SELECT c.* FROM (SELECT c.id FROM "Contact" c WHERE c."contactBookId" = $1${filters} ORDER BY c.id LIMIT $3 OFFSET $4) k
          JOIN "Contact" c ON c.id = k.id ORDER BY c.id`;
   // The sorted subquery feeds json_agg in order (PostgreSQL documents this for aggregates).
+  // `suppressed` (mailrail's): one lookup of the page's addresses in the team's suppression list.
   const [{ found, body }] = await prismaExecutor(deps.db).query<{ found: boolean; body: string }>(
     `SELECT EXISTS (SELECT 1 FROM "ContactBook" WHERE id = $1 AND "teamId" = $2) AS found,
-       (SELECT coalesce(json_agg(r), '[]')::text FROM (SELECT ${contactColumnsSql('c')} FROM (${page}) c) r) AS body`,
+       (SELECT coalesce(json_agg(r), '[]')::text FROM (
+          SELECT ${contactColumnsSql('c')},
+                 EXISTS (SELECT 1 FROM "Suppression" s WHERE s."teamId" = $2 AND s.email = lower(c.email)) AS suppressed
+            FROM (${page}) c) r) AS body`,
     params,
   );
   if (!found) throw contactBookNotFound();

@@ -248,7 +248,7 @@ it("segments through the dashboard: both roles build and use them on the team's 
   await adminB.get(`${base}/contactBooks/${book}/segments`).expect(404);
 });
 
-it("the campaign editor's routes (PATCH, preview, test, dry-run schedule) work for both roles on the team's campaigns, 404 on another team's", async () => {
+it("the campaign page's routes (PATCH, preview, test, dry-run schedule, recipients) work for both roles on the team's campaigns, 404 on another team's", async () => {
   const html = '<p>Hi {{firstName}}</p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a>';
   const campaignOf = async (teamId: number, apiKey: string, domain: string) => {
     const book = await seedContactBook(api.deps.db, teamId, { subscribed: 2 });
@@ -270,6 +270,8 @@ it("the campaign editor's routes (PATCH, preview, test, dry-run schedule) work f
     expect((await b.post(`${base}/${own}/preview`, {}).expect(200)).body.subject).toBe('S');
     expect((await b.post(`${base}/${own}/test`, { to: 'me@example.org' }).expect(200)).body.emailIds).toHaveLength(1);
     expect((await b.post(`${base}/${own}/schedule`, { dryRun: true }).expect(200)).body.timeZone).toBe(api.config.CAMPAIGN_TIMEZONE);
+    expect((await b.get(`${base}/${own}/recipients?outcome=pending`).expect(200)).body).toEqual({ recipients: [], nextAfter: null });
+    await b.get(`${base}/${other}/recipients`).expect(404);
     await b.patch(`${base}/${other}`, { name: 'Theirs' }).expect(404);
     await b.post(`${base}/${other}/preview`, {}).expect(404);
     await b.post(`${base}/${other}/test`, { to: 'me@example.org' }).expect(404);

@@ -301,6 +301,7 @@ const RULES: Record<string, Rule> = {
   },
   'GET /api/v1/campaigns': { bound: 'list', crossTeam: 'empty-list', lists: 'campaignId', read: (b) => ids(b.campaigns) },
   'GET /api/v1/campaigns/{campaignId}': { bound: 'scoped' },
+  'GET /api/v1/campaigns/{campaignId}/recipients': { bound: 'scoped', input: () => ({ query: { outcome: 'pending', limit: 10 } }) },
   'DELETE /api/v1/campaigns/{campaignId}': { bound: 'scoped' },
   'POST /api/v1/campaigns/{campaignId}/schedule': { bound: 'scoped', input: () => ({ body: { scheduledAt: inAnHour() } }) },
   'POST /api/v1/campaigns/{campaignId}/pause': { bound: 'scoped', campaign: 'SCHEDULED' },

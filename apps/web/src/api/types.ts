@@ -10,6 +10,8 @@ import type {
   WebhookStatus,
 } from '@mailrail/platform/db/generated/enums';
 
+import type { CampaignRecipientCounts, CampaignRecipientOutcome } from '@mailrail/domain/campaigns/recipient-outcomes';
+
 export type Role = 'ADMIN' | 'MEMBER';
 
 export interface Session {
@@ -243,6 +245,8 @@ export interface Contact {
   firstName: string | null;
   lastName: string | null;
   subscribed: boolean;
+  /** In lists only: the address is on the team's suppression list. */
+  suppressed?: boolean;
   properties: Record<string, string>;
   contactBookId: string;
   createdAt: string;
@@ -301,6 +305,7 @@ export interface ContactImport {
   updated: number;
   skipped: number;
   rejected: number;
+  suppressed: number;
   error: string | null;
   createdAt: string;
   startedAt: string | null;
@@ -353,6 +358,20 @@ export interface Campaign extends CampaignListItem {
   hardBounced: number;
   complained: number;
   replyTo: string[];
+  /** GET /v1/campaigns/{id} only; null until the audience is fixed. */
+  recipientOutcomes?: CampaignRecipientCounts | null;
+}
+
+/** A page of GET /v1/campaigns/{id}/recipients. */
+export interface CampaignRecipientsPage {
+  recipients: {
+    contactId: string;
+    email: string;
+    outcome: CampaignRecipientOutcome;
+    reason: string | null;
+    emailId: string | null;
+  }[];
+  nextAfter: string | null;
 }
 
 export interface CampaignPreview {

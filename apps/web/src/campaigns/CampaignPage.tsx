@@ -12,6 +12,7 @@ import { PageHeader } from '../ui/PageHeader';
 import { useToast } from '../ui/toast';
 import { CampaignEditor } from './CampaignEditor';
 import { CampaignProgress, CampaignStatusBadge } from './CampaignProgress';
+import { CampaignRecipients, skippedSentence } from './CampaignRecipients';
 import { ScheduleDialog } from './ScheduleDialog';
 
 const LIVE = new Set(['RUNNING', 'SCHEDULED']);
@@ -104,6 +105,7 @@ export default function CampaignPage() {
             }
           />
           {c.status !== 'DRAFT' && <Progress campaign={c} />}
+          {c.recipientOutcomes && <CampaignRecipients campaign={c} live={LIVE.has(c.status)} />}
           {/* `total` is written when the recipients are fixed (the start); from then on PATCH answers 409,
               also for a campaign paused and scheduled again, so the editor is read-only. */}
           <CampaignEditor key={c.id} campaign={c} readOnly={!EDITABLE.has(c.status) || c.total > 0} />
@@ -121,6 +123,7 @@ function Progress({ campaign: c }: { campaign: Campaign }) {
         {c.status === 'RUNNING' && <span className="muted small">Updates every 2 seconds</span>}
       </div>
       <CampaignProgress sent={c.sent} total={c.total} label="Sent of all recipients" wide />
+      {c.recipientOutcomes && <Outcomes outcomes={c.recipientOutcomes} />}
       <table className="figures campaign-figures">
         <caption className="visually-hidden">Campaign figures</caption>
         <thead>
@@ -158,5 +161,16 @@ function Progress({ campaign: c }: { campaign: Campaign }) {
         {c.ramp && `, ramp from ${formatNumber(c.ramp.start)} ×${c.ramp.factor} per window`}.
       </p>
     </section>
+  );
+}
+
+/** Where every recipient is: the skipped ones in words, so the figures add up to the total. */
+function Outcomes({ outcomes: o }: { outcomes: NonNullable<Campaign['recipientOutcomes']> }) {
+  const skipped = skippedSentence(o);
+  return (
+    <p className="small" data-testid="recipient-outcomes">
+      {skipped ?? (o.inProgress > 0 ? 'None skipped so far.' : 'Every recipient was sent to.')}
+      {o.inProgress > 0 && ` ${formatNumber(o.inProgress)} still to send.`}
+    </p>
   );
 }

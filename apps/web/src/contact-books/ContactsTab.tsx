@@ -87,6 +87,14 @@ export function ContactsTab({ book }: { book: ContactBook }) {
               <td>{[c.firstName, c.lastName].filter(Boolean).join(' ') || <span className="muted">—</span>}</td>
               <td>
                 <StatusBadge status={c.subscribed ? 'SUCCESS' : 'PAUSED'} label={c.subscribed ? 'subscribed' : 'unsubscribed'} />
+                {c.suppressed && (
+                  <>
+                    {' '}
+                    <span title="On your suppression list: no email reaches this address">
+                      <StatusBadge status="SUPPRESSED" label="suppressed" />
+                    </span>
+                  </>
+                )}
               </td>
               <td>{formatDateTime(c.createdAt)}</td>
               <td className="row-actions">

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
 import { api, downloadUrl } from '../api/client';
 import type { ContactBook, ContactImport, ImportPreview, ImportTarget } from '../api/types';
 import { teamKey, useTeamQuery } from '../api/team-query';
@@ -235,7 +236,18 @@ function ImportProgress({ book, importId }: { book: ContactBook; importId: strin
             <dd>{formatNumber(i.skipped)}</dd>
             <dt>Rejected</dt>
             <dd>{formatNumber(i.rejected)}</dd>
+            <dt>Suppressed</dt>
+            <dd>{formatNumber(i.suppressed)}</dd>
           </dl>
+          {i.suppressed > 0 && (
+            <p className="small">
+              {i.suppressed === 1 ? '1 imported address is' : `${formatNumber(i.suppressed)} imported addresses are`} on your{' '}
+              <Link to={`${base}/suppressions`}>suppression list</Link>:{' '}
+              {i.suppressed === 1
+                ? 'it is in the book, but no email will reach it.'
+                : 'they are in the book, but no email will reach them.'}
+            </p>
+          )}
           {i.error && <p className="notice notice-error">{i.error}</p>}
           {i.rejected > 0 && !ACTIVE.has(i.status) && (
             <p>

@@ -4,7 +4,10 @@ import { queueNames } from '@mailrail/platform/queue/queues';
 import { completedSince, jobIsSettled } from '@mailrail/testing/queue-state';
 import { deleteRedisPrefix } from '@mailrail/testing/redis';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
-import { scanCampaigns } from './scan-campaigns';
+import { recordOutcomes, scanCampaigns } from './scan-campaigns';
+import { newEmailId } from '@mailrail/platform/ids';
+import { campaignRecipientCounts } from '@mailrail/domain/campaigns/recipient-outcomes';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 // The engine in a real worker (in this process) against PostgreSQL, Redis and the fake SES over
@@ -91,6 +94,113 @@ it('sends exactly batchSize per window, to subscribed, unsuppressed contacts onl
   const email = await env.deps.db.email.findFirstOrThrow({ where: { campaignId: id, contactId: { endsWith: 's0000002' } } });
   expect(email).toMatchObject({ isMarketing: true, to: [`s2@${domain}`] });
   expect(email.text).toContain('First2');
+});
+
+it('every recipient ends with an outcome and a reason, and the counts by outcome add up to total', async () => {
+  const domain = 'outcomes.test';
+  const { db } = env.deps;
+  const book = await seedContactBook(db, env.teamId, { subscribed: 10 }, { domain });
+  const contactId = (i: number) => `${book.id}_s${String(i).padStart(7, '0')}`;
+  const suppress = (i: number, reason: 'HARD_BOUNCE' | 'COMPLAINT') =>
+    db.suppression.create({ data: { id: `sup-outcomes-${i}`, teamId: env.teamId, email: `s${i}@${domain}`, reason } });
+  await suppress(1, 'HARD_BOUNCE');
+  env.ses.setRule((req) => (req.destination.to.includes(`s9@${domain}`) ? { kind: 'reject' } : undefined));
+  const id = await insertScheduledCampaign(db, {
+    teamId: env.teamId,
+    domainId: env.domain.id,
+    contactBookId: book.id,
+    from: `news@${env.domain.name}`,
+    scheduledAt: new Date(t - 1000),
+    batchSize: 3,
+    batchWindowMinutes: 1,
+  });
+  // The first window sends to s2..s4 (s1 was suppressed when the audience was fixed).
+  await env.waitFor(async () => sentTo(domain) >= 3, 30_000);
+  // Then, before the next window: s5 unsubscribes, s6 is deleted, s7 complains elsewhere.
+  await db.contact.update({ where: { id: contactId(5) }, data: { subscribed: false } });
+  await db.contact.delete({ where: { id: contactId(6) } });
+  await suppress(7, 'COMPLAINT');
+  await env.waitFor(async () => {
+    t += 60_000;
+    return (await campaign(id)).status === 'SENT';
+  }, 30_000);
+  env.ses.setRule(() => undefined);
+
+  const rows = await db.campaignEmail.findMany({ where: { campaignId: id }, orderBy: { contactId: 'asc' } });
+  expect(rows.map((r) => [r.contactId.slice(-2), r.status, r.reason])).toEqual([
+    ['01', 'SUPPRESSED', 'HARD_BOUNCE'],
+    ['02', 'SENT', null],
+    ['03', 'SENT', null],
+    ['04', 'SENT', null],
+    ['05', 'UNSUBSCRIBED', 'UNSUBSCRIBED'],
+    ['06', 'UNSUBSCRIBED', 'CONTACT_DELETED'],
+    ['07', 'SUPPRESSED', 'COMPLAINT'],
+    ['08', 'SENT', null],
+    ['09', 'FAILED', 'FAILED'],
+    ['10', 'SENT', null],
+  ]);
+  expect(env.ses.messagesTo(`s5@${domain}`)).toEqual([]);
+  expect(env.ses.messagesTo(`s7@${domain}`)).toEqual([]);
+  const c = await campaign(id);
+  const counts = await campaignRecipientCounts(prismaExecutor(db), c);
+  expect(counts).toMatchObject({ sent: 5, suppressed: 2, unsubscribed: 2, failed: 1, inProgress: 0 });
+  expect(counts!.sent + counts!.suppressed + counts!.unsubscribed + counts!.failed + counts!.inProgress).toBe(c.total);
+  expect(counts!.skippedByReason).toMatchObject({
+    HARD_BOUNCE: 1,
+    COMPLAINT: 1,
+    UNSUBSCRIBED: 1,
+    CONTACT_DELETED: 1,
+    FAILED: 1,
+    UNKNOWN: 0,
+  });
+});
+
+it("settling records a recipient whose email was suppressed with the suppression's reason, and a failed one with the email's status", async () => {
+  const { db } = env.deps;
+  const book = await seedContactBook(db, env.teamId, { subscribed: 3 }, { domain: 'settle.test' });
+  // PAUSED: the running worker's scans leave it alone; recordOutcomes is called here.
+  const id = await insertScheduledCampaign(db, {
+    teamId: env.teamId,
+    domainId: env.domain.id,
+    contactBookId: book.id,
+    from: `news@${env.domain.name}`,
+    scheduledAt: new Date(t + 3_600_000),
+  });
+  await db.campaign.update({ where: { id }, data: { status: 'PAUSED', total: 3, recipientsReadyAt: new Date(t) } });
+  const email = (i: number, latestStatus: 'SUPPRESSED' | 'REJECTED' | 'QUEUED', skippedRecipients?: object[]) =>
+    db.email.create({
+      data: {
+        id: newEmailId(new Date(t)),
+        teamId: env.teamId,
+        from: 'news@x',
+        to: [`s${i}@settle.test`],
+        subject: 's',
+        campaignId: id,
+        latestStatus,
+        ...(skippedRecipients ? { skippedRecipients } : {}),
+      },
+    });
+  const emails = [
+    await email(1, 'SUPPRESSED', [{ email: 's1@settle.test', type: 'to', status: 'SUPPRESSED', reason: 'COMPLAINT' }]),
+    await email(2, 'REJECTED'),
+    await email(3, 'QUEUED'),
+  ];
+  await db.campaignEmail.createMany({
+    data: emails.map((e, i) => ({
+      campaignId: id,
+      contactId: `${book.id}_c${i + 1}`,
+      email: e.to[0],
+      status: 'QUEUED' as const,
+      emailId: e.id,
+    })),
+  });
+  expect(await recordOutcomes(env.deps, id, new Date(t))).toBe(0);
+  const rows = await db.campaignEmail.findMany({ where: { campaignId: id }, orderBy: { contactId: 'asc' } });
+  expect(rows.map((r) => [r.status, r.reason])).toEqual([
+    ['SUPPRESSED', 'COMPLAINT'],
+    ['FAILED', 'REJECTED'],
+    ['QUEUED', null],
+  ]);
 });
 
 it('pause stops new sends, holds queued emails, and resume continues where it stopped', async () => {

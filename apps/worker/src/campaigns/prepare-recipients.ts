@@ -38,7 +38,7 @@ export type PreparationOutcome = 'ready' | 'stopped';
 /**
  * Writes the campaign's recipient rows: the book's subscribed contacts (only those its segment
  * matches, compiled by the same segmentFilterSql as the API's counts); suppressed addresses are
- * recorded SUPPRESSED and never get an email. `total` and `recipientsReadyAt` are set with the last
+ * recorded SUPPRESSED, with the suppression's reason, and never get an email. `total` and `recipientsReadyAt` are set with the last
  * batch. Each batch reads the campaign row under a lock, so a pause or delete stops it between
  * batches, and the segment as it is then.
  */
@@ -83,9 +83,9 @@ async function prepareRecipientBatch(
       `WITH slice AS (
          SELECT id FROM "Contact" WHERE "contactBookId" = $3 AND id > $4 ORDER BY id LIMIT $5
        ), added AS (
-         INSERT INTO "CampaignEmail" ("campaignId", "contactId", email, status, "createdAt", "updatedAt")
+         INSERT INTO "CampaignEmail" ("campaignId", "contactId", email, status, reason, "createdAt", "updatedAt")
          SELECT $1, ct.id, ct.email,
-                CASE WHEN s.id IS NULL THEN 'PENDING' ELSE 'SUPPRESSED' END::"CampaignEmailStatus",
+                CASE WHEN s.id IS NULL THEN 'PENDING' ELSE 'SUPPRESSED' END::"CampaignEmailStatus", s.reason::text,
                 $2::timestamptz, $2::timestamptz
            FROM slice JOIN "Contact" ct ON ct.id = slice.id AND ct.subscribed${inSegment}
            LEFT JOIN "Suppression" s ON s."teamId" = $6 AND s.email = lower(ct.email)

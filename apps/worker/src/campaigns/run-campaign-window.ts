@@ -10,6 +10,8 @@ import {
 } from '@mailrail/domain/emails/create-emails';
 import { emailIdCreatedWithinSql } from '@mailrail/domain/sql/email-id-range';
 import { withTransaction, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
+import type { SuppressionReason } from '@mailrail/platform/db/generated/enums';
+import type { CampaignRecipientReason } from '@mailrail/domain/campaigns/recipient-outcomes';
 import type { WorkerDeps } from '../deps';
 
 // One campaign window, top to bottom. Each chunk is ONE transaction that locks the campaign row,
@@ -25,7 +27,8 @@ import type { WorkerDeps } from '../deps';
 
 export interface WindowResult {
   queued: number;
-  suppressed: number;
+  /** Recipients taken but not sent to: suppressed, unsubscribed or deleted since the audience was fixed. */
+  skipped: number;
   stopped: 'not-running' | 'no-pending' | 'window-full';
 }
 
@@ -59,15 +62,26 @@ interface PendingRecipient {
   firstName: string | null;
   lastName: string | null;
   properties: unknown;
+  /** False when the contact was deleted after the campaign's audience was fixed. */
+  contactExists: boolean;
   /** False when the contact unsubscribed (or was deleted) after the campaign started. */
   stillSubscribed: boolean;
+  /** Set when the address was suppressed after the audience was fixed (a bounce from an earlier window). */
+  suppressedBecause: SuppressionReason | null;
+}
+
+/** A recipient taken but not sent to, and why. */
+interface SkippedRecipient {
+  contactId: string;
+  status: 'SUPPRESSED' | 'UNSUBSCRIBED';
+  reason: CampaignRecipientReason;
 }
 
 /** What a window touches: the pg executor (one transaction per chunk), the send queues, the clock. */
 export type CampaignWindowDeps = Pick<WorkerDeps, 'sql' | 'queues' | 'log' | 'clock' | 'config'>;
 
 export async function runCampaignWindow(deps: CampaignWindowDeps, campaignId: string): Promise<WindowResult> {
-  const total: WindowResult = { queued: 0, suppressed: 0, stopped: 'no-pending' };
+  const total: WindowResult = { queued: 0, skipped: 0, stopped: 'no-pending' };
   // The send jobs of one chunk are added while the next chunk is written (Redis and PostgreSQL
   // work overlap). enqueueSendJobs never throws: jobs it could not add are left to the sweeper.
   let enqueuing: Promise<void> = Promise.resolve();
@@ -79,7 +93,7 @@ export async function runCampaignWindow(deps: CampaignWindowDeps, campaignId: st
       const chunk = await withTransaction(deps.sql, (tx) => queueNextChunk(deps, tx, campaignId, after));
       after = chunk.lastContactId ?? after;
       total.queued += chunk.queued;
-      total.suppressed += chunk.suppressed;
+      total.skipped += chunk.skipped;
       await enqueuing;
       if (chunk.prepared.length) enqueuing = enqueueSendJobs(deps, chunk.prepared, chunk.now);
       if (chunk.stopped) {
@@ -94,7 +108,7 @@ export async function runCampaignWindow(deps: CampaignWindowDeps, campaignId: st
 
 interface Chunk {
   queued: number;
-  suppressed: number;
+  skipped: number;
   prepared: PreparedEmail[];
   now: Date;
   /** The last recipient taken (null when none was): the next chunk starts after it. */
@@ -108,7 +122,7 @@ async function queueNextChunk(deps: CampaignWindowDeps, tx: SqlExecutor, campaig
   const now = deps.clock.now();
   const nothing = (stopped: WindowResult['stopped']): Chunk => ({
     queued: 0,
-    suppressed: 0,
+    skipped: 0,
     prepared: [],
     now,
     stopped,
@@ -119,21 +133,21 @@ async function queueNextChunk(deps: CampaignWindowDeps, tx: SqlExecutor, campaig
   if (!c) return nothing('not-running');
   const budget = await windowBudget(deps, tx, c, now);
   if (!budget) return nothing('window-full');
-  const pending = await takePendingRecipients(tx, campaignId, budget.limit, after);
+  const pending = await takePendingRecipients(tx, c, budget.limit, after);
   if (pending.length === 0) return nothing('no-pending');
   const lastContactId = pending[pending.length - 1].contactId;
 
-  const { drafts, dropped } = draftCampaignEmails(deps, c, pending);
+  const { drafts, skipped } = draftCampaignEmails(deps, c, pending);
   const prepared = prepareEmails(drafts, now);
   await insertEmailRows(tx, prepared, now);
   await markRecipientsQueued(tx, campaignId, prepared, now, after, lastContactId);
-  await markRecipientsSuppressed(tx, campaignId, dropped, now);
+  await markRecipientsSkipped(tx, campaignId, skipped, now);
   // lastSentAt is the opening of the current window (or the last chunk when there is no window).
   if (budget.opens) await openWindow(tx, campaignId, now, budget.opens);
   else if (c.batchWindowMinutes === 0) await setLastSentAt(tx, campaignId, now);
   return {
     queued: prepared.length,
-    suppressed: dropped.length,
+    skipped: skipped.length,
     prepared,
     now,
     lastContactId,
@@ -206,37 +220,52 @@ export async function countEmailsSince(tx: SqlExecutor, campaignId: string, sinc
   return Number(rows[0].n);
 }
 
-/** The next PENDING recipients after `after`, in contactId order, with their contact's fields. */
-async function takePendingRecipients(tx: SqlExecutor, campaignId: string, limit: number, after: string): Promise<PendingRecipient[]> {
+/**
+ * The next PENDING recipients after `after`, in contactId order, with their contact's fields and
+ * what changed since the audience was fixed: the contact gone or unsubscribed, the address suppressed.
+ */
+async function takePendingRecipients(tx: SqlExecutor, c: RunningCampaign, limit: number, after: string): Promise<PendingRecipient[]> {
   const rows = await tx.query<PendingRecipient>(
     `SELECT ce."contactId", ce.email, ct."firstName", ct."lastName", ct.properties,
-            COALESCE(ct.subscribed, false) AS "stillSubscribed"
+            ct.id IS NOT NULL AS "contactExists", COALESCE(ct.subscribed, false) AS "stillSubscribed",
+            s.reason AS "suppressedBecause"
        FROM "CampaignEmail" ce
        -- The bound on ct.id repeats the one on contactId so that the contacts' index scan starts
        -- at this chunk, not at the book's first contact (a merge join read every earlier contact).
        LEFT JOIN "Contact" ct ON ct.id = ce."contactId" AND ct.id > $3
+       -- Suppressions are stored lower-cased, as preparation looks them up.
+       LEFT JOIN "Suppression" s ON s."teamId" = $4 AND s.email = lower(ce.email)
       WHERE ce."campaignId" = $1 AND ce.status = 'PENDING' AND ce."contactId" > $3
       ORDER BY ce."contactId"
       LIMIT $2`,
-    [campaignId, limit, after],
+    [c.id, limit, after, c.teamId],
   );
   return rows;
 }
 
-/** A personalised draft per still-subscribed recipient; the others are dropped (suppressed). */
+/** Why a recipient is not to be sent to after all, or null when it is. */
+function skippedBecause(r: PendingRecipient): Omit<SkippedRecipient, 'contactId'> | null {
+  if (!r.contactExists) return { status: 'UNSUBSCRIBED', reason: 'CONTACT_DELETED' };
+  if (!r.stillSubscribed) return { status: 'UNSUBSCRIBED', reason: 'UNSUBSCRIBED' };
+  if (r.suppressedBecause) return { status: 'SUPPRESSED', reason: r.suppressedBecause };
+  return null;
+}
+
+/** A personalised draft per recipient still to be sent to; the others are skipped, each with why. */
 function draftCampaignEmails(
   deps: CampaignWindowDeps,
   c: RunningCampaign,
   pending: PendingRecipient[],
-): { drafts: EmailDraft[]; dropped: string[] } {
+): { drafts: EmailDraft[]; skipped: SkippedRecipient[] } {
   const body = prepareCampaignBody({ subject: c.subject, html: c.html, previewText: c.previewText });
   const campaign = { id: c.id, bookVariables: c.variables ?? [] };
   const region = c.region ?? deps.config.AWS_REGION;
   const drafts: EmailDraft[] = [];
-  const dropped: string[] = [];
+  const skipped: SkippedRecipient[] = [];
   for (const r of pending) {
-    if (!r.stillSubscribed) {
-      dropped.push(r.contactId);
+    const skip = skippedBecause(r);
+    if (skip) {
+      skipped.push({ contactId: r.contactId, ...skip });
       continue;
     }
     const personal = renderCampaignEmail(deps.config, body, campaign, { id: r.contactId, ...r });
@@ -258,7 +287,7 @@ function draftCampaignEmails(
       lane: 'marketing',
     });
   }
-  return { drafts, dropped };
+  return { drafts, skipped };
 }
 
 /** Marks each recipient QUEUED with the id of its new email. */
@@ -282,11 +311,13 @@ async function markRecipientsQueued(
   );
 }
 
-async function markRecipientsSuppressed(tx: SqlExecutor, campaignId: string, dropped: string[], now: Date): Promise<void> {
-  if (!dropped.length) return;
+async function markRecipientsSkipped(tx: SqlExecutor, campaignId: string, skipped: SkippedRecipient[], now: Date): Promise<void> {
+  if (!skipped.length) return;
   await tx.execute(
-    `UPDATE "CampaignEmail" SET status = 'SUPPRESSED', "updatedAt" = $3 WHERE "campaignId" = $1 AND "contactId" = ANY($2::text[])`,
-    [campaignId, dropped, now],
+    `UPDATE "CampaignEmail" ce SET status = u.status::"CampaignEmailStatus", reason = u.reason, "updatedAt" = $5
+       FROM unnest($2::text[], $3::text[], $4::text[]) AS u(contact_id, status, reason)
+      WHERE ce."campaignId" = $1 AND ce."contactId" = u.contact_id`,
+    [campaignId, skipped.map((s) => s.contactId), skipped.map((s) => s.status), skipped.map((s) => s.reason), now],
   );
 }
 

@@ -71,7 +71,10 @@ export async function scanCampaigns(deps: WorkerDeps): Promise<ScanResult> {
   return result;
 }
 
-/** QUEUED recipients whose email is settled: SENT once SES accepted it, else FAILED or SUPPRESSED. */
+/**
+ * QUEUED recipients whose email is settled: SENT once SES accepted it, else SUPPRESSED (reason: the
+ * suppression's, from the email's skipped `to`) or FAILED (reason: the email's status).
+ */
 export async function recordOutcomes(deps: Pick<WorkerDeps, 'sql'>, campaignId: string, now: Date): Promise<number> {
   const rows = await deps.sql.query<{ sent: number }>(
     `WITH settled AS (
@@ -79,6 +82,12 @@ export async function recordOutcomes(deps: Pick<WorkerDeps, 'sql'>, campaignId: 
           SET status = CASE WHEN e."sesEmailId" IS NOT NULL THEN 'SENT'
                             WHEN e."latestStatus" = 'SUPPRESSED' THEN 'SUPPRESSED'
                             ELSE 'FAILED' END::"CampaignEmailStatus",
+              reason = CASE WHEN e."sesEmailId" IS NOT NULL THEN NULL
+                            WHEN e."latestStatus" = 'SUPPRESSED' THEN
+                              (SELECT r->>'reason' FROM jsonb_array_elements(
+                                 CASE WHEN jsonb_typeof(e."skippedRecipients") = 'array' THEN e."skippedRecipients" ELSE '[]'::jsonb END) r
+                                WHERE r->>'type' = 'to' LIMIT 1)
+                            ELSE e."latestStatus"::text END,
               "updatedAt" = $2
          FROM "Email" e
         WHERE ce."campaignId" = $1 AND ce.status = 'QUEUED' AND e.id = ce."emailId"

@@ -246,6 +246,22 @@ describe('existing contacts and duplicates', () => {
     expect(await contactsOf(book)).toEqual(people);
   });
 
+  it("counts the contacts whose address is on the team's suppression list (another team's list does not count)", async () => {
+    const book = await newBook();
+    const other = await createTeam(env.deps.db, 'Other suppressions');
+    await env.deps.db.suppression.createMany({
+      data: [
+        { id: newId(), teamId: env.teamId, email: 'gone@sup.test', reason: 'HARD_BOUNCE' },
+        { id: newId(), teamId: env.teamId, email: 'gone2@sup.test', reason: 'COMPLAINT' },
+        { id: newId(), teamId: other.id, email: 'ok@sup.test', reason: 'MANUAL' },
+      ],
+    });
+    const id = await stage(book, 'email\ngone@sup.test\nok@sup.test\nGONE2@sup.test\n');
+    await runContactImport(ports({ batchSize: 2 }), id);
+    expect(await counters(id)).toEqual({ status: 'COMPLETED', rowsRead: 3, created: 3, updated: 0, skipped: 0, rejected: 0 });
+    expect((await importRow(id)).suppressed).toBe(2);
+  });
+
   it('skip across batches: the duplicate in a later batch is skipped too', async () => {
     const book = await newBook();
     const id = await stage(book, file);

@@ -104,6 +104,16 @@ async function insertContacts(tx: SqlExecutor, target: ImportTarget, contacts: C
   return created;
 }
 
+/** How many of the batch's addresses (normalised, as suppressions are stored) are on the team's suppression list. */
+async function countSuppressed(tx: SqlExecutor, teamId: number, contacts: ContactInput[]): Promise<number> {
+  if (contacts.length === 0) return 0;
+  const [{ n }] = await tx.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM "Suppression" WHERE "teamId" = $1 AND email = ANY($2::text[])`,
+    [teamId, contacts.map((c) => c.email)],
+  );
+  return n;
+}
+
 /**
  * Writes one batch and moves the import's counters and checkpoint, in one transaction: either the
  * whole batch counts or none of it, so a retry after a crash never counts a row twice. The
@@ -120,6 +130,7 @@ export async function writeImportBatch(
   const contacts = uniqueContacts(target, batch.contacts);
   await sql.transaction(async (tx) => {
     const created = await insertContacts(tx, target, contacts, now);
+    const suppressed = await countSuppressed(tx, target.teamId, contacts);
     const others = batch.contacts.length - created;
     if (batch.rejects.length) {
       await tx.execute(
@@ -130,7 +141,7 @@ export async function writeImportBatch(
     }
     const moved = await tx.execute(
       `UPDATE "ContactImport" SET "rowsRead" = "rowsRead" + $3, created = created + $4, updated = updated + $5, skipped = skipped + $6,
-         rejected = rejected + $7, "checkpointRecords" = $2 + $3
+         rejected = rejected + $7, suppressed = suppressed + $8, "checkpointRecords" = $2 + $3
        WHERE id = $1 AND "checkpointRecords" = $2 AND status = 'RUNNING'`,
       [
         target.importId,
@@ -140,6 +151,7 @@ export async function writeImportBatch(
         target.onExisting === 'UPDATE' ? others : 0,
         target.onExisting === 'SKIP' ? others : 0,
         batch.rejects.length,
+        suppressed,
       ],
     );
     if (moved !== 1) throw new CheckpointMoved(`import ${target.importId}: checkpoint is no longer ${fromRecord}`);

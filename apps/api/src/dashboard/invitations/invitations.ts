@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ApiError, badRequest, conflict, notFound } from '@mailrail/domain/errors/api-error';
-import { TeamRole } from '@mailrail/platform/db/generated/enums';
+import { TeamRole, type SuppressionReason } from '@mailrail/platform/db/generated/enums';
+import { storedSkippedRecipients } from '@mailrail/domain/emails/recipient-outcomes';
 import { normalisedEmailField } from '@mailrail/domain/emails/address';
 import { dashboardLink, hashSecretToken, looksLikeSecretToken, newSecretToken } from '@mailrail/domain/users/link-tokens';
 import { hashPassword } from '@mailrail/domain/users/passwords';
@@ -84,8 +85,9 @@ export async function inviteMember(
     deps.db.team.findUniqueOrThrow({ where: { id: teamId }, select: { name: true } }),
   ]);
   const inviter = invitation.invitedBy?.email ?? 'An administrator';
+  let emailId: string;
   try {
-    await mailer(
+    emailId = await mailer(
       linkMessage(
         input.email,
         `You are invited to ${team.name} on mailrail`,
@@ -104,7 +106,28 @@ export async function inviteMember(
       `The invitation email could not be sent${err instanceof ApiError ? `: ${err.message}` : ''}; nothing was saved`,
     );
   }
+  const suppressed = await suppressionOf(deps, emailId);
+  if (suppressed) {
+    // Nobody has the link: an invitation kept would only look sent.
+    await deps.db.invitation.deleteMany({ where: { id: invitation.id } });
+    const because = suppressed.reason ? ` (${SUPPRESSED_BECAUSE[suppressed.reason]})` : '';
+    const message = `The invitation email was not sent: ${input.email} is on the dashboard mail's suppression list${because}; nothing was saved. Invite another address, or ask the operator to remove it from the suppression list of the dashboard mail team`;
+    throw badRequest(message, [{ path: ['email'], message: 'This address is suppressed: mail to it is not sent' }]);
+  }
   return view(invitation, now);
+}
+
+const SUPPRESSED_BECAUSE: Record<SuppressionReason, string> = {
+  HARD_BOUNCE: 'an earlier email to it bounced permanently',
+  COMPLAINT: 'its owner marked an earlier email as spam',
+  MANUAL: 'added by hand',
+};
+
+/** Set when the intake kept the dashboard email SUPPRESSED (its address is on the mail team's list), with why. */
+async function suppressionOf(deps: InvitationDeps, emailId: string): Promise<{ reason: SuppressionReason | undefined } | null> {
+  const email = await deps.db.email.findUnique({ where: { id: emailId }, select: { latestStatus: true, skippedRecipients: true } });
+  if (email?.latestStatus !== 'SUPPRESSED') return null;
+  return { reason: storedSkippedRecipients(email.skippedRecipients)[0]?.reason };
 }
 
 export async function revokeInvitation(deps: InvitationDeps, teamId: number, id: number) {

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { hashSecretToken } from '@mailrail/domain/users/link-tokens';
 import { waitFor } from '@mailrail/testing/wait-for';
 import { startTestApi, type TestApi } from '../../testing/api-harness';
+import { expectBadRequest } from '../../testing/expect-bad-request';
 import { addDashboardMailTeam, addUser, browser, dashboardMailToken, PASSWORD, signIn, type Browser } from '../testing';
 
 // What the Settings, API keys and invitation pages do, end to end through the routes (the mail
@@ -124,6 +125,22 @@ describe('members and invitations', () => {
     await browser(api).post('/api/dashboard/invitations/lookup', { token }).expect(400);
     expect((await admin.get(`${base}/invitations`)).body.data.map((i: { email: string }) => i.email)).not.toContain('newbie@example.org');
     await signIn(api, 'newbie@example.org', 'my new password');
+  });
+
+  it('inviting an address on the dashboard mail’s suppression list says the mail was not sent, and keeps nothing', async () => {
+    const mailTeamId = api.config.DASHBOARD_MAIL_TEAM_ID!;
+    await api.deps.db.suppression.create({
+      data: { id: 'sup-invitee', teamId: mailTeamId, email: 'gone@example.org', reason: 'HARD_BOUNCE' },
+    });
+    const res = await admin.post(`${base}/invitations`, { email: 'Gone@Example.org', role: 'MEMBER' });
+    expectBadRequest(res, ['email']);
+    expect(res.body.error.message).toBe(
+      "The invitation email was not sent: gone@example.org is on the dashboard mail's suppression list (an earlier email to it bounced permanently); nothing was saved. Invite another address, or ask the operator to remove it from the suppression list of the dashboard mail team",
+    );
+    expect(await api.deps.db.invitation.count({ where: { email: 'gone@example.org' } })).toBe(0);
+    expect(
+      (await api.deps.db.email.findFirstOrThrow({ where: { teamId: mailTeamId, toAddresses: { has: 'gone@example.org' } } })).latestStatus,
+    ).toBe('SUPPRESSED');
   });
 
   it('an existing account accepting keeps its password and is not signed in by the link', async () => {
