@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { badRequest } from '@mailrail/domain/errors/api-error';
 import { isEmailAddress, MAX_STORED_ADDRESS_LENGTH, normaliseAddress } from '@mailrail/domain/emails/address';
 import type { RecipientType } from '@mailrail/domain/emails/recipient-outcomes';
 import { explainEvent, explainSuppression, type Explanation } from '@mailrail/domain/deliverability/explanations';
@@ -10,6 +9,7 @@ import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { intString } from '../http/query';
+import { decodeCreatedAtCursor, encodeCreatedAtCursor } from '../http/created-at-cursor';
 
 // "Why didn't this arrive?" for one address (docs/deliverability.md): its suppression entry, its
 // contact in every book of the team, and the latest emails and campaign messages to it, each with
@@ -31,27 +31,6 @@ export const addressReportQuery = z.object({
   limit: intString(1, 50).default(20).describe('Messages per page (at most 50)'),
   cursor: z.string().max(MAX_CURSOR_LENGTH).optional().describe("`nextCursor` of the previous page: the messages older than that page's"),
 });
-
-interface Cursor {
-  createdAt: Date;
-  id: string;
-}
-
-const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify([c.createdAt.toISOString(), c.id])).toString('base64url');
-
-function decodeCursor(text: string): Cursor {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
-    const createdAt = new Date(String(at));
-    if (typeof at === 'string' && typeof id === 'string' && id.length <= 128 && !Number.isNaN(createdAt.getTime()))
-      return { createdAt, id };
-  } catch {
-    // falls through to the 400
-  }
-  throw badRequest('Invalid query: cursor: not a cursor from a previous page', [
-    { path: ['cursor'], message: 'not a cursor from a previous page' },
-  ]);
-}
 
 export interface AddressMessage {
   emailId: string;
@@ -99,7 +78,7 @@ async function messagesTo(deps: Pick<ApiDeps, 'db'>, auth: AuthContext, address:
   const p = (v: unknown) => `$${params.push(v)}`;
   const where = [`e."teamId" = $1`, `e."recipientAddresses" @> $2::text[]`];
   if (auth.domainId !== null) where.push(`e."domainId" = ${p(auth.domainId)}`);
-  const cursor = q.cursor ? decodeCursor(q.cursor) : null;
+  const cursor = q.cursor ? decodeCreatedAtCursor(q.cursor) : null;
   if (cursor) {
     where.push(`(e."createdAt", e.id) < (${p(cursor.createdAt)}, ${p(cursor.id)})`);
     // Only the partitions of the days at or before the cursor's.
@@ -148,7 +127,7 @@ async function messagesTo(deps: Pick<ApiDeps, 'db'>, auth: AuthContext, address:
     ];
   });
   const last = page[page.length - 1];
-  return { messages, nextCursor: rows.length > q.limit && last ? encodeCursor(last) : null };
+  return { messages, nextCursor: rows.length > q.limit && last ? encodeCreatedAtCursor(last) : null };
 }
 
 /**

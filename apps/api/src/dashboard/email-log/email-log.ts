@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { badRequest } from '@mailrail/domain/errors/api-error';
 import { EmailStatus } from '@mailrail/platform/db/generated/enums';
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { isEmailAddress } from '@mailrail/domain/emails/address';
@@ -8,6 +7,7 @@ import type { ApiDeps } from '../../deps';
 import type { AuthContext } from '../../http/auth';
 import { MAX_QUERY_VALUE_LENGTH } from '../../http/limits';
 import { intString, isoDateTime } from '../../http/query';
+import { decodeCreatedAtCursor, encodeCreatedAtCursor } from '../../http/created-at-cursor';
 
 // The Emails page's log: newest first on (createdAt, id), keyset-paged so page 1,000 costs what
 // page 1 does, with filters that each have an index (docs/dashboard.md, "Email log at scale").
@@ -39,29 +39,6 @@ export const emailLogQuery = z.object({
 });
 
 export type EmailLogQuery = z.infer<typeof emailLogQuery>;
-
-interface Cursor {
-  createdAt: Date;
-  id: string;
-}
-
-function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.createdAt.toISOString(), c.id])).toString('base64url');
-}
-
-function decodeCursor(text: string): Cursor {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
-    const createdAt = new Date(String(at));
-    if (typeof at === 'string' && typeof id === 'string' && id.length <= 128 && !Number.isNaN(createdAt.getTime()))
-      return { createdAt, id };
-  } catch {
-    // falls through to the 400
-  }
-  throw badRequest('Invalid query: cursor: not a cursor from a previous page', [
-    { path: ['cursor'], message: 'not a cursor from a previous page' },
-  ]);
-}
 
 export interface EmailLogItem {
   id: string;
@@ -100,7 +77,7 @@ export async function emailLogPage(deps: Pick<ApiDeps, 'db'>, auth: AuthContext,
     if (isEmailAddress(q.search)) common.push(`"toAddresses" @> ARRAY[${p(q.search)}]::text[]`);
     else common.push(`"searchText" LIKE ${p(`%${likeEscape(q.search)}%`)}`);
   }
-  const cursor = q.cursor ? decodeCursor(q.cursor) : null;
+  const cursor = q.cursor ? decodeCreatedAtCursor(q.cursor) : null;
   if (cursor) common.push(`("createdAt", id) < (${p(cursor.createdAt)}, ${p(cursor.id)})`);
   // The same range on the id, so only the partitions of those days are read (a page after the
   // cursor holds emails created at or before the cursor's).
@@ -127,5 +104,5 @@ export async function emailLogPage(deps: Pick<ApiDeps, 'db'>, auth: AuthContext,
   const rows = await prismaExecutor(deps.db).query<EmailLogItem>(sql, params);
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
-  return { data: page, nextCursor: rows.length > q.limit && last ? encodeCursor(last) : null };
+  return { data: page, nextCursor: rows.length > q.limit && last ? encodeCreatedAtCursor(last) : null };
 }
