@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from 'jest';
 import { CLUSTER_TESTS } from './test/redis-topology';
+import { SCALE_STAGE_DIRS } from './test/stages';
 
 // npm run test:cluster: only the files whose behaviour depends on Redis topology (test/redis-topology.ts).
 const onCluster = process.env.MAILRAIL_TEST_REDIS === 'cluster';
@@ -22,7 +23,7 @@ const config: Config = {
   roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/test'],
   testMatch: onCluster ? CLUSTER_TESTS.map((file) => `<rootDir>/${file}`) : ['**/*.test.ts'],
   // The scale tests start their own Redis Cluster and Sentinel: npm run test:scale (jest.scale.config.ts).
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/scale/'],
+  testPathIgnorePatterns: ['/node_modules/', ...SCALE_STAGE_DIRS.map((dir) => `<rootDir>/${dir}`)],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },

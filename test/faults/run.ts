@@ -9,7 +9,7 @@ import { campaignWorkerKilled, campaignWorkerKilledWithSendEvents } from './camp
 import { crossTeamMatrix, malformedRequests } from './api-scenarios';
 import { postgresConnectionsCut } from './db-scenarios';
 import { pathologicalInputs } from './pathological-scenario';
-import { rateSharedByThreeWorkers } from './rate-scenario';
+import { rateSharedByThreeWorkers } from '../timing/rate-scenario';
 import { noisyExportsAndSegments } from './noisy-neighbour-scenario';
 import { noisyImportsAndCampaigns } from './noisy-worker-scenario';
 import { noisySendsAndPreviews } from './noisy-sends-scenario';

@@ -395,3 +395,28 @@ export async function describeLost(stack: Stack, ids: string[]): Promise<string>
   );
   return ` lost_sample=${JSON.stringify(rows.slice(0, 5))} job_states=${jobStates.join(',')}`;
 }
+
+/** Starts `n` worker processes and waits until `total` of them serve both send lanes. */
+export async function addWorkers(stack: Stack, n: number, total: number): Promise<void> {
+  for (let i = 0; i < n; i++) await stack.startWorker();
+  const region = stack.team.domain.region;
+  await waitFor(
+    async () => {
+      for (const lane of ['transactional', 'marketing'] as const) {
+        if ((await stack.queues.get(queueNames.send(region, lane)).getWorkersCount()) < total) return false;
+      }
+      return true;
+    },
+    180_000,
+    `${total} workers on both lanes`,
+  );
+}
+
+/**
+ * Two emails per lane per worker, delivered before a measurement: each process's first sends open
+ * its sockets. Answers their ids (to leave them out of the figures), or null if they never arrived.
+ */
+export async function warmUp(stack: Stack, workers: number): Promise<string[] | null> {
+  const warm = [...(await stack.createEmails(workers * 2)), ...(await stack.createEmails(workers * 2, { lane: 'marketing' }))];
+  return (await stack.waitUntilDelivered(warm, 60_000)) ? warm : null;
+}

@@ -14,8 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { queueNames } from '@mailrail/platform/queue/queues';
 import { startLocalRedisCluster, type ClusterNode, type LocalRedisCluster } from '@mailrail/testing/redis-cluster';
-import { emailIdOf, repoRoot, sleep, startStack, waitFor, type Stack } from '../faults/stack';
-import { addWorkers } from '../faults/rate-scenario';
+import { addWorkers, emailIdOf, repoRoot, sleep, startStack, waitFor, type Stack } from '../faults/stack';
 import { api, createBook } from '../faults/campaign-scenario';
 import { recordFigures } from './figures';
 

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { REPO_ROOT, testFilePaths } from '@mailrail/testing/source-files';
 import { CLUSTER_TESTS, TOPOLOGY_INDEPENDENT } from '../redis-topology';
+import { inScaleStage } from '../stages';
 
 // The cluster stage runs what clustering changes (issue 41 §2): every test file that creates Redis
 // clients or queues, directly or through a harness, says whether its behaviour depends on Redis
@@ -80,10 +81,10 @@ function usesRedis(path: string, text = read(path)): boolean {
   return imported.some((m) => REDIS_KITS.includes(m)) || imported.some((m) => moduleMakesRedis(m));
 }
 
-/** Test files under apps/, packages/ and test/ (not test/scale/, a stage of its own), from the repo root. */
+/** Test files under apps/, packages/ and test/ (not the scale stage's, test/stages.ts), from the repo root. */
 const testFiles = () =>
   // test/structure/ reads the source (this file names the markers); it starts nothing.
-  testFilePaths().filter((path) => !path.startsWith('test/scale/') && !path.startsWith('test/structure/'));
+  testFilePaths().filter((path) => !inScaleStage(path) && !path.startsWith('test/structure/'));
 
 it('every test file that creates Redis clients or queues is on exactly one list', () => {
   const listed = new Set([...CLUSTER_TESTS, ...TOPOLOGY_INDEPENDENT]);
@@ -94,7 +95,7 @@ it('every test file that creates Redis clients or queues is on exactly one list'
 
 it('every listed file exists and is a test file the cluster run can match', () => {
   const wrong = [...CLUSTER_TESTS, ...TOPOLOGY_INDEPENDENT].filter(
-    (f) => !f.endsWith('.test.ts') || f.startsWith('test/scale/') || !existsSync(join(REPO_ROOT, f)),
+    (f) => !f.endsWith('.test.ts') || inScaleStage(f) || !existsSync(join(REPO_ROOT, f)),
   );
   expect(wrong).toEqual([]);
 });

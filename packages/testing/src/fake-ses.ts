@@ -38,7 +38,7 @@ export interface FakeSesOptions {
    * Stamp each request's arrival in a thread of its own that forwards it to the fake. The test's
    * thread can stall for tens of milliseconds (jest's garbage collection, the test's own work), and
    * every request that arrives meanwhile would be stamped when it ends, bunched: rate tests measure
-   * the sender, not the runner (test/scale/shared-rate.test.ts).
+   * the sender, not the runner (test/timing/scale/shared-rate.test.ts).
    */
   stampArrivalsOffThread?: boolean;
 }

@@ -4,10 +4,9 @@
 // also drives the API and polls the database) would otherwise stamp the requests that arrived
 // during it together, a bunch no sender made.
 import { loadavg } from 'node:os';
-import { queueNames } from '@mailrail/platform/queue/queues';
 import { busiestWindow, rateBetweenFirstAndLast } from '@mailrail/testing/rate-windows';
 import { busiestSince, cpuCensus } from '../../bench/process-stats';
-import { emailIdOf, sleep, startStack, waitFor, type ScenarioResult, type Stack } from './stack';
+import { addWorkers, emailIdOf, sleep, startStack, waitFor, warmUp, type ScenarioResult, type Stack } from '../faults/stack';
 
 const WORKERS = 3;
 
@@ -71,31 +70,6 @@ export async function rateSharedByThreeWorkers(): Promise<ScenarioResult> {
   } finally {
     await stack.close();
   }
-}
-
-/** Starts `n` worker processes and waits until `total` of them serve both send lanes. */
-export async function addWorkers(stack: Stack, n: number, total: number): Promise<void> {
-  for (let i = 0; i < n; i++) await stack.startWorker();
-  const region = stack.team.domain.region;
-  await waitFor(
-    async () => {
-      for (const lane of ['transactional', 'marketing'] as const) {
-        if ((await stack.queues.get(queueNames.send(region, lane)).getWorkersCount()) < total) return false;
-      }
-      return true;
-    },
-    180_000,
-    `${total} workers on both lanes`,
-  );
-}
-
-/**
- * Two emails per lane per worker, delivered before a measurement: each process's first sends open
- * its sockets. Answers their ids (to leave them out of the figures), or null if they never arrived.
- */
-export async function warmUp(stack: Stack, workers: number): Promise<string[] | null> {
-  const warm = [...(await stack.createEmails(workers * 2)), ...(await stack.createEmails(workers * 2, { lane: 'marketing' }))];
-  return (await stack.waitUntilDelivered(warm, 60_000)) ? warm : null;
 }
 
 /** Queues `tx` transactional and `mk` campaign emails at once; their arrival times at SES. */

@@ -8,9 +8,8 @@
 import { startLocalRedisCluster, type LocalRedisCluster } from '@mailrail/testing/redis-cluster';
 import { busiestWeightedWindow, weightedRateBetweenFirstAndLast, type Arrival } from '@mailrail/testing/rate-windows';
 import { queueNames } from '@mailrail/platform/queue/queues';
-import { emailIdOf, sleep, startStack, waitFor, type Stack } from '../faults/stack';
-import { addWorkers, warmUp } from '../faults/rate-scenario';
-import { recordFigures } from './figures';
+import { addWorkers, emailIdOf, sleep, startStack, waitFor, warmUp, type Stack } from '../../faults/stack';
+import { recordFigures } from '../../scale/figures';
 
 // A message leaves in the middle of its n permits, so a window can hold up to (n - 1) / 2 recipients
 // of a message at each edge beyond R: 2 with 3 recipients, and the booked slots alone measured R + 3
