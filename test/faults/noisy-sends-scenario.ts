@@ -3,17 +3,15 @@
 // and renders 2 MB campaign previews in loops at its own limit, while team B sends and reads.
 // Every B email must reach SES without waiting behind A's backlog: counted in A's messages that
 // reached SES between B's answer and B's message, not in seconds, so a slow machine cannot fail it.
-// B's answers and /ready must all succeed. B's p90 is a latency figure (issue 41 §3: latency
-// claims are measured, not asserted in CI): the CI run reports it beside its bound, `-- --full`
-// holds it to scenario 11's bound. A's preview clients run on a thread of their own
-// (load-off-thread.ts): when this thread also built A's 1.8 MB bodies and parsed its 4 MB answers,
-// B's p90 counted this runner's event loop (85-135 ms against about 60 on 2026-12-06; 34 ms
-// against 58 once moved; docs/faults.md, scenario 13).
+// B's answers and /ready must all succeed, and B's p90 stay within scenario 11's bound of its own
+// baseline (a ratio within the run, as in scenarios 11 and 12). A's preview clients run on a
+// thread of their own (load-off-thread.ts): when this thread also built A's 1.8 MB bodies and
+// parsed its 4 MB answers, B's p90 counted this runner's event loop (85-135 ms against about 60
+// on 2026-12-06), not the API (19-34 ms once moved; docs/faults.md, scenario 13).
 import { queueNames } from '@mailrail/platform/queue/queues';
 import { call } from './api-scenarios';
 import { postLoopsOffThread } from './load-off-thread';
 import { neighbourTraffic, p90, p90Bound, tally } from './neighbour-traffic';
-import { fullRun } from './sizes';
 import { emailIdOf, startStack, waitFor, type ScenarioResult } from './stack';
 
 const PHASE_MS = 8_000;
@@ -115,14 +113,14 @@ export async function noisySendsAndPreviews(): Promise<ScenarioResult> {
       previewStatuses.includes(429) &&
       baseline.failures.length + loaded.failures.length === 0 &&
       baseline.readyFailures + loaded.readyFailures === 0 &&
-      (loadP90 <= bound || !fullRun);
+      loadP90 <= bound;
     return {
       pass,
       figures:
         `a_campaign=${campaign.status} a_backlog=${A_BACKLOG} ses_rate=${SES_RATE} a_previews=${tally(previewStatuses)} b_emails=${bSent.size} b_delivered=${delivered} ` +
         `b_worst_a_ahead=${worstAhead} (place ${worstPlace}, bound ${maxAheadOf(worstPlace)}) b_over_bound=${overBound} b_over_bound_if_fifo=${fifoOverBound} a_left_at_b_last=${aLeftAtBLast} ` +
         `b_baseline_requests=${baseline.latencies.length} b_baseline_p90_ms=${baseP90.toFixed(1)} ` +
-        `b_loaded_requests=${loaded.latencies.length} b_loaded_p90_ms=${loadP90.toFixed(1)} b_p90_bound_ms=${bound.toFixed(1)} b_p90_held=${fullRun ? (loadP90 <= bound ? 'yes' : 'NO') : loadP90 <= bound ? 'yes (reported only)' : 'NO (reported only)'} ` +
+        `b_loaded_requests=${loaded.latencies.length} b_loaded_p90_ms=${loadP90.toFixed(1)} b_p90_bound_ms=${bound.toFixed(1)} ` +
         `b_failures=${[...baseline.failures, ...loaded.failures].slice(0, 5).join(',') || 0} ready_failures=${baseline.readyFailures + loaded.readyFailures}`,
     };
   } finally {

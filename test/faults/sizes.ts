@@ -4,9 +4,6 @@
 // docs/faults.md, "Sizes: CI and full"; the scenarios missing here run the same at both sizes.
 const FULL = process.argv.includes('--full');
 
-/** `-- --full`: the sizes the scenarios were written at, and the latency figures held to their bounds. */
-export const fullRun = FULL;
-
 /** Printed on every result line (`size=ci|full`). */
 export const sizeName = FULL ? 'full' : 'ci';
 
