@@ -10,14 +10,15 @@ const RATE_OF: Partial<Record<keyof Counts, { key: keyof OutcomeRates; of: strin
   clicked: { key: 'clickRate', of: 'of delivered' },
 };
 
-/** "96.00 % of sent" under a count; nothing for counts without a rate (sent, unsubscribed). */
+/** "96.0 % of sent" under a count (the number only on phones); nothing for counts without a rate (sent, unsubscribed). */
 export function OutcomeRate({ figure, rates }: { figure: string; rates: OutcomeRates }) {
   const rate = RATE_OF[figure as keyof Counts];
   if (!rate) return null;
   const value = rates[rate.key];
   return (
     <span className="figure-rate" data-testid={`rate-${figure}`}>
-      {formatPercent(value, value > 0 && value < 1 ? 2 : 1)} {rate.of}
+      {formatPercent(value, value > 0 && value < 1 ? 2 : 1)}
+      <span className="figure-rate-of"> {rate.of}</span>
     </span>
   );
 }
