@@ -176,6 +176,7 @@ describeInBrowser('audience and campaigns in a browser', () => {
       await page.getByLabel('Domain').selectOption({ label: 'example.com' });
       await page.getByRole('heading', { name: /30 days of domain example\.com/ }).waitFor();
       await page.locator('.chart canvas').first().waitFor();
+      await page.getByTestId('rate-delivered').filter({ hasText: '% of sent' }).waitFor();
       await checkAndShoot('analytics', 'the analytics page');
     },
     60_000,
@@ -429,6 +430,7 @@ describeInBrowser('audience and campaigns in a browser', () => {
         .getByTestId('recipient-outcomes')
         .filter({ hasText: '2 not sent: 1 suppressed after a hard bounce, 1 unsubscribed after the campaign started.' })
         .waitFor();
+      await page.getByTestId('rate-opened').filter({ hasText: '% of delivered' }).waitFor();
       await checkAndShoot('campaign', 'a sent campaign');
 
       // Every recipient listed with its outcome; the two not sent to found by outcome, with why.

@@ -457,6 +457,10 @@ describeInBrowser('the dashboard in a browser', () => {
       await page.getByRole('heading', { name: 'Reputation' }).waitFor();
       await page.locator('.chart canvas').first().waitFor();
       await page.getByRole('meter', { name: 'Bounce rate' }).waitFor();
+      // Rates beside the counts, and reputation over the recent window with all time after it.
+      await page.getByTestId('rate-delivered').first().filter({ hasText: '% of sent' }).waitFor();
+      await page.getByText(/Over the last 7 days/).waitFor();
+      await page.getByTestId('reputation-all-time').waitFor();
       await checkAndShoot('overview', 'the overview');
 
       // The key has been used by now: the list says when.

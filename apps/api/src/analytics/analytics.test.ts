@@ -162,7 +162,7 @@ describe('GET /api/v1/analytics/email-time-series?campaignId=', () => {
 describe('GET /api/v1/analytics/reputation-metrics', () => {
   it('sums the all-time totals and gives rates in percent of delivered', async () => {
     const { team, d1, d2 } = await setup();
-    expect((await get(team, 'reputation-metrics')).body).toEqual({
+    expect((await get(team, 'reputation-metrics')).body).toMatchObject({
       delivered: 0,
       hardBounced: 0,
       complained: 0,
@@ -175,7 +175,7 @@ describe('GET /api/v1/analytics/reputation-metrics', () => {
         { teamId: team.teamId, domainId: d2, delivered: 50, hardBounced: 1, complained: 0 },
       ],
     });
-    expect((await get(team, 'reputation-metrics')).body).toEqual({
+    expect((await get(team, 'reputation-metrics')).body).toMatchObject({
       delivered: 200,
       hardBounced: 4,
       complained: 1,
@@ -183,9 +183,66 @@ describe('GET /api/v1/analytics/reputation-metrics', () => {
       complaintRate: 0.5,
     });
     const one = await get(team, `reputation-metrics?domainId=${d2}`);
-    expect(one.body).toEqual({ delivered: 50, hardBounced: 1, complained: 0, bounceRate: 2, complaintRate: 0 });
+    expect(one.body).toMatchObject({ delivered: 50, hardBounced: 1, complained: 0, bounceRate: 2, complaintRate: 0 });
     const bound = await api.newKey(team.teamId, { domainId: d1 });
     expect((await get({ Authorization: `Bearer ${bound}` }, 'reputation-metrics')).body.delivered).toBe(150);
+  });
+
+  it('judges the last 7 UTC days of sent mail in `window`, apart from the all-time figures', async () => {
+    const { team, d1, d2 } = await setup();
+    const other = await setup();
+    const empty = (await get(team, 'reputation-metrics')).body.window;
+    expect(empty).toEqual({
+      days: 7,
+      from: '2026-05-04',
+      to: TODAY,
+      sent: 0,
+      hardBounced: 0,
+      complained: 0,
+      bounceRate: 0,
+      complaintRate: 0,
+    });
+    // One bad day long ago: all time it still weighs, in the window it is gone.
+    await usage(team.teamId, d1, '2026-05-03', 'TRANSACTIONAL', { sent: 100, hardBounced: 50, complained: 5 });
+    await usage(team.teamId, d1, '2026-05-04', 'TRANSACTIONAL', { sent: 150, hardBounced: 3, complained: 1 });
+    await usage(team.teamId, d2, TODAY, 'MARKETING', { sent: 50, hardBounced: 1 });
+    await api.deps.db.cumulatedMetrics.create({ data: { teamId: team.teamId, domainId: d1, delivered: 200, hardBounced: 54 } });
+    // Another team's bad week counts for nobody else.
+    await usage(other.team.teamId, other.d1, TODAY, 'TRANSACTIONAL', { sent: 10, hardBounced: 9, complained: 9 });
+
+    const body = (await get(team, 'reputation-metrics')).body;
+    expect(body.bounceRate).toBe(27); // all time: 54 of 200 delivered
+    expect(body.window).toMatchObject({ sent: 200, hardBounced: 4, complained: 1, bounceRate: 2, complaintRate: 0.5 });
+    expect((await get(team, `reputation-metrics?domainId=${d2}`)).body.window).toMatchObject({ sent: 50, hardBounced: 1, bounceRate: 2 });
+    expect((await get(other.team, 'reputation-metrics')).body.window).toMatchObject({ sent: 10, hardBounced: 9, complained: 9 });
+  });
+});
+
+describe('rates beside the counts', () => {
+  it('gives totalRates with SES denominators, 0 where nothing was sent or delivered', async () => {
+    const { team, d1 } = await setup();
+    expect((await get(team, 'email-time-series?days=7')).body.totalRates).toEqual({
+      deliveryRate: 0,
+      openRate: 0,
+      clickRate: 0,
+      bounceRate: 0,
+      complaintRate: 0,
+    });
+    await usage(team.teamId, d1, TODAY, 'TRANSACTIONAL', {
+      sent: 200,
+      delivered: 100,
+      opened: 50,
+      clicked: 10,
+      bounced: 20,
+      complained: 1,
+    });
+    expect((await get(team, 'email-time-series?days=7')).body.totalRates).toEqual({
+      deliveryRate: 50,
+      openRate: 50,
+      clickRate: 10,
+      bounceRate: 10,
+      complaintRate: 0.5,
+    });
   });
 });
 

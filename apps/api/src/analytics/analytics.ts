@@ -9,6 +9,8 @@ import type { AuthContext } from '../http/auth';
 import { intString } from '../http/query';
 import { MAX_ID_LENGTH } from '../http/limits';
 import { utcDateSql } from '@mailrail/platform/db/sql/time';
+import { outcomeRates } from '@mailrail/domain/reputation/rates';
+import { teamReputationWindow } from '@mailrail/domain/reputation/reputation-window';
 
 const domainIdParam = intString(1, 2 ** 31 - 1);
 
@@ -113,10 +115,13 @@ export async function emailTimeSeries(deps: ApiDeps, auth: AuthContext, q: z.inf
     for (const c of COUNTS) totalCounts[c] += entry[c];
     result.push(entry);
   }
-  return { result, totalCounts };
+  return { result, totalCounts, totalRates: outcomeRates(totalCounts) };
 }
 
-/** All-time totals; rates are percentages of delivered mail (0 when nothing was delivered). */
+/**
+ * All-time totals, their rates in percent of delivered mail (useSend's fields, 0 when nothing was
+ * delivered), and `window`: hard bounces and complaints over sent in the recent window SES judges.
+ */
 export async function reputationMetrics(deps: ApiDeps, auth: AuthContext, q: z.infer<typeof reputationQuery>) {
   const domainId = await domainFilter(deps, auth, q.domainId);
   const params: unknown[] = [auth.teamId];
@@ -133,11 +138,13 @@ export async function reputationMetrics(deps: ApiDeps, auth: AuthContext, q: z.i
   const delivered = Number(row.delivered);
   const hardBounced = Number(row.hardBounced);
   const complained = Number(row.complained);
+  const window = await teamReputationWindow(prismaExecutor(deps.db), auth.teamId, domainId, deps.clock.now());
   return {
     delivered,
     hardBounced,
     complained,
     bounceRate: delivered > 0 ? (hardBounced / delivered) * 100 : 0,
     complaintRate: delivered > 0 ? (complained / delivered) * 100 : 0,
+    window,
   };
 }

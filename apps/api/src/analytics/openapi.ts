@@ -11,6 +11,16 @@ const counts = z.object({
   complained: z.number().int(),
 });
 
+export const outcomeRatesSchema = z
+  .object({
+    deliveryRate: z.number().describe('delivered / sent, %'),
+    openRate: z.number().describe('opened / delivered, %'),
+    clickRate: z.number().describe('clicked / delivered, %'),
+    bounceRate: z.number().describe('bounced / sent, %'),
+    complaintRate: z.number().describe('complained / sent, %'),
+  })
+  .describe('mailrail addition: the counts as rates in percent (SES denominators), 0 where the denominator is 0');
+
 export function documentAnalyticsRoutes(r: DocRegistry) {
   const tag = 'Analytics';
   documentRoute(r, {
@@ -21,13 +31,17 @@ export function documentAnalyticsRoutes(r: DocRegistry) {
     description:
       "domainId limits the figures to one domain of the team; campaignId to the emails of one campaign (an email counts once per status, on the UTC day of its first event of that status). An unknown or another team's domain or campaign is a 404.",
     query: timeSeriesQuery,
-    response: z.object({ result: z.array(counts.extend({ date: z.string().describe('YYYY-MM-DD') })), totalCounts: counts }),
+    response: z.object({
+      result: z.array(counts.extend({ date: z.string().describe('YYYY-MM-DD') })),
+      totalCounts: counts,
+      totalRates: outcomeRatesSchema,
+    }),
   });
   documentRoute(r, {
     method: 'get',
     path: '/api/v1/analytics/reputation-metrics',
     tag,
-    summary: 'All-time delivered, hard bounces and complaints with their rates (%)',
+    summary: 'Hard bounces and complaints with their rates (%): all time, and over the recent window SES judges',
     query: reputationQuery,
     response: z.object({
       delivered: z.number().int(),
@@ -35,6 +49,20 @@ export function documentAnalyticsRoutes(r: DocRegistry) {
       complained: z.number().int(),
       bounceRate: z.number(),
       complaintRate: z.number(),
+      window: z
+        .object({
+          days: z.number().int(),
+          from: z.string().describe('YYYY-MM-DD, first UTC day of the window'),
+          to: z.string().describe('YYYY-MM-DD, today (UTC)'),
+          sent: z.number().int(),
+          hardBounced: z.number().int(),
+          complained: z.number().int(),
+          bounceRate: z.number().describe('hardBounced / sent, %'),
+          complaintRate: z.number().describe('complained / sent, %'),
+        })
+        .describe(
+          'mailrail addition: reputation over the last `days` UTC days (today included) in percent of sent mail, as SES judges a recent window; the all-time fields above stay as useSend has them',
+        ),
     }),
   });
 }

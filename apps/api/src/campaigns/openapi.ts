@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { outcomeRatesSchema } from '../analytics/openapi';
 import { documentRoute, type DocRegistry } from '../openapi/registry';
 import {
   campaignIdParams,
@@ -56,6 +57,7 @@ export const campaignResponse = z
     bounced: z.number().int(),
     hardBounced: z.number().int(),
     complained: z.number().int(),
+    rates: outcomeRatesSchema,
     replyTo: z.array(z.string()),
     cc: z.array(z.string()),
     bcc: z.array(z.string()),

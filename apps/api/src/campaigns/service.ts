@@ -1,4 +1,5 @@
 import { ApiError, badRequest, conflict } from '@mailrail/domain/errors/api-error';
+import { outcomeRates } from '@mailrail/domain/reputation/rates';
 import { findVerifiedSenderDomain, senderDomainError } from '@mailrail/domain/domains/sender-domain';
 import { hasUnsubscribePlaceholder, renderCampaignContent, UNSUBSCRIBE_REQUIRED } from '@mailrail/domain/campaigns/campaign-content';
 import { newId } from '@mailrail/platform/ids';
@@ -51,6 +52,7 @@ export function campaignView(c: Campaign) {
     bounced: c.bounced,
     hardBounced: c.hardBounced,
     complained: c.complained,
+    rates: outcomeRates(c),
     replyTo: c.replyTo,
     cc: c.cc,
     bcc: c.bcc,

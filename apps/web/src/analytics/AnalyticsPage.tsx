@@ -6,6 +6,7 @@ import { ErrorNotice } from '../ui/ErrorNotice';
 import { Field } from '../ui/Field';
 import { formatNumber } from '../ui/format';
 import { Loading } from '../ui/Loading';
+import { OutcomeRate } from '../ui/OutcomeRate';
 import { PageHeader } from '../ui/PageHeader';
 
 const DailyChart = lazy(() => import('../ui/DailyChart'));
@@ -97,6 +98,7 @@ export default function AnalyticsPage() {
                 {FIGURES.map((f) => (
                   <td key={f.key} data-testid={`total-${f.key}`}>
                     {formatNumber(series.data.totalCounts[f.key])}
+                    <OutcomeRate figure={f.key} rates={series.data.totalRates} />
                   </td>
                 ))}
               </tr>

@@ -182,11 +182,41 @@ export interface Counts {
   clicked: number;
 }
 
+/** Percentages: delivery, bounces and complaints of sent; opens and clicks of delivered. */
+export interface OutcomeRates {
+  deliveryRate: number;
+  openRate: number;
+  clickRate: number;
+  bounceRate: number;
+  complaintRate: number;
+}
+
+/** Reputation over the recent window SES judges (hard bounces and complaints of sent). */
+export interface ReputationWindow {
+  days: number;
+  from: string;
+  to: string;
+  sent: number;
+  hardBounced: number;
+  complained: number;
+  bounceRate: number;
+  complaintRate: number;
+}
+
 export interface Overview {
   today: Counts;
+  todayRates: OutcomeRates;
   last30Days: Counts;
+  last30DaysRates: OutcomeRates;
   series: (Counts & { date: string })[];
-  reputation: { delivered: number; hardBounced: number; complained: number; bounceRate: number; complaintRate: number };
+  reputation: {
+    delivered: number;
+    hardBounced: number;
+    complained: number;
+    bounceRate: number;
+    complaintRate: number;
+    window: ReputationWindow;
+  };
   thresholds: { bounceRate: { review: number; pause: number }; complaintRate: { review: number; pause: number } };
 }
 
@@ -357,6 +387,7 @@ export interface Campaign extends CampaignListItem {
   bounced: number;
   hardBounced: number;
   complained: number;
+  rates: OutcomeRates;
   replyTo: string[];
   /** GET /v1/campaigns/{id} only; null until the audience is fixed. */
   recipientOutcomes?: CampaignRecipientCounts | null;
@@ -384,4 +415,5 @@ export interface CampaignPreview {
 export interface TimeSeries {
   result: (Counts & { date: string })[];
   totalCounts: Counts;
+  totalRates: OutcomeRates;
 }

@@ -8,6 +8,7 @@ import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { formatDateTime, formatNumber, formatRelative } from '../ui/format';
 import { Loading } from '../ui/Loading';
+import { OutcomeRate } from '../ui/OutcomeRate';
 import { PageHeader } from '../ui/PageHeader';
 import { useToast } from '../ui/toast';
 import { CampaignEditor } from './CampaignEditor';
@@ -140,6 +141,7 @@ function Progress({ campaign: c }: { campaign: Campaign }) {
             {FIGURES.map((f) => (
               <td key={f.key} data-testid={`figure-${f.key}`}>
                 {formatNumber(c[f.key])}
+                <OutcomeRate figure={f.key} rates={c.rates} />
               </td>
             ))}
           </tr>

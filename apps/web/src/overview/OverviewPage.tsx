@@ -1,11 +1,12 @@
 import { lazy, Suspense } from 'react';
 import { Link } from 'react-router';
-import type { Counts, Domain, Overview } from '../api/types';
+import type { Counts, Domain, OutcomeRates, Overview } from '../api/types';
 import { useTeamQuery } from '../api/team-query';
 import { useTeam } from '../session/session';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { formatNumber, formatPercent } from '../ui/format';
 import { Loading } from '../ui/Loading';
+import { OutcomeRate } from '../ui/OutcomeRate';
 import { PageHeader } from '../ui/PageHeader';
 import { FirstEmailSnippet } from './FirstEmailSnippet';
 
@@ -36,7 +37,7 @@ export default function OverviewPage() {
           {overview.data.last30Days.sent === 0 && <GetStarted domains={domains.data ?? []} />}
           <section aria-labelledby="sending-h" className="card">
             <h2 id="sending-h">Sending</h2>
-            <Figures today={overview.data.today} month={overview.data.last30Days} />
+            <Figures overview={overview.data} />
             <Suspense fallback={<Loading label="Loading the chart…" />}>
               <DailyChart series={overview.data.series} caption="Emails per day over the last 30 days" />
             </Suspense>
@@ -48,7 +49,11 @@ export default function OverviewPage() {
   );
 }
 
-function Figures({ today, month }: { today: Counts; month: Counts }) {
+function Figures({ overview }: { overview: Overview }) {
+  const rows: [string, Counts, OutcomeRates][] = [
+    ['Today', overview.today, overview.todayRates],
+    ['Last 30 days', overview.last30Days, overview.last30DaysRates],
+  ];
   return (
     <table className="figures">
       <caption className="visually-hidden">Emails today and over the last 30 days</caption>
@@ -63,16 +68,14 @@ function Figures({ today, month }: { today: Counts; month: Counts }) {
         </tr>
       </thead>
       <tbody>
-        {(
-          [
-            ['Today', today],
-            ['Last 30 days', month],
-          ] as const
-        ).map(([label, counts]) => (
+        {rows.map(([label, counts, rates]) => (
           <tr key={label}>
             <th scope="row">{label}</th>
             {FIGURES.map((f) => (
-              <td key={f.key}>{formatNumber(counts[f.key])}</td>
+              <td key={f.key}>
+                {formatNumber(counts[f.key])}
+                <OutcomeRate figure={f.key} rates={rates} />
+              </td>
             ))}
           </tr>
         ))}
@@ -83,29 +86,35 @@ function Figures({ today, month }: { today: Counts; month: Counts }) {
 
 function Reputation({ overview }: { overview: Overview }) {
   const { reputation: r, thresholds: t } = overview;
+  const w = r.window;
   return (
     <section aria-labelledby="rep-h" className="card">
       <h2 id="rep-h">Reputation</h2>
       <p className="muted">
-        All time, in percent of delivered mail ({formatNumber(r.delivered)} delivered). SES reviews an account at the first mark and may
-        pause its sending at the second.
+        Over the last {w.days} days ({w.from} to {w.to}, UTC), in percent of sent mail ({plural(w.sent, 'email')} sent), as SES judges a
+        recent window. SES reviews an account at the first mark and may pause its sending at the second.
       </p>
       <div className="rates">
         <RateMeter
           label="Bounce rate"
-          value={r.bounceRate}
+          value={w.bounceRate}
           review={t.bounceRate.review}
           pause={t.bounceRate.pause}
-          count={plural(r.hardBounced, 'hard bounce')}
+          count={plural(w.hardBounced, 'hard bounce')}
         />
         <RateMeter
           label="Complaint rate"
-          value={r.complaintRate}
+          value={w.complaintRate}
           review={t.complaintRate.review}
           pause={t.complaintRate.pause}
-          count={plural(r.complained, 'complaint')}
+          count={plural(w.complained, 'complaint')}
         />
       </div>
+      <p className="muted small" data-testid="reputation-all-time">
+        All time, in percent of delivered mail ({formatNumber(r.delivered)} delivered): bounce rate{' '}
+        {formatPercent(r.bounceRate, r.bounceRate < 1 ? 3 : 2)} ({plural(r.hardBounced, 'hard bounce')}), complaint rate{' '}
+        {formatPercent(r.complaintRate, 3)} ({plural(r.complained, 'complaint')}).
+      </p>
     </section>
   );
 }

@@ -257,6 +257,7 @@ describe('the registry', () => {
         'fold-counter-deltas',
         'prune-ses-notifications',
         'purge-idempotency-records',
+        'reputation-alerts',
         'sweep-unsent-emails',
         'webhook-dispatch',
         'webhook-prune-events',
@@ -350,5 +351,25 @@ describe('purge-idempotency-records', () => {
     await env.deps.db.idempotencyRecord.createMany({ data: [record('old', 25), record('recent', 23)] });
     expect(await job!.run(env.deps)).toEqual({ purged: 1 });
     expect((await env.deps.db.idempotencyRecord.findMany()).map((r) => r.key)).toEqual(['recent']);
+  });
+});
+
+describe('reputation-alerts', () => {
+  let env: TestWorkerEnv;
+  beforeAll(async () => {
+    env = await startTestWorkerEnv();
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it("is registered every 5 minutes and alerts on the worker clock's window", async () => {
+    const job = periodicJobs(env.config).find((j) => j.name === 'reputation-alerts');
+    expect(job?.cron).toBe('*/5 * * * *');
+    const date = env.deps.clock.now().toISOString().slice(0, 10);
+    await env.deps.db.dailyEmailUsage.create({ data: { teamId: env.teamId, date, type: 'TRANSACTIONAL', sent: 100, hardBounced: 6 } });
+    expect(await job!.run(env.deps)).toEqual({ teams: 1, alerts: 1 });
+    expect(await job!.run(env.deps)).toEqual({ teams: 1, alerts: 0 });
+    expect(await env.deps.db.webhookEvent.count({ where: { teamId: env.teamId, type: 'reputation.threshold_crossed' } })).toBe(1);
   });
 });

@@ -16,6 +16,7 @@ import { pruneSesNotifications } from '../ses-events/prune-notifications';
 import { pruneWebhookEvents } from '../webhooks/prune-events';
 import { dispatchWebhookOutbox, webhookMaxAttempts, type WebhookWorkerDeps } from '../webhooks/register';
 import { requeueStalledDeliveries } from '../webhooks/requeue-stalled';
+import { evaluateReputationAlerts } from '../reputation/reputation-alerts';
 import { keepDeclared, REDECLARE_EVERY_MS } from './keep-declared';
 import { replaceStuckWorker } from './replace-stuck-worker';
 
@@ -65,6 +66,13 @@ export function periodicJobs(config: Config): PeriodicJob[] {
       name: 'email-partitions',
       everyMs: 3_600_000,
       run: (deps) => maintainEmailPartitions(deps.sql, emailPartitionSettings(deps.config), deps.clock.now()),
+    },
+    // Windowed bounce and complaint rates against SES's marks; alerts once per crossing.
+    {
+      name: 'reputation-alerts',
+      cron: '*/5 * * * *',
+      // Admin mail needs the dashboard mail path, which lives in the API: not wired here yet.
+      run: (deps) => evaluateReputationAlerts({ db: deps.db, sql: deps.sql, clock: deps.clock, log: deps.log, mailAdmins: null }),
     },
     ...webhookPeriodicJobs(config),
   ];

@@ -22,6 +22,7 @@ export const webhookEventTypes = [
   'domain.verified',
   'domain.updated',
   'domain.deleted',
+  'reputation.threshold_crossed',
   'webhook.test',
 ] as const;
 

@@ -298,7 +298,17 @@ describe('overview', () => {
     expect(res.body.last30Days).toEqual({ sent: 110, delivered: 104, opened: 4, clicked: 2, bounced: 1, complained: 1 });
     expect(res.body.series).toHaveLength(31);
     expect(res.body.series[30].date).toBe(today);
-    expect(res.body.reputation).toEqual({ delivered: 200, hardBounced: 4, complained: 1, bounceRate: 2, complaintRate: 0.5 });
+    expect(res.body.todayRates).toEqual({
+      deliveryRate: 90,
+      openRate: (4 / 9) * 100,
+      clickRate: (2 / 9) * 100,
+      bounceRate: 10,
+      complaintRate: 0,
+    });
+    expect(res.body.last30DaysRates.deliveryRate).toBe((104 / 110) * 100);
+    expect(res.body.reputation).toMatchObject({ delivered: 200, hardBounced: 4, complained: 1, bounceRate: 2, complaintRate: 0.5 });
+    // The recent window: the last 7 days' sent mail (ten days ago is outside it).
+    expect(res.body.reputation.window).toMatchObject({ days: 7, to: today, sent: 10, hardBounced: 0, complained: 0 });
     expect(res.body.thresholds).toEqual({ bounceRate: { review: 5, pause: 10 }, complaintRate: { review: 0.1, pause: 0.5 } });
   });
 });
