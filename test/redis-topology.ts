@@ -106,6 +106,8 @@ export const TOPOLOGY_INDEPENDENT: readonly string[] = [
   'apps/api/src/dashboard/secrets.test.ts',
   'apps/api/src/dashboard/team/team-features.test.ts',
   'apps/api/src/emails/list-stream.test.ts',
+  'apps/api/src/request-log/list-logs.test.ts',
+  'apps/api/src/request-log/record-requests.test.ts',
   'apps/api/src/segments/segment-in-use.test.ts',
   'apps/api/src/segments/segments.test.ts',
   'apps/api/src/suppressions/suppressions.test.ts',
