@@ -120,6 +120,7 @@ export const TOPOLOGY_INDEPENDENT: readonly string[] = [
   'apps/api/src/testing/response-contract.test.ts',
   'apps/api/src/web/serve-dashboard.test.ts',
   'apps/smtp/src/header-rules.test.ts',
+  'apps/smtp/src/request-log.test.ts',
   // The build and the dashboard in a browser: what they check is not Redis.
   'test/build/compiled-output.test.ts',
   'test/dashboard/audience-campaigns.test.ts',
