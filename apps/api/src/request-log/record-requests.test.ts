@@ -80,3 +80,18 @@ it("keeps each team's requests under its own team", async () => {
   expect(row.status).toBe(200);
   expect(await api.deps.db.requestLog.count({ where: { teamId: api.team.teamId, path: '/api/v1/webhooks' } })).toBe(0);
 });
+
+it('stores a refused body holding NUL and a lone surrogate (which jsonb refuses) without losing the batch', async () => {
+  const res = await request(api.app)
+    .post('/api/v1/emails')
+    .set(api.team.auth)
+    .set('Content-Type', 'application/json')
+    .send('{"subject":"a\\u0000b","to":"\\ud800","\\u0000key":1}');
+  expect(res.status).toBe(400);
+  await request(api.app).get('/api/v1/suppressions').set(api.team.auth).expect(200);
+  await rowsFor(api.team.teamId, '/api/v1/suppressions');
+  const rows = await rowsFor(api.team.teamId, '/api/v1/emails');
+  const row = rows.find((r) => r.status === 400 && (r.requestBody as { subject?: string } | null)?.subject === 'a\ufffdb')!;
+  expect(row.requestBody).toEqual({ subject: 'a\ufffdb', to: '\ufffd', '\ufffdkey': 1 });
+  expect(row.errorCode).toBe('BAD_REQUEST');
+});

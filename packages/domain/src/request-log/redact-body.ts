@@ -16,23 +16,36 @@ const SECRET_FIELD = /passw|secret|token|api.?key|authorization|credential|signa
 // Attachment contents (useSend's attachments[].content) and raw MIME are never stored.
 const CONTENT_FIELD = /^(content|raw|rawMessage)$/;
 
-function redactValue(value: unknown, depth: number): unknown {
+// PostgreSQL's text and jsonb refuse NUL and lone surrogates; the body (or the error message) of a
+// refused request may hold them, and one such entry would fail its whole batch.
+// toWellFormed (Node 20) replaces a lone surrogate with U+FFFD: a native scan, like unsafe-text.ts's check.
+export const storable = (s: string): string => (s as string & { toWellFormed(): string }).toWellFormed().replaceAll('\u0000', '\ufffd');
+/** Values kept in all: the caps per array, object and depth alone would still allow 100^6. */
+const LOGGED_VALUES_MAX = 500;
+
+function redactValue(value: unknown, depth: number, budget: { left: number }): unknown {
+  if (--budget.left < 0) return '[…]';
   if (typeof value === 'string') {
-    return value.length > LOGGED_STRING_MAX ? `${value.slice(0, LOGGED_STRING_MAX)}… (${value.length} chars)` : value;
+    return storable(value.length > LOGGED_STRING_MAX ? `${value.slice(0, LOGGED_STRING_MAX)}… (${value.length} chars)` : value);
   }
   if (value === null || typeof value !== 'object') return value;
   if (depth >= LOGGED_DEPTH_MAX) return '[…]';
   if (Array.isArray(value)) {
-    const kept = value.slice(0, LOGGED_ARRAY_MAX).map((v) => redactValue(v, depth + 1));
+    const kept = value.slice(0, LOGGED_ARRAY_MAX).map((v) => redactValue(v, depth + 1, budget));
     if (value.length > LOGGED_ARRAY_MAX) kept.push(`… (${value.length - LOGGED_ARRAY_MAX} more)`);
     return kept;
   }
   const out: Record<string, unknown> = {};
-  for (const [name, v] of Object.entries(value)) {
+  for (const [rawName, v] of Object.entries(value)) {
+    if (budget.left <= 0) {
+      out['…'] = 'more fields not kept';
+      break;
+    }
+    const name = storable(rawName.length > LOGGED_STRING_MAX ? rawName.slice(0, LOGGED_STRING_MAX) : rawName);
     if (SECRET_FIELD.test(name)) out[name] = REDACTED;
     else if (CONTENT_FIELD.test(name) && v !== null && v !== undefined)
       out[name] = `[${typeof v === 'string' ? v.length : '?'} chars not kept]`;
-    else out[name] = redactValue(v, depth + 1);
+    else out[name] = redactValue(v, depth + 1, budget);
   }
   return out;
 }
@@ -41,7 +54,7 @@ function redactValue(value: unknown, depth: number): unknown {
 export function redactRequestBody(body: unknown): unknown {
   if (body === undefined || body === null) return null;
   if (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0) return null;
-  const redacted = redactValue(body, 0);
+  const redacted = redactValue(body, 0, { left: LOGGED_VALUES_MAX });
   const size = JSON.stringify(redacted).length;
   return size > LOGGED_BODY_MAX ? { note: `body of ${size} characters after redaction, not kept` } : redacted;
 }

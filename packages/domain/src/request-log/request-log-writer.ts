@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import type { Logger } from '@mailrail/platform/log/logger';
+import { storable } from './redact-body';
 
 // The request log is written off the request path: a request only pushes its entry into a bounded
 // buffer, and one multi-row INSERT a tick (or as soon as a batch is full) writes what is there. The
@@ -52,7 +53,8 @@ const INSERT = {
 SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::int[], $10::jsonb[], $11::timestamptz[])`,
 };
 
-const cut = (s: string | null, max: number) => (s !== null && s.length > max ? s.slice(0, max) : s);
+/** A free-text column as stored: capped, and with nothing PostgreSQL refuses in text. */
+const cut = (s: string | null, max: number) => (s === null ? null : storable(s.length > max ? s.slice(0, max) : s));
 
 export function createRequestLogWriter(
   deps: { sql: SqlExecutor; log: Logger; onDrop: (count: number) => void },
