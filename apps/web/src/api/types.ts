@@ -385,3 +385,22 @@ export interface TimeSeries {
   result: (Counts & { date: string })[];
   totalCounts: Counts;
 }
+
+/** An entry of GET /api/v1/logs (docs/request-log.md). */
+export interface RequestLogEntry {
+  id: string;
+  createdAt: string;
+  source: 'api' | 'smtp';
+  method: string;
+  path: string;
+  status: number;
+  error: { code: string; message: string } | null;
+  durationMs: number;
+  apiKey: { id: number; name: string | null } | null;
+  requestBody: unknown;
+}
+
+export interface RequestLogPage {
+  data: RequestLogEntry[];
+  nextCursor: string | null;
+}
