@@ -257,6 +257,7 @@ describe('the registry', () => {
         'fold-counter-deltas',
         'prune-ses-notifications',
         'purge-idempotency-records',
+        'request-log-prune',
         'sweep-unsent-emails',
         'webhook-dispatch',
         'webhook-prune-events',
