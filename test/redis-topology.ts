@@ -106,6 +106,8 @@ export const TOPOLOGY_INDEPENDENT: readonly string[] = [
   'apps/api/src/dashboard/secrets.test.ts',
   'apps/api/src/dashboard/team/team-features.test.ts',
   'apps/api/src/emails/list-stream.test.ts',
+  'apps/api/src/request-log/list-logs.test.ts',
+  'apps/api/src/request-log/record-requests.test.ts',
   'apps/api/src/segments/segment-in-use.test.ts',
   'apps/api/src/segments/segments.test.ts',
   'apps/api/src/suppressions/suppressions.test.ts',
@@ -118,6 +120,7 @@ export const TOPOLOGY_INDEPENDENT: readonly string[] = [
   'apps/api/src/testing/response-contract.test.ts',
   'apps/api/src/web/serve-dashboard.test.ts',
   'apps/smtp/src/header-rules.test.ts',
+  'apps/smtp/src/request-log.test.ts',
   // The build and the dashboard in a browser: what they check is not Redis.
   'test/build/compiled-output.test.ts',
   'test/dashboard/audience-campaigns.test.ts',

@@ -561,6 +561,53 @@ describeInBrowser('the dashboard in a browser', () => {
   );
 
   step(
+    "the request log: the key's sends and a refused one with its error, and an email page's link to the requests around it",
+    async () => {
+      const refused = await fetch(`${base}/api/v1/emails`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ from: 'orders@example.com', to: 'ada@example.org', subject: 'No body' }),
+        signal: AbortSignal.timeout(15_000),
+      });
+      expect(refused.status).toBe(400);
+      await page.getByRole('navigation').getByRole('link', { name: 'Request log' }).click();
+      await page.getByRole('heading', { name: 'Request log' }).waitFor();
+      const log = page.getByRole('table', { name: 'Requests, newest first' });
+      /** The log's rows answered `status` (its badge) that show every one of `texts`. */
+      const rows = (status: number | null, ...texts: string[]) =>
+        texts.reduce(
+          (found, text) => found.filter({ hasText: text }),
+          status === null
+            ? log.getByRole('row')
+            : log.getByRole('row').filter({ has: page.locator('.badge', { hasText: new RegExp(`^${status}$`) }) }),
+        );
+      // Written a second or so after the request; the first page refreshes itself.
+      await rows(400, 'POST /api/v1/emails', 'shop', 'BAD_REQUEST').first().waitFor({ timeout: 30_000 });
+      await rows(200, 'POST /api/v1/emails', 'shop').first().waitFor();
+      await checkAndShoot('request-log', 'the request log');
+      // The body, redacted, one click away.
+      await rows(null, 'BAD_REQUEST').first().getByText('POST /api/v1/emails').click();
+      await log.getByText('"subject": "No body"').waitFor();
+      await page.getByLabel('Status').selectOption('4xx');
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await page.waitForURL(/status=4xx/);
+      await rows(null, 'BAD_REQUEST').first().waitFor();
+      expect(await log.locator('tbody .badge-good').count()).toBe(0);
+      await checkAndShoot(null, 'the request log filtered to refusals');
+
+      await open('/emails');
+      await page
+        .getByRole('row', { name: /Order 1042/ })
+        .getByRole('link')
+        .click();
+      await page.getByRole('link', { name: 'requests around then' }).click();
+      await page.getByRole('heading', { name: 'Request log' }).waitFor();
+      await rows(200, 'POST /api/v1/emails').first().waitFor();
+    },
+    90_000,
+  );
+
+  step(
     'inviting a member, who signs up from the emailed link and cannot open the keys page',
     async () => {
       await open('/settings');

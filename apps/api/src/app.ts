@@ -30,6 +30,8 @@ import { webhookRoutes } from './webhooks/routes';
 import { dashboardRoutes } from './dashboard/routes';
 import { createSendContext, type SendContext } from './emails/send-emails';
 import { dashboardApp } from './web/serve-dashboard';
+import { createApiRequestLog } from './request-log/api-request-log';
+import { requestLogRoutes } from './request-log/routes';
 
 /** The API's request listener: for node's http.createServer, supertest, or another server's listener. */
 export type ApiHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -42,7 +44,7 @@ export interface ApiApp {
   metrics: Metrics;
   /** Releases what the app itself holds (the revocation subscriber); deps are closed by their owner. */
   close: () => void;
-  /** Waits for the email committer's pending and in-flight writes: call it before closing deps.sql. */
+  /** Waits for the email committer's and the request log's pending and in-flight writes: call it before closing deps.sql. */
   drain: () => Promise<void>;
 }
 
@@ -73,6 +75,7 @@ function publicApiResources(deps: ApiDeps, metrics: Metrics, send: SendContext, 
   r.use('/templates', templateRoutes(deps));
   r.use('/campaigns', campaignRoutes(deps, send));
   r.use('/addresses', addressRoutes(deps));
+  r.use('/logs', requestLogRoutes(deps));
   return r;
 }
 
@@ -86,6 +89,7 @@ export function createApp(deps: ApiDeps, opts: AppOptions = {}): ApiApp {
   const rateLimit = createApplyRateLimit(deps);
   const send = createSendContext(deps);
   const logRequest = requestLogger(deps.log);
+  const requestLog = createApiRequestLog(deps, metrics);
   app.use(logRequest);
   app.use(recordHttpMetrics(metrics));
   app.use(rejectUnsafeUrl);
@@ -104,7 +108,7 @@ export function createApp(deps: ApiDeps, opts: AppOptions = {}): ApiApp {
   v1.use(auth.middleware, createRateLimit(deps, rateLimit), ...jsonBody(deps.config.BODY_LIMIT));
   v1.use(resources);
   v1.use(notFoundHandler);
-  app.use('/api/v1', v1);
+  app.use('/api/v1', requestLog.record, v1);
   // The web dashboard's routes: the same resources per team behind a session (docs/dashboard-api.md).
   app.use('/api/dashboard', dashboardRoutes(deps, { publicApi: resources, send, metrics, apiKeyCache: auth.apiKeyCache }));
   // The dashboard app itself, last, so it never shadows a route above.
@@ -121,6 +125,7 @@ export function createApp(deps: ApiDeps, opts: AppOptions = {}): ApiApp {
     rateLimit,
     metrics,
     logRequest,
+    recordRequest: requestLog.record,
     errorHandler,
     bodyLimit: deps.config.BODY_LIMIT,
     clientAddress: (req) => proxyaddr(req, trust),
@@ -129,5 +134,17 @@ export function createApp(deps: ApiDeps, opts: AppOptions = {}): ApiApp {
     setBaseSecurityHeaders(res);
     if (!lane(req, res)) app(req, res);
   };
-  return { app: handler, expressApp: app, metrics, close: auth.close, drain: () => send.intake.committer.drain() };
+  return {
+    app: handler,
+    expressApp: app,
+    metrics,
+    close: () => {
+      auth.close();
+      requestLog.writer.close();
+    },
+    drain: async () => {
+      await send.intake.committer.drain();
+      await requestLog.writer.flush();
+    },
+  };
 }

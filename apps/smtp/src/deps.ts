@@ -1,7 +1,8 @@
 import { closeBaseDeps, createBaseDeps, type BaseDeps } from '@mailrail/platform/process/base-deps';
 import type { Config } from '@mailrail/platform/config/schema';
 import { createEmailIntake, createIntakeSql, type EmailIntake } from '@mailrail/domain/emails/email-intake';
-import type { SqlPool } from '@mailrail/platform/db/sql/executor';
+import { prismaExecutor, type SqlPool } from '@mailrail/platform/db/sql/executor';
+import { createRequestLogWriter, type RequestLogWriter } from '@mailrail/domain/request-log/request-log-writer';
 import { createApiKeyVerifier, type ApiKeyVerifier } from '@mailrail/domain/teams/api-key-auth';
 import { createAuthFailureLimit, type AuthFailureLimit } from '@mailrail/domain/teams/auth-failure-limit';
 import { createTeamRateLimit, type TeamRateLimit } from '@mailrail/domain/teams/team-rate-limit';
@@ -20,6 +21,8 @@ export interface SmtpDeps extends BaseDeps {
   metrics: SmtpMetrics;
   /** The committer's node-postgres pool. */
   sql: SqlPool;
+  /** The teams' request log: one entry per message transaction (docs/request-log.md). */
+  requestLog: RequestLogWriter;
 }
 
 export function createSmtpDeps(config: Config, overrides: Partial<BaseDeps> & { metrics?: SmtpMetrics } = {}): SmtpDeps {
@@ -34,6 +37,10 @@ export function createSmtpDeps(config: Config, overrides: Partial<BaseDeps> & { 
     intake: createEmailIntake({ ...base, sql }),
     rate: createTeamRateLimit(base.redis, { prefix: config.REDIS_PREFIX, log: base.log }),
     metrics,
+    requestLog: createRequestLogWriter(
+      { sql: prismaExecutor(base.db), log: base.log, onDrop: (n) => metrics.requestLogDropped.inc(n) },
+      { flushMs: config.REQUEST_LOG_FLUSH_MS, maxBuffered: config.REQUEST_LOG_BUFFER, maxBatch: 1000 },
+    ),
   };
 }
 
@@ -41,6 +48,8 @@ export async function closeSmtpDeps(deps: SmtpDeps): Promise<void> {
   deps.verifier.close();
   // A message whose client left mid-commit holds no session open: its flush must land before the pool closes.
   await deps.intake.committer.drain();
+  await deps.requestLog.flush();
+  deps.requestLog.close();
   await deps.sql.end();
   await closeBaseDeps(deps);
 }

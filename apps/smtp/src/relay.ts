@@ -5,6 +5,7 @@ import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMT
 import { ApiError } from '@mailrail/domain/errors/api-error';
 import { isUnavailable } from '@mailrail/domain/errors/unavailable';
 import { maxMessageBytes } from '@mailrail/domain/emails/email-intake';
+import { redactRequestBody } from '@mailrail/domain/request-log/redact-body';
 import type { AuthContext } from '@mailrail/domain/teams/api-key-auth';
 import { acceptMessage, toSmtpReply } from './accept-message';
 import { authenticate } from './authenticate';
@@ -88,10 +89,33 @@ export async function startSmtpRelay(deps: SmtpDeps, opts: SmtpRelayOptions): Pr
     (bytes) => metrics.dataBytesInFlight.set(bytes),
   );
 
-  const finish = (session: Session, outcome: MessageOutcome) => {
+  // Each message transaction is one entry of the team's request log: from MAIL FROM to the answer
+  // that ended it (a refused MAIL FROM, or the reply to DATA).
+  const transactions = new Map<string, { started: number; createdAt: Date; from: string }>();
+  const finish = (session: Session, outcome: MessageOutcome, stage: 'MAIL' | 'DATA', refusal: SmtpReply | null, emailId?: string) => {
     metrics.messages.inc({ outcome });
     busy.delete(session.id);
     limits.transactionEnded(session.id);
+    const transaction = transactions.get(session.id);
+    transactions.delete(session.id);
+    if (!session.user || !transaction) return;
+    deps.requestLog.record({
+      teamId: session.user.teamId,
+      apiKeyId: session.user.apiKeyId,
+      source: 'smtp',
+      method: stage,
+      path: `/smtp/${stage}`,
+      status: refusal ? refusal.responseCode : 250,
+      errorCode: refusal ? outcome : null,
+      errorMessage: refusal ? refusal.message : null,
+      durationMs: performance.now() - transaction.started,
+      requestBody: redactRequestBody({
+        from: transaction.from,
+        to: session.envelope.rcptTo.map((r) => r.address),
+        ...(emailId ? { emailId } : {}),
+      }),
+      createdAt: transaction.createdAt,
+    });
   };
 
   const handlers: Partial<SMTPServerOptions> = {
@@ -115,12 +139,13 @@ export async function startSmtpRelay(deps: SmtpDeps, opts: SmtpRelayOptions): Pr
       // smtp-server answers 530 itself before this; kept so a change of its options cannot open the relay.
       if (!session.user) return callback(new SmtpReply(530, '5.7.0', 'Authentication required'));
       busy.add(session.id);
+      transactions.set(session.id, { started: performance.now(), createdAt: new Date(), from: address.address });
       // A message whose declared SIZE cannot be held now is refused before it is sent.
       const declared = Number(address.args && (address.args as Record<string, string>).SIZE) || 0;
       const overBudget = budget.refusalFor(session.user.teamId, declared);
       if (overBudget) {
         const refusal = reply.overBudget(overBudget);
-        finish(session, refusal.outcome);
+        finish(session, refusal.outcome, 'MAIL', refusal);
         return callback(refusal);
       }
       checkEnvelopeSender(deps, session.user!, address).then(
@@ -128,7 +153,7 @@ export async function startSmtpRelay(deps: SmtpDeps, opts: SmtpRelayOptions): Pr
         (err) => {
           logUnexpected(err, session, 'MAIL FROM');
           const refusal = toSmtpReply(err);
-          finish(session, refusal.outcome);
+          finish(session, refusal.outcome, 'MAIL', refusal);
           callback(refusal);
         },
       );
@@ -174,7 +199,7 @@ export async function startSmtpRelay(deps: SmtpDeps, opts: SmtpRelayOptions): Pr
         const answer = (outcome: MessageOutcome, err: SmtpReply | null, emailId?: string) => {
           release();
           metrics.dataReply.observe({ outcome }, (performance.now() - started) / 1000);
-          finish(session, outcome);
+          finish(session, outcome, 'DATA', err, emailId);
           callback(err, emailId ? reply.accepted(emailId) : undefined);
           if (stopping) setImmediate(closeIdle);
         };
@@ -199,6 +224,7 @@ export async function startSmtpRelay(deps: SmtpDeps, opts: SmtpRelayOptions): Pr
     },
     onClose(session: Session) {
       busy.delete(session.id);
+      transactions.delete(session.id);
       // Only a connection onConnect took was counted open.
       if (limits.closed(session)) metrics.openConnections.dec();
     },

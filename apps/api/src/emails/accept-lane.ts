@@ -11,6 +11,7 @@ import { writeJson } from '../http/json-response';
 import type { ApplyRateLimit } from '../http/rate-limit';
 import { assertSafeJsonBody } from '../http/unsafe-text';
 import type { RequestLogger } from '../http/request-log';
+import type { RecordRequest } from '../request-log/record-requests';
 import { recordRouteMetrics } from '../ops/metrics';
 import { acceptBatch, acceptEmail, type SendContext } from './send-emails';
 
@@ -36,6 +37,8 @@ export interface AcceptLaneDeps {
   metrics: Metrics;
   /** The app's request log middleware (request id, one line per request). */
   logRequest: RequestLogger;
+  /** The team's request log (request-log/record-requests.ts). */
+  recordRequest: RecordRequest;
   errorHandler: typeof errorHandler;
   /** The client's address as express's req.ip reads it (the app's trust proxy setting). */
   clientAddress: (req: IncomingMessage) => string | undefined;
@@ -115,6 +118,8 @@ interface LaneRequest extends IncomingMessage {
   ip: string | undefined;
   /** Set by the request log. */
   log?: Logger;
+  /** The parsed body, for the team's request log. */
+  body?: unknown;
 }
 
 /** Takes the request (true) or leaves it untouched for the express app (false). */
@@ -132,6 +137,7 @@ export function emailAcceptLane(deps: AcceptLaneDeps): AcceptLane {
     // Authenticated and counted before a byte of the body is read, as on the express path.
     const text = await readBody(req, Number(req.headers['content-length']));
     const body = parseJson(text);
+    req.body = body;
     assertSafeJsonBody(text, body);
     const idempotency = req.headers['idempotency-key'];
     const answer = batch ? await acceptBatch(deps.send, auth, body, idempotency) : await acceptEmail(deps.send, auth, body, idempotency);
@@ -145,6 +151,7 @@ export function emailAcceptLane(deps: AcceptLaneDeps): AcceptLane {
     laneReq.originalUrl = batch ? BATCH : SINGLE;
     laneReq.ip = deps.clientAddress(req);
     deps.logRequest(laneReq, res, noop);
+    deps.recordRequest(laneReq, res, noop);
     (batch ? countBatch : countSingle)(req, res);
     accept(laneReq, res, batch).catch((err: unknown) => deps.errorHandler(withRetryAfter(res, err), laneReq, res, noop));
     return true;

@@ -33,6 +33,13 @@ export interface Auth {
   close: () => void;
 }
 
+// The key context of each authenticated request, kept even when the request is then refused (a
+// SENDING key off the email routes), for the request log (request-log/record-requests.ts).
+const authenticated = new WeakMap<object, AuthContext>();
+
+/** The key context the request authenticated with, if it got that far. */
+export const authOf = (req: object): AuthContext | undefined => authenticated.get(req);
+
 export function createAuth(deps: ApiDeps, metrics?: Metrics): Auth {
   const verifier = createApiKeyVerifier(deps, metrics);
 
@@ -41,6 +48,7 @@ export function createAuth(deps: ApiDeps, metrics?: Metrics): Auth {
     const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!m) throw new ApiError('UNAUTHORIZED', 'No Authorization header provided');
     const auth = await verifier.verify(m[1], req.ip ?? req.socket.remoteAddress ?? 'unknown');
+    authenticated.set(req, auth);
     // SENDING keys reach only the email routes; the path check here covers every future route.
     if (auth.permission === 'SENDING' && !/^\/api\/v1\/emails(\/|$)/.test(req.originalUrl.split('?')[0])) {
       throw new ApiError('FORBIDDEN', 'This API key has SENDING permission and can only send emails');

@@ -6,6 +6,7 @@ import { isUnavailable } from '@mailrail/domain/errors/unavailable';
 import { writeJson } from './json-response';
 import { malformedPathError } from './unsafe-text';
 import { BudgetFull } from '@mailrail/platform/budgets/budget-gate';
+import { noteErrorForRequestLog } from '../request-log/record-requests';
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(new ApiError('NOT_FOUND', `Route ${req.method} ${req.path} not found`));
@@ -63,5 +64,6 @@ export function errorHandler(err: unknown, req: { log?: Logger }, res: ServerRes
     apiError = new ApiError('INTERNAL_SERVER_ERROR', 'something unexpected happened');
   }
   if (res.headersSent) return;
+  noteErrorForRequestLog(res, apiError);
   writeJson(res, apiError.status, apiError.toBody());
 }

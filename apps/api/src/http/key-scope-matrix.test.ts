@@ -15,6 +15,8 @@ import { startTestApi, type TestApi, type TestTeam } from '../testing/api-harnes
 let api: TestApi;
 let sendingKey: { Authorization: string };
 let otherTeam: TestTeam;
+/** The other team's own keys: its request log holds its own calls, never this team's. */
+let otherTeamKeyIds: Set<number>;
 let seq = 0;
 const keyPair = generateDkimKeyPair();
 const HTML = '<p>Hi</p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a>';
@@ -30,6 +32,7 @@ beforeAll(async () => {
   api = await startTestApi({ SES_IDENTITY_ADAPTER: 'local', CONTACT_IMPORT_MAX_OPEN_PER_TEAM: '1000' });
   sendingKey = { Authorization: `Bearer ${await api.newKey(api.team.teamId, { permission: 'SENDING' })}` };
   otherTeam = await api.newTeam('Other team');
+  otherTeamKeyIds = new Set((await api.deps.db.apiKey.findMany({ where: { teamId: otherTeam.teamId } })).map((k) => k.id));
 });
 afterAll(async () => {
   await api.close();
@@ -316,6 +319,14 @@ const RULES: Record<string, Rule> = {
     crossTeam: 'empty-list',
     lists: 'emailId',
     read: (b) => [...b.messages.map((m: { emailId: string }) => m.emailId), ...b.contacts.map((c: { contactId: string }) => c.contactId)],
+  },
+
+  // The request log: a bound key sees its own requests (request-log/list-logs.test.ts checks which).
+  'GET /api/v1/logs': {
+    bound: 'team',
+    crossTeam: 'empty-list',
+    read: (b) =>
+      b.data.filter((e: { apiKey: { id: number } | null }) => !otherTeamKeyIds.has(e.apiKey?.id ?? -1)).map((e: { id: string }) => e.id),
   },
 };
 

@@ -14,6 +14,7 @@ import { documentWebhookRoutes } from '../webhooks/openapi';
 import { documentCampaignRoutes } from '../campaigns/openapi';
 import { documentSegmentRoutes } from '../segments/openapi';
 import { documentAddressRoutes } from '../addresses/openapi';
+import { documentRequestLogRoutes } from '../request-log/openapi';
 
 /** Every capability's route documentation; add a capability's documentRoutes function here. */
 export const documentedCapabilities = [
@@ -32,6 +33,7 @@ export const documentedCapabilities = [
   documentSesNotificationRoutes,
   documentCampaignRoutes,
   documentAddressRoutes,
+  documentRequestLogRoutes,
 ];
 
 export function apiDocumentation(serverUrl: string) {

@@ -417,3 +417,22 @@ export interface TimeSeries {
   totalCounts: Counts;
   totalRates: OutcomeRates;
 }
+
+/** An entry of GET /api/v1/logs (docs/request-log.md). */
+export interface RequestLogEntry {
+  id: string;
+  createdAt: string;
+  source: 'api' | 'smtp';
+  method: string;
+  path: string;
+  status: number;
+  error: { code: string; message: string } | null;
+  durationMs: number;
+  apiKey: { id: number; name: string | null } | null;
+  requestBody: unknown;
+}
+
+export interface RequestLogPage {
+  data: RequestLogEntry[];
+  nextCursor: string | null;
+}

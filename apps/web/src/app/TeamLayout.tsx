@@ -8,6 +8,7 @@ import { UserMenu } from './UserMenu';
 const NAV: { to: string; label: string; adminOnly?: boolean }[] = [
   { to: '', label: 'Overview' },
   { to: 'emails', label: 'Emails' },
+  { to: 'request-log', label: 'Request log' },
   { to: 'addresses', label: "Why didn't this arrive?" },
   { to: 'contact-books', label: 'Contact books' },
   { to: 'campaigns', label: 'Campaigns' },

@@ -18,6 +18,7 @@ const teamPages: RouteObject[] = [
   { index: true, ...page(() => import('../overview/OverviewPage')) },
   { path: 'emails', ...page(() => import('../emails/EmailsPage')) },
   { path: 'emails/:emailId', ...page(() => import('../emails/EmailPage')) },
+  { path: 'request-log', ...page(() => import('../request-log/RequestLogPage')) },
   { path: 'contact-books', ...page(() => import('../contact-books/ContactBooksPage')) },
   { path: 'contact-books/:bookId', ...page(() => import('../contact-books/ContactBookPage')) },
   { path: 'campaigns', ...page(() => import('../campaigns/CampaignsPage')) },

@@ -62,7 +62,12 @@ export default function EmailPage() {
                 </>
               )}
               <dt>Created</dt>
-              <dd>{formatDateTime(e.createdAt, true)}</dd>
+              <dd>
+                {formatDateTime(e.createdAt, true)}{' '}
+                <Link to={requestLogAround(base, e.createdAt)} className="small">
+                  requests around then
+                </Link>
+              </dd>
               {e.scheduledAt && (
                 <>
                   <dt>Scheduled for</dt>
@@ -151,4 +156,11 @@ function ScheduledActions({ email }: { email: EmailDetail }) {
       <ErrorNotice error={reschedule.error} />
     </section>
   );
+}
+
+/** The request log filtered to the minute around an email's creation: the request that created it is there. */
+function requestLogAround(base: string, createdAt: string): string {
+  const at = Date.parse(createdAt);
+  const q = new URLSearchParams({ startDate: new Date(at - 60_000).toISOString(), endDate: new Date(at + 60_000).toISOString() });
+  return `${base}/request-log?${q.toString()}`;
 }

@@ -258,6 +258,7 @@ describe('the registry', () => {
         'prune-ses-notifications',
         'purge-idempotency-records',
         'reputation-alerts',
+        'request-log-prune',
         'sweep-unsent-emails',
         'webhook-dispatch',
         'webhook-prune-events',

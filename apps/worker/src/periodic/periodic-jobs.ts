@@ -11,6 +11,7 @@ import { sweepContactImports } from '../contact-imports/sweep-imports';
 import type { WorkerDeps } from '../deps';
 import { enqueueDueDomainChecks } from '../domains/domain-verification';
 import { emailPartitionSettings, maintainEmailPartitions } from '@mailrail/domain/email-log/email-partitions';
+import { pruneRequestLog } from '@mailrail/domain/request-log/prune-request-log';
 import { sweepUnsentEmails } from '../send/sweep-unsent-emails';
 import { pruneSesNotifications } from '../ses-events/prune-notifications';
 import { pruneWebhookEvents } from '../webhooks/prune-events';
@@ -73,6 +74,11 @@ export function periodicJobs(config: Config): PeriodicJob[] {
       cron: '*/5 * * * *',
       // Admin mail needs the dashboard mail path, which lives in the API: not wired here yet.
       run: (deps) => evaluateReputationAlerts({ db: deps.db, sql: deps.sql, clock: deps.clock, log: deps.log, mailAdmins: null }),
+    },
+    {
+      name: 'request-log-prune',
+      everyMs: 3_600_000,
+      run: async (deps) => ({ deleted: await pruneRequestLog(deps.sql, deps.config.REQUEST_LOG_RETENTION_DAYS, deps.clock.now()) }),
     },
     ...webhookPeriodicJobs(config),
   ];

@@ -705,6 +705,21 @@ export const configSchema = z.object({
     .min(0)
     .default(0)
     .describe('Days after which html, text, attachments, raw message and headers of sent emails are cleared (0 = kept)'),
+  REQUEST_LOG_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(14)
+    .describe('Days the request log (API requests per team, GET /api/v1/logs; docs/request-log.md) is kept'),
+  REQUEST_LOG_FLUSH_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .default(1000)
+    .describe('Request log: how often buffered entries are written, one multi-row INSERT'),
+  REQUEST_LOG_BUFFER: int(5000).describe(
+    'Request log: most entries held in memory awaiting their write; beyond it entries are dropped and counted (mailrail_request_log_dropped_total)',
+  ),
   EMAIL_PARTITION_DAYS_AHEAD: z.coerce
     .number()
     .int()

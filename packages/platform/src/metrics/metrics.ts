@@ -73,6 +73,11 @@ export function createMetrics(processName: 'api' | 'worker' | 'smtp') {
       labelNames: ['lane', 'result'],
       registers: [registry],
     }),
+    requestLogDropped: new Counter({
+      name: 'mailrail_request_log_dropped_total',
+      help: 'Request log entries dropped: the buffer was full (REQUEST_LOG_BUFFER) or their batch failed to write',
+      registers: [registry],
+    }),
     rateLimitWaits: new Counter({
       name: 'mailrail_rate_limit_waits_total',
       help: 'Times a send queue was slowed down by the SES rate limit or SES throttling',
