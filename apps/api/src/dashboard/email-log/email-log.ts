@@ -97,7 +97,8 @@ const domainsOf = (auth: AuthContext, q: EmailLogQuery) => (auth.domainId !== nu
  * otherwise several statuses (or sources, or domains) become one ordered, limited branch per
  * value, merged: each branch walks its own index in order, so the page never sorts more than
  * branches x limit rows whatever the table's size. The other filters check the rows walked.
- * Page 1 carries the planner's estimate of the emails matching (estimatedTotal).
+ * Page 1 carries the planner's estimate of the emails matching (estimatedTotal), exact when they
+ * all fit on it.
  */
 export async function emailLogPage(deps: Pick<ApiDeps, 'db'>, auth: AuthContext, q: EmailLogQuery) {
   // Another team's campaign: nothing, without walking that campaign's emails to find it out.
@@ -109,7 +110,10 @@ export async function emailLogPage(deps: Pick<ApiDeps, 'db'>, auth: AuthContext,
     // Later pages keep the figure the first one gave.
     q.cursor ? undefined : estimateMatching(sql, auth, q),
   ]);
-  return { ...page, ...(estimatedTotal === undefined ? {} : { estimatedTotal }) };
+  if (estimatedTotal === undefined) return page;
+  // What the page itself shows beats the statistics: everything fits on page 1 (exact), or at
+  // least one more page follows (stale statistics, fresh partitions, can say far less).
+  return { ...page, estimatedTotal: page.nextCursor ? Math.max(estimatedTotal, q.limit + 1) : page.data.length };
 }
 
 /** The planner's estimate of the emails the filters match (no count: see estimated-count.ts). */
