@@ -214,7 +214,18 @@ async function main() {
       const exec: SqlExecutor = layouts[layout].sql;
       const at = new Date();
       const prepared = prepareEmails(
-        [{ teamId, domainId: null, region: 'us-east-1', from: 'a@example.com', to: ['b@example.org'], subject: 'hi', html: '<p>hi</p>' }],
+        [
+          {
+            teamId,
+            domainId: null,
+            region: 'us-east-1',
+            source: 'API',
+            from: 'a@example.com',
+            to: ['b@example.org'],
+            subject: 'hi',
+            html: '<p>hi</p>',
+          },
+        ],
         at,
       );
       const id = prepared[0].created.id;

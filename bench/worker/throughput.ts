@@ -212,6 +212,7 @@ async function main() {
         teamId: team.id,
         domainId: domain.id,
         region: 'us-east-1',
+        source: 'API',
         from: 'Bench <bench@bench.example.com>',
         to: [`to${i}@example.net`],
         subject,

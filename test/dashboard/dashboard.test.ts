@@ -294,6 +294,7 @@ describeInBrowser('the dashboard in a browser', () => {
         subject: 'Order 1042',
         html,
         text: 'Thanks for your order, Ada.',
+        attachments: [{ filename: 'invoice-1042.pdf', content: Buffer.from('%PDF-1.4 invoice 1042').toString('base64') }],
       });
       await sendWithKey({ from: 'orders@example.com', to: 'bounce@example.org', subject: 'Newsletter to a dead address', text: 'News' });
 
@@ -306,6 +307,20 @@ describeInBrowser('the dashboard in a browser', () => {
       await page.getByRole('row', { name: /Newsletter 17 / }).waitFor();
       await waitFor(async () => (await page.getByRole('row', { name: /Order 1042/ }).count()) === 0, { timeoutMs: 10_000 });
       await page.getByRole('button', { name: 'Clear' }).click();
+      await page.getByRole('row', { name: /Order 1042/ }).waitFor();
+      // By source: these came through the API, none through the SMTP relay. The total is an estimate, said so.
+      await page.getByLabel('Source').selectOption('SMTP');
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await page.getByRole('heading', { name: 'No email matches these filters' }).waitFor();
+      await page.getByLabel('Source').selectOption('API');
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await page
+        .getByRole('row', { name: /Order 1042/ })
+        .getByText('API', { exact: true })
+        .waitFor();
+      await page.getByText(/Matching: about [\d,]+ emails? \(an estimate/).waitFor();
+      await page.getByRole('button', { name: 'Clear' }).click();
+      await page.getByText(/In total: about [\d,]+ emails? \(an estimate/).waitFor();
       await page.getByRole('row', { name: /Order 1042/ }).waitFor();
       await checkAndShoot(null, 'the emails page');
       // 56 emails, 50 a page: the 6 oldest (newsletters of the batch) are on the second page, and Previous comes back.
@@ -327,6 +342,11 @@ describeInBrowser('the dashboard in a browser', () => {
       expect(await frame.getAttribute('sandbox')).toBe('');
       await page.frameLocator('iframe[title="HTML part of the email"]').getByRole('heading', { name: 'Order 1042' }).waitFor();
       expect(pixel.hits()).toBe(0);
+      // Its attachment by name, type and size (the content is never shown).
+      await page
+        .getByRole('table', { name: 'Attachments' })
+        .getByRole('row', { name: /invoice-1042\.pdf application\/pdf 21 B/ })
+        .waitFor();
       await checkAndShoot('email', 'an email page');
       await page.getByRole('button', { name: 'Load remote content' }).click();
       await waitFor(() => pixel.hits() > 0, { timeoutMs: 10_000 });

@@ -125,6 +125,7 @@ export async function acceptMessage(
         teamId: auth.teamId,
         domainId: check.domain.id,
         region: check.domain.region,
+        source: 'SMTP',
         apiKeyId: auth.apiKeyId,
         from: storedAddress(from[0]),
         ...recipientsOf(parsed, envelope),
@@ -133,6 +134,7 @@ export async function acceptMessage(
         html: parsed.html || null,
         text: parsed.text || null,
         rawMessage: raw,
+        attachmentList: parsed.attachments,
         lane: 'transactional',
       },
     ];

@@ -1,6 +1,7 @@
 import libmime from 'libmime';
 import { decode as decodeQuotedPrintable } from 'libqp';
 import { parseAddressHeader, simpleParser, type AddressObject } from 'mailparser';
+import type { AttachmentSummary } from '@mailrail/domain/emails/attachment-list';
 
 // What the relay reads from a message to fill the email's row: the header fields, and the html
 // and text bodies (GET /api/v1/emails shows them). The message itself is stored as received.
@@ -30,6 +31,8 @@ export interface MessageFields {
   idempotencyKey: string | string[] | undefined;
   html: string | undefined;
   text: string | undefined;
+  /** Name, type and size of each attached file (the email page lists them); inline images of the html left out. */
+  attachments: AttachmentSummary[];
 }
 
 const PARSE_OPTIONS = {
@@ -70,9 +73,14 @@ export async function readWithMailparser(raw: Buffer, idempotencyHeader: string)
     // mailparser answers an empty text for an html-only message (its html-to-text skipped).
     html: parsed.html || undefined,
     text: parsed.text || undefined,
+    attachments: parsed.attachments
+      .filter((a) => !a.related)
+      .map((a) => ({ filename: (a.filename ?? 'unnamed').slice(0, MAX_ATTACHMENT_NAME), contentType: a.contentType, size: a.size })),
   };
 }
 
+// As the send API's cap on an attachment's name.
+const MAX_ATTACHMENT_NAME = 255;
 const CRLF = '\r\n';
 const HEADER_END = '\r\n\r\n';
 const SIMPLE_ENCODINGS = new Set(['', '7bit', '8bit', 'binary', 'quoted-printable']);
@@ -207,6 +215,8 @@ export function readSimple(raw: Buffer, idempotencyHeader: string): MessageField
     idempotencyKey: keys.length === 0 ? undefined : keys.length === 1 ? keys[0] : keys,
     html,
     text,
+    // The simple shapes are bodies only.
+    attachments: [],
   };
 }
 

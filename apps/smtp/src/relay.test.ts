@@ -59,9 +59,30 @@ describe('accepting a message', () => {
       latestStatus: 'QUEUED',
       headers: null,
       attachments: null,
+      source: 'SMTP',
+      attachmentList: null,
     });
     expect(Buffer.from(row.rawMessage!).equals(raw)).toBe(true);
     expect(row.emailEvents.map((e) => e.status)).toEqual(['QUEUED']);
+  });
+
+  it('lists the attachments of a message by name, type and size (the email page shows them), inline images left out', async () => {
+    const s = subject('Attached');
+    const pdf = Buffer.from('%PDF-1.4 relay');
+    const raw = await build({
+      from: 'hello@relay.example.com',
+      to: 'ann@dest.org',
+      subject: s,
+      text: 'see attached',
+      html: '<p><img src="cid:logo@x"></p>',
+      attachments: [
+        { filename: 'report.pdf', content: pdf, contentType: 'application/pdf' },
+        { filename: 'logo.png', content: Buffer.from('png'), contentType: 'image/png', cid: 'logo@x' },
+      ],
+    });
+    const info = await t.transport().sendMail({ envelope: { from: 'hello@relay.example.com', to: ['ann@dest.org'] }, raw });
+    const row = await t.db.email.findUniqueOrThrow({ where: { id: idOf(info.response) } });
+    expect(row.attachmentList).toEqual([{ filename: 'report.pdf', contentType: 'application/pdf', size: pdf.length }]);
   });
 
   it('over implicit TLS, with AUTH LOGIN and the username usesend', async () => {

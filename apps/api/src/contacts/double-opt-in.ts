@@ -112,6 +112,8 @@ export async function sendDoubleOptInConfirmations(
       teamId: book.teamId,
       domainId: sender.domain.id,
       region: sender.domain.region,
+      // The service's own confirmation mail, not one the team sent.
+      source: 'SYSTEM',
       from: sender.from,
       to: [c.email],
       subject,

@@ -136,6 +136,7 @@ function toDraft(auth: AuthContext, domain: { id: number; region: string }, p: S
     teamId: auth.teamId,
     domainId: domain.id,
     region: domain.region,
+    source: 'API',
     apiKeyId: auth.apiKeyId,
     from: p.from.trim(),
     to: p.to,

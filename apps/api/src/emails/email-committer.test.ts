@@ -21,6 +21,7 @@ const draft = (subject: string, overrides: Partial<EmailDraft> = {}): EmailDraft
   teamId: api.team.teamId,
   domainId,
   region: api.config.AWS_REGION,
+  source: 'API',
   from: 'a@commit.org',
   to: ['x@dest.org'],
   subject,

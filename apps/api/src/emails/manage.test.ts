@@ -145,6 +145,34 @@ describe('GET /api/v1/emails', () => {
     const foreign = await list('', other.auth);
     expect(foreign.body.data.every((e: { id: string }) => !ids.includes(e.id))).toBe(true);
   });
+
+  it('filters by source and by campaign (mailrail additions), with the count agreeing', async () => {
+    const mine = await api.deps.db.campaign.create({
+      data: { id: newId(), teamId: team.teamId, name: 'C', from: 'me@l1.org', subject: 'S' },
+    });
+    const theirs = await api.deps.db.campaign.create({
+      data: { id: newId(), teamId: other.teamId, name: 'T', from: 'me@other.org', subject: 'S' },
+    });
+    // Two of the five become campaign emails (as the campaign window writes them), one SMTP.
+    await api.deps.db.email.updateMany({ where: { id: { in: [ids[1], ids[3]] } }, data: { source: 'CAMPAIGN', campaignId: mine.id } });
+    await api.deps.db.email.update({ where: { id: ids[2] }, data: { source: 'SMTP' } });
+    const idsOf = (res: request.Response) => res.body.data.map((e: { id: string }) => e.id);
+    const campaign = await list('?source=CAMPAIGN');
+    expect([idsOf(campaign), campaign.body.count]).toEqual([[ids[3], ids[1]], 2]);
+    const either = await list('?source=SMTP&source=API');
+    expect([idsOf(either), either.body.count]).toEqual([[ids[4], ids[2], ids[0]], 3]);
+    const byCampaign = await list(`?campaignId=${mine.id}&limit=1`);
+    expect([idsOf(byCampaign), byCampaign.body.count]).toEqual([[ids[3]], 2]);
+    expect((await list(`?campaignId=${mine.id}&domainId=${d1}`)).body.count).toBe(0);
+    // Another team's campaign matches nothing, for either team.
+    expect((await list(`?campaignId=${theirs.id}`)).body).toEqual({ data: [], count: 0 });
+    expect((await list(`?campaignId=${mine.id}`, other.auth)).body).toEqual({ data: [], count: 0 });
+    for (const qs of ['?source=FAX', '?source=api', `?campaignId=${encodeURIComponent('a b')}`, `?campaignId=${'c'.repeat(129)}`]) {
+      const bad = await list(qs);
+      expect(bad.status).toBe(400);
+      expect(bad.body.error).toMatchObject({ code: 'BAD_REQUEST', message: expect.any(String) });
+    }
+  });
 });
 
 describe('GET /api/v1/emails: the count and the list agree', () => {
@@ -218,6 +246,7 @@ describe('GET /api/v1/emails/{id}', () => {
       latestStatus: 'CANCELLED',
       domainId: domainA,
     });
+    expect(res.body).toMatchObject({ source: 'API', attachmentList: [] });
     expect(res.body.emailEvents.map((e: { status: string }) => e.status)).toEqual(['SCHEDULED', 'CANCELLED']);
     expect(res.body.emailEvents[0]).toEqual({
       emailId: id,
@@ -225,6 +254,28 @@ describe('GET /api/v1/emails/{id}', () => {
       createdAt: expect.any(String),
       data: { scheduledAt: expect.any(String) },
     });
+  });
+
+  it('lists the attachments by name, type and size, never their content, also once the contents are cleared', async () => {
+    const pdf = Buffer.from('%PDF-1.4 fake');
+    const id = await send({
+      attachments: [
+        { filename: 'invoice.pdf', content: pdf.toString('base64') },
+        { filename: 'notes.txt', content: Buffer.from('hi').toString('base64') },
+      ],
+    });
+    const expected = [
+      { filename: 'invoice.pdf', contentType: 'application/pdf', size: pdf.length },
+      { filename: 'notes.txt', contentType: 'text/plain', size: 2 },
+    ];
+    const res = await get(id);
+    expect(res.body.attachmentList).toEqual(expected);
+    expect(JSON.stringify(res.body)).not.toContain(pdf.toString('base64'));
+    // SES accepted it: the contents go (ses-acceptance.ts), the list stays.
+    await api.deps.db.$executeRawUnsafe('UPDATE "Email" SET attachments = NULL WHERE id = $1', id);
+    expect((await get(id)).body.attachmentList).toEqual(expected);
+    // Another team sees nothing of it.
+    expect((await get(id, other.auth)).status).toBe(404);
   });
 
   it('answers 404 Email not found for another team, a key bound elsewhere, or nothing', async () => {

@@ -1,4 +1,4 @@
-import { EmailStatus } from '@mailrail/platform/db/generated/enums';
+import { EmailSource, EmailStatus } from '@mailrail/platform/db/generated/enums';
 import { z } from 'zod';
 import { explanation } from '../addresses/openapi';
 import { documentRoute, type DocRegistry } from '../openapi/registry';
@@ -57,6 +57,22 @@ const email = emailListItem
       )
       .describe(
         "mailrail's addition to useSend's email: every recipient given, those not sent to included (useSend drops a suppressed cc, bcc or to from `to`/`cc`/`bcc` without a trace; they stay dropped there, for wire compatibility, and are listed here)",
+      ),
+    source: z
+      .enum(EmailSource)
+      .describe(
+        "mailrail's addition: where the email came from (the send API, the SMTP relay, a campaign, or mail the service sent itself)",
+      ),
+    attachmentList: z
+      .array(
+        z.object({
+          filename: z.string(),
+          contentType: z.string().describe('The MIME type it was sent with'),
+          size: z.number().int().describe('Bytes of the file (decoded)'),
+        }),
+      )
+      .describe(
+        "mailrail's addition: each attachment's name, type and size, kept after the contents are cleared (the contents are never answered)",
       ),
   })
   .meta({ id: 'Email' });

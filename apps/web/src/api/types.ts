@@ -4,6 +4,7 @@ import type { Explanation } from '@mailrail/domain/deliverability/explanations';
 import type {
   ApiPermission,
   DomainStatus,
+  EmailSource,
   EmailStatus,
   SuppressionReason,
   WebhookDeliveryStatus,
@@ -27,7 +28,9 @@ export interface EmailLogItem {
   to: string[];
   subject: string;
   latestStatus: EmailStatus;
+  source: EmailSource;
   domainId: number | null;
+  campaignId: string | null;
   scheduledAt: string | null;
   createdAt: string;
   updatedAt: string;
@@ -36,6 +39,15 @@ export interface EmailLogItem {
 export interface EmailLogPage {
   data: EmailLogItem[];
   nextCursor: string | null;
+  /** The planner's estimate of the emails matching (first page only): shown as "about". */
+  estimatedTotal?: number;
+}
+
+/** An attachment as GET /v1/emails/{id} lists it (`attachmentList`): never its content. */
+export interface AttachmentSummary {
+  filename: string;
+  contentType: string;
+  size: number;
 }
 
 export interface EmailEvent {
@@ -45,7 +57,8 @@ export interface EmailEvent {
   data: unknown;
 }
 
-export interface EmailDetail extends EmailLogItem {
+export interface EmailDetail extends Omit<EmailLogItem, 'campaignId'> {
+  attachmentList: AttachmentSummary[];
   html: string | null;
   text: string | null;
   replyTo: string[];

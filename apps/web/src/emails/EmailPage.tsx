@@ -16,6 +16,8 @@ import { useToast } from '../ui/toast';
 import { EmailHtmlPreview } from './EmailHtmlPreview';
 import { EventTimeline } from './EventTimeline';
 import { Recipients } from './Recipients';
+import { Attachments } from './Attachments';
+import { EMAIL_SOURCE_LABELS } from './statuses';
 
 export default function EmailPage() {
   const { base } = useTeam();
@@ -61,6 +63,8 @@ export default function EmailPage() {
                   <dd>{e.replyTo.join(', ')}</dd>
                 </>
               )}
+              <dt>Source</dt>
+              <dd>{EMAIL_SOURCE_LABELS[e.source]}</dd>
               <dt>Created</dt>
               <dd>
                 {formatDateTime(e.createdAt, true)}{' '}
@@ -83,6 +87,10 @@ export default function EmailPage() {
           <section aria-labelledby="recipients-h">
             <h2 id="recipients-h">Recipients</h2>
             <Recipients recipients={e.recipients} />
+          </section>
+          <section className="card" aria-labelledby="attachments-h">
+            <h2 id="attachments-h">Attachments</h2>
+            <Attachments attachments={e.attachmentList} />
           </section>
           <section className="card" aria-labelledby="events-h">
             <h2 id="events-h">Events</h2>

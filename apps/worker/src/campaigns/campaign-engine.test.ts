@@ -92,7 +92,7 @@ it('sends exactly batchSize per window, to subscribed, unsuppressed contacts onl
   expect(m2.raw.replace(/=\r?\n/g, '')).toContain('Co2');
   expect(env.ses.messagesTo(`s3@${domain}`)[0].raw.replace(/=\r?\n/g, '')).toContain('nowhere');
   const email = await env.deps.db.email.findFirstOrThrow({ where: { campaignId: id, contactId: { endsWith: 's0000002' } } });
-  expect(email).toMatchObject({ isMarketing: true, to: [`s2@${domain}`] });
+  expect(email).toMatchObject({ isMarketing: true, to: [`s2@${domain}`], source: 'CAMPAIGN' });
   expect(email.text).toContain('First2');
 });
 

@@ -273,6 +273,7 @@ function draftCampaignEmails(
       teamId: c.teamId,
       domainId: c.domainId,
       region,
+      source: 'CAMPAIGN',
       from: c.from,
       to: [r.email],
       replyTo: c.replyTo,

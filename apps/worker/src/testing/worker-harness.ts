@@ -113,6 +113,7 @@ export async function startTestWorkerEnv(env: Record<string, string> = {}): Prom
           teamId: team.id,
           domainId: domain.id,
           region: domain.region,
+          source: 'API' as const,
           from: `Sender <hello@${domain.name}>`,
           to: ['to@example.net'],
           subject: 'Hello',

@@ -27,6 +27,7 @@ describe('insertEmailRows', () => {
       teamId,
       domainId: null,
       region: 'us-east-1',
+      source: 'CAMPAIGN',
       apiKeyId: 7,
       from: '"Ann, \\"A\\"" <a@x.org>',
       to: ['q"uote@x.org', 'back\\slash@x.org', 'comma,brace{}@x.org'],
@@ -75,6 +76,9 @@ describe('insertEmailRows', () => {
       updatedAt: now,
       toAddresses: draft.to,
       recipientAddresses: [...draft.to, 'null'],
+      source: 'CAMPAIGN',
+      // Read from the attachments given: 'aGk=' is the two bytes of "hi".
+      attachmentList: [{ filename: 'a.txt', contentType: 'text/plain', size: 2 }],
     });
     expect(row.emailEvents).toEqual([
       expect.objectContaining({ status: 'SCHEDULED', data: { scheduledAt: scheduledAt.toISOString() }, createdAt: now }),
@@ -88,6 +92,7 @@ describe('insertEmailRows', () => {
       teamId,
       domainId: null,
       region: 'us-east-1',
+      source: 'SMTP',
       from: 'a@x.org',
       to: ['Bob <Bob@X.org>'],
       subject: 's',
@@ -100,6 +105,7 @@ describe('insertEmailRows', () => {
     expect(row).toMatchObject({ latestStatus: 'QUEUED', toAddresses: ['bob@x.org'], searchText: 's\nbob <bob@x.org>', createdAt: now });
     expect(row.recipientAddresses).toEqual(['bob@x.org']);
     expect(Buffer.from(row.rawMessage!)).toEqual(raw);
+    expect(row).toMatchObject({ source: 'SMTP', attachmentList: null });
   });
 
   it('keeps every address given for the address page: to, cc, bcc and the suppressed ones not sent to, once each', async () => {
@@ -108,6 +114,7 @@ describe('insertEmailRows', () => {
       teamId,
       domainId: null,
       region: 'us-east-1',
+      source: 'SMTP',
       from: 'a@x.org',
       to: ['Ada <ADA@x.org>'],
       cc: ['cy@x.org', 'ada@x.org'],
@@ -124,7 +131,15 @@ describe('insertEmailRows', () => {
 
   it('writes nothing when one row is refused', async () => {
     const now = new Date();
-    const ok: EmailDraft = { teamId, domainId: null, region: 'us-east-1', from: 'a@x.org', to: ['b@x.org'], subject: 'ok-row' };
+    const ok: EmailDraft = {
+      teamId,
+      domainId: null,
+      region: 'us-east-1',
+      source: 'API',
+      from: 'a@x.org',
+      to: ['b@x.org'],
+      subject: 'ok-row',
+    };
     const bad: EmailDraft = { ...ok, subject: 'bad-row', domainId: 999999 };
     await expect(insertEmailRows(prismaExecutor(db), prepareEmails([ok, bad], now), now)).rejects.toThrow();
     expect(await db.email.count({ where: { subject: { in: ['ok-row', 'bad-row'] } } })).toBe(0);

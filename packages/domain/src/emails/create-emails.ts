@@ -17,8 +17,9 @@ import { prismaExecutor, type NamedStatement, type SqlExecutor } from '@mailrail
 import { emailSearchTextSql } from '../sql/email-search';
 import { normaliseAddress } from './address';
 import type { SkippedRecipient } from './recipient-outcomes';
-import type { SuppressionReason } from '@mailrail/platform/db/generated/enums';
+import type { EmailSource, SuppressionReason } from '@mailrail/platform/db/generated/enums';
 import { textArrayLiteral } from '@mailrail/platform/db/sql/text-array';
+import { summariseBase64Attachments, type AttachmentSummary } from './attachment-list';
 
 /** An email ready to be stored: recipients normalised, template already rendered. */
 export interface EmailDraft {
@@ -26,6 +27,8 @@ export interface EmailDraft {
   domainId: number | null;
   /** SES region of the sending domain: picks the send queue. */
   region: string;
+  /** Where it came from: the API, the SMTP relay, a campaign, or the service itself. */
+  source: EmailSource;
   apiKeyId?: number | null;
   from: string;
   to: string[];
@@ -37,6 +40,8 @@ export interface EmailDraft {
   text?: string | null;
   headers?: Record<string, string> | null;
   attachments?: { filename: string; content: string }[] | null;
+  /** Name, type and size of each attachment, kept after sending; without it, read from `attachments`. */
+  attachmentList?: AttachmentSummary[] | null;
   /** The client's own MIME message (SMTP relay): the worker sends it instead of building one. */
   rawMessage?: Buffer | null;
   templateId?: string | null;
@@ -142,6 +147,8 @@ const EMAIL_COLUMNS = [
   'sendJobId',
   'skippedRecipients',
   'recipientAddresses',
+  'source',
+  'attachmentList',
 ];
 /** text[] columns: NOT NULL or defaulting to empty, so a row may leave an empty one out. */
 const ARRAY_COLUMNS = new Set(['to', 'replyTo', 'cc', 'bcc', 'toAddresses', 'recipientAddresses']);
@@ -212,6 +219,7 @@ function insertParams(items: PreparedEmail[], now: Date, idempotency: Idempotenc
       to: textArrayLiteral(d.to),
       subject: d.subject,
       latestStatus: created.status,
+      source: d.source,
       isMarketing: d.lane === 'marketing',
       // The dashboard's exact recipient search (GIN over the array).
       toAddresses: textArrayLiteral(d.to.map(normaliseAddress)),
@@ -228,6 +236,8 @@ function insertParams(items: PreparedEmail[], now: Date, idempotency: Idempotenc
     if (d.text != null) row.text = d.text;
     if (d.headers != null) row.headers = d.headers;
     if (d.attachments != null) row.attachments = d.attachments;
+    const attachmentList = d.attachmentList ?? (d.attachments?.length ? summariseBase64Attachments(d.attachments) : null);
+    if (attachmentList?.length) row.attachmentList = attachmentList;
     // bytea's hex text form, which json_populate_recordset hands to bytea's input function.
     if (d.rawMessage) row.rawMessage = `\\x${d.rawMessage.toString('hex')}`;
     if (d.templateId != null) row.templateId = d.templateId;

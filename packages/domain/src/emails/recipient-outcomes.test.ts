@@ -6,6 +6,7 @@ const draft = (fields: Partial<EmailDraft>): EmailDraft => ({
   teamId: 1,
   domainId: 1,
   region: 'us-east-1',
+  source: 'API',
   from: 'me@a.org',
   to: [],
   subject: 'S',

@@ -84,7 +84,9 @@ it('pages through the team’s emails newest first, each exactly once, with the 
     to: [expect.any(String)],
     subject: expect.any(String),
     latestStatus: expect.any(String),
+    source: 'API',
     domainId: expect.any(Number),
+    campaignId: null,
     scheduledAt: null,
     createdAt: expect.any(String),
     updatedAt: expect.any(String),
@@ -127,6 +129,10 @@ it('refuses bad filters and cursors with a 400 naming the field', async () => {
   for (const [query, field] of [
     [{ status: 'LOST' }, 'status'],
     [{ domainId: 'x' }, 'domainId'],
+    [{ source: 'FAX' }, 'source'],
+    [{ source: ['API', 'api'] }, 'source'],
+    [{ campaignId: 'a b' }, 'campaignId'],
+    [{ campaignId: 'c'.repeat(129) }, 'campaignId'],
     [{ search: 'ab' }, 'search'],
     [{ search: 'x'.repeat(201) }, 'search'],
     [{ startDate: 'yesterday' }, 'startDate'],
@@ -152,4 +158,127 @@ it('finds emails sent through the API by subject and by recipient (the insert wr
   expect(await all({ search: ' GRACE@hopper.dev ' })).toEqual([sent.body.emailId]);
   expect(await all({ search: 'race@hopper.dev' })).toEqual([]);
   expect(await all({ search: 'cc@example.org' })).toEqual([]); // recipients are the `to` addresses
+});
+
+describe('source and campaign filters', () => {
+  const T1 = Date.parse('2026-11-02T00:00:00Z');
+  const SOURCES = ['API', 'SMTP', 'CAMPAIGN', 'SYSTEM'] as const;
+  let cols: { team: string[]; bySource: Record<string, string[]>; campaign: string[]; campaignBounced: string[] };
+  let campaignId: string;
+  let foreignCampaignId: string;
+  let u: string;
+  let bb: Browser;
+
+  beforeAll(async () => {
+    // A team of its own, so the counts above stay as they are.
+    const team = await api.newTeam('Sources');
+    const { email } = await addUser(api, [{ teamId: team.teamId, role: 'MEMBER' }]);
+    bb = await signIn(api, email);
+    u = `/api/dashboard/teams/${team.teamId}/email-log`;
+    const mkCampaign = (teamId: number, id: string) =>
+      api.deps.db.campaign.create({ data: { id, teamId, name: id, from: 'a@x.test', subject: 'S' } });
+    campaignId = (await mkCampaign(team.teamId, 'camp-mine')).id;
+    const other = await api.newTeam('Other campaigns');
+    foreignCampaignId = (await mkCampaign(other.teamId, 'camp-theirs')).id;
+    // 24 emails, newest last: sources in turn; every CAMPAIGN one of this team's campaign.
+    for (let i = 0; i < 24; i++) {
+      const source = SOURCES[i % 4];
+      await api.deps.db.email.create({
+        data: {
+          id: `src${String(i).padStart(3, '0')}`,
+          teamId: team.teamId,
+          from: 'a@x.test',
+          to: [`r${i}@example.org`],
+          subject: `S ${i}`,
+          source,
+          latestStatus: i % 3 ? 'DELIVERED' : 'BOUNCED',
+          campaignId: source === 'CAMPAIGN' ? campaignId : null,
+          createdAt: new Date(T1 + Math.floor(i / 3) * 60_000),
+        },
+      });
+    }
+    // The other team's campaign emails: never shown here, whatever the filter.
+    for (let i = 0; i < 3; i++)
+      await api.deps.db.email.create({
+        data: {
+          id: `theirs${i}`,
+          teamId: other.teamId,
+          from: 'x@y.z',
+          to: ['t@example.org'],
+          subject: 'T',
+          source: 'CAMPAIGN',
+          campaignId: foreignCampaignId,
+        },
+      });
+    const rows = await api.deps.db.email.findMany({ where: { teamId: team.teamId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+    cols = {
+      team: rows.map((r) => r.id),
+      bySource: Object.fromEntries(SOURCES.map((s) => [s, rows.filter((r) => r.source === s).map((r) => r.id)])),
+      campaign: rows.filter((r) => r.campaignId === campaignId).map((r) => r.id),
+      campaignBounced: rows.filter((r) => r.campaignId === campaignId && r.latestStatus === 'BOUNCED').map((r) => r.id),
+    };
+  });
+
+  async function allOf(query: Record<string, unknown>): Promise<string[]> {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 100; pages++) {
+      const res = await bb
+        .get(u)
+        .query({ ...query, ...(cursor ? { cursor } : {}) })
+        .expect(200);
+      seen.push(...res.body.data.map((e: { id: string }) => e.id));
+      cursor = res.body.nextCursor ?? undefined;
+      if (!cursor) return seen;
+    }
+    throw new Error('too many pages');
+  }
+
+  it('filters by each source, by several, and with a status', async () => {
+    for (const source of SOURCES) {
+      expect(cols.bySource[source]).toHaveLength(6);
+      expect(await allOf({ source, limit: 4 })).toEqual(cols.bySource[source]);
+    }
+    const smtpOrSystem = cols.team.filter((id) => cols.bySource.SMTP.includes(id) || cols.bySource.SYSTEM.includes(id));
+    expect(await allOf({ source: ['SMTP', 'SYSTEM'], limit: 5 })).toEqual(smtpOrSystem);
+    const rows = await api.deps.db.email.findMany({
+      where: { id: { in: cols.bySource.SMTP } },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    });
+    expect(await allOf({ source: 'SMTP', status: 'BOUNCED', limit: 1 })).toEqual(
+      rows.filter((r) => r.latestStatus === 'BOUNCED').map((r) => r.id),
+    );
+    const page = await bb.get(u).query({ source: 'SYSTEM', limit: 1 }).expect(200);
+    expect(page.body.data[0]).toMatchObject({ id: cols.bySource.SYSTEM[0], source: 'SYSTEM', campaignId: null });
+  });
+
+  it('filters by a campaign of the team, alone and with a status or a source', async () => {
+    expect(cols.campaign).toEqual(cols.bySource.CAMPAIGN);
+    expect(await allOf({ campaignId, limit: 4 })).toEqual(cols.campaign);
+    expect(await allOf({ campaignId, status: 'BOUNCED', limit: 1 })).toEqual(cols.campaignBounced);
+    expect(cols.campaignBounced.length).toBeGreaterThan(0);
+    expect(await allOf({ campaignId, source: 'API' })).toEqual([]);
+    const first = await bb.get(u).query({ campaignId, limit: 1 }).expect(200);
+    expect(first.body.data[0]).toMatchObject({ source: 'CAMPAIGN', campaignId });
+  });
+
+  it('answers nothing for another team’s campaign or an unknown one', async () => {
+    const theirs = await bb.get(u).query({ campaignId: foreignCampaignId }).expect(200);
+    expect(theirs.body).toEqual({ data: [], nextCursor: null, estimatedTotal: 0 });
+    expect(await allOf({ campaignId: 'no-such-campaign' })).toEqual([]);
+  });
+
+  it('gives an estimated total on the first page only, from the planner', async () => {
+    await api.deps.db.$executeRawUnsafe('ANALYZE "Email"');
+    const first = await bb.get(u).query({ limit: 5 }).expect(200);
+    // Never less than the pages show: more than one page here.
+    expect(first.body.estimatedTotal).toBeGreaterThanOrEqual(6);
+    // Everything on page 1: the count is the page's.
+    const whole = await bb.get(u).query({ source: 'SMTP', limit: 50 }).expect(200);
+    expect(whole.body.estimatedTotal).toBe(6);
+    const none = await bb.get(u).query({ source: 'SMTP', status: 'BOUNCED', campaignId, limit: 5 }).expect(200);
+    expect(none.body).toMatchObject({ data: [], estimatedTotal: 0 });
+    const next = await bb.get(u).query({ limit: 5, cursor: first.body.nextCursor }).expect(200);
+    expect(next.body).not.toHaveProperty('estimatedTotal');
+  });
 });

@@ -75,7 +75,8 @@ export function createDashboardMailer(send: SendContext): DashboardMailer | null
     const [emailId] = await submitEmails(send.intake, auth, {
       idempotencyKey: undefined,
       body: payload,
-      build: async () => (await buildDrafts(send, auth, [payload], false)).map((draft) => ({ ...draft, rawMessage: raw })),
+      build: async () =>
+        (await buildDrafts(send, auth, [payload], false)).map((draft) => ({ ...draft, source: 'SYSTEM' as const, rawMessage: raw })),
     });
     return emailId;
   };

@@ -97,6 +97,9 @@ describe('members and invitations', () => {
       expired: false,
     });
     expect(JSON.stringify(res.body)).not.toMatch(/token/i);
+    // The invitation is the service's own mail: the email log names it so.
+    const mail = await api.deps.db.email.findFirstOrThrow({ where: { to: { has: 'newbie@example.org' } } });
+    expect(mail.source).toBe('SYSTEM');
     const listed = await admin.get(`${base}/invitations`).expect(200);
     expect(listed.body.data.map((i: { email: string }) => i.email)).toContain('newbie@example.org');
 
