@@ -611,6 +611,8 @@ describeInBrowser('the dashboard in a browser', () => {
       await page.getByLabel('Status').selectOption('4xx');
       await page.getByRole('button', { name: 'Apply' }).click();
       await page.waitForURL(/status=4xx/);
+      // The URL changes at once; the rows of the unfiltered page stay until the filtered answer comes.
+      await log.locator('tbody .badge-good').first().waitFor({ state: 'detached', timeout: 30_000 });
       await rows(null, 'BAD_REQUEST').first().waitFor();
       expect(await log.locator('tbody .badge-good').count()).toBe(0);
       await checkAndShoot(null, 'the request log filtered to refusals');
