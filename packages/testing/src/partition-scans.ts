@@ -1,10 +1,10 @@
 import { Pool } from 'pg';
 import { UTC_SESSION_OPTIONS } from '@mailrail/platform/db/client';
 
-// Which partitions of the email log a piece of production code reads: its connections load
+// Which partitions of the email log (or the request log) a piece of production code reads: its connections load
 // auto_explain with log_analyze, so PostgreSQL sends the executed plan of every statement back as
 // a notice, and a partition skipped at run time shows as never executed (Actual Loops 0).
-// Used by test/e2e/email-log-pruning.test.ts and bench/partitions.
+// Used by test/e2e/email-log-pruning.test.ts, test/e2e/request-log-partitions.test.ts and bench/partitions.
 
 interface PlanNode {
   'Relation Name'?: string;
@@ -15,7 +15,7 @@ interface PlanNode {
 /** The partitions in a plan: `executed` only those run (not skipped at run time). */
 function partitionsInPlan(node: PlanNode, executed: boolean, out: string[]): string[] {
   const name = node['Relation Name'];
-  if (name && (!executed || (node['Actual Loops'] ?? 1) > 0) && /^Email(Event)?_/.test(name)) out.push(name);
+  if (name && (!executed || (node['Actual Loops'] ?? 1) > 0) && /^(Email|EmailEvent|RequestLog)_/.test(name)) out.push(name);
   for (const child of node.Plans ?? []) partitionsInPlan(child, executed, out);
   return out;
 }
@@ -23,7 +23,7 @@ function partitionsInPlan(node: PlanNode, executed: boolean, out: string[]): str
 export interface ExplainingPool {
   /** A pg pool whose every statement is explained (hand it to PrismaPg or poolExecutor). */
   pool: Pool;
-  /** Runs `work` and answers the partitions of "Email" and "EmailEvent" its statements read, sorted. */
+  /** Runs `work` and answers the partitions of "Email", "EmailEvent" and "RequestLog" its statements read, sorted. */
   partitionsRead(work: () => Promise<unknown>): Promise<string[]>;
   /**
    * The partitions its plans hold, read or not. A partition skipped only at run time still costs

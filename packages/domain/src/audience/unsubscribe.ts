@@ -1,7 +1,9 @@
 import type { Db, UnsubscribeReason } from '@mailrail/platform/db/client';
-import { newId } from '@mailrail/platform/ids';
+import { newIds } from './contact-id';
+import { emailIdPrefixAt } from '@mailrail/platform/ids';
 import { contactEventsInsertSql } from '../sql/contact';
-import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
+import { contactEventsSql } from '../events/contact-events';
+import { prismaExecutor, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 
 interface UnsubscribeTarget {
   /** SQL selecting the contacts to unsubscribe (aliases c = Contact, b = ContactBook), params from $6. */
@@ -12,16 +14,18 @@ interface UnsubscribeTarget {
   campaignId: string | null;
   countContactId: string | null;
   now: Date;
-  /** Upper bound of contacts changed: one outbox event id each. */
-  maxRows: number;
+  /** Contacts expected to change: one outbox event id made here each (more get an id made in SQL). */
+  expectedRows: number;
 }
 
 // One statement: lock the contacts, unsubscribe those not already unsubscribed, count the campaign
-// once (only a contact that was subscribed counts) and write the contact.updated outbox rows.
+// once (only a contact that was subscribed counts), write the contact.updated outbox rows and the
+// built-in contact.unsubscribed events.
 // A concurrent second unsubscribe re-checks the row after the lock and changes nothing.
-async function unsubscribeContacts(db: Db, t: UnsubscribeTarget): Promise<{ id: string; wasSubscribed: boolean }[]> {
-  const ids = Array.from({ length: t.maxRows }, () => newId());
-  const sql = `
+async function unsubscribeContacts(sql: SqlExecutor, t: UnsubscribeTarget): Promise<{ id: string; wasSubscribed: boolean }[]> {
+  const ids = newIds(t.expectedRows);
+  const prefixParam = `$${6 + t.params.length}`;
+  const statement = `
     WITH old AS (
       SELECT c.id, c.subscribed, b."teamId" FROM "Contact" c JOIN "ContactBook" b ON b.id = c."contactBookId"
       WHERE c."unsubscribeReason" IS NULL AND ${t.whereSql}
@@ -36,9 +40,19 @@ async function unsubscribeContacts(db: Db, t: UnsubscribeTarget): Promise<{ id: 
       FROM changed WHERE k.id = $3 AND changed.id = $4 AND changed."wasSubscribed" AND k."teamId" = changed."teamId"
     ), events AS (
       ${contactEventsInsertSql({ source: 'changed', teamIdSql: 's."teamId"', typeSql: `'contact.updated'`, idsParam: '$5', nowParam: '$2' })}
+    ), builtin_events AS (
+      ${contactEventsSql({
+        source: 'changed',
+        teamIdSql: 's."teamId"',
+        insertedSql: 'false',
+        wasSubscribedSql: 's."wasSubscribed"',
+        hadReasonSql: 'false',
+        nowParam: '$2',
+        idPrefixParam: prefixParam,
+      })}
     )
     SELECT id, "wasSubscribed" FROM changed`;
-  return prismaExecutor(db).query(sql, [t.reason, t.now, t.campaignId, t.countContactId, ids, ...t.params]);
+  return sql.query(statement, [t.reason, t.now, t.campaignId, t.countContactId, ids, ...t.params, emailIdPrefixAt(t.now.getTime())]);
 }
 
 /**
@@ -51,40 +65,43 @@ export async function unsubscribeContact(
   campaignId: string | null,
   now = new Date(),
 ): Promise<{ changed: boolean; wasSubscribed: boolean }> {
-  const rows = await unsubscribeContacts(db, {
+  const rows = await unsubscribeContacts(prismaExecutor(db), {
     whereSql: 'c.id = $6',
     params: [contactId],
     reason: 'UNSUBSCRIBED',
     campaignId,
     countContactId: contactId,
     now,
-    maxRows: 1,
+    expectedRows: 1,
   });
   return { changed: rows.length > 0, wasSubscribed: rows[0]?.wasSubscribed ?? false };
 }
 
 /**
- * A hard bounce or a complaint: the address leaves every contact book of the team. When it came
- * from a campaign email, pass its campaign and contact so the campaign's `unsubscribed` counts it.
+ * A hard bounce or a complaint: the addresses leave every contact book of the team, in the
+ * caller's transaction when it passes one (the SES event's, so the suppression, the status and
+ * the unsubscription commit together). When the event came from a campaign email, pass its
+ * campaign and contact so the campaign's `unsubscribed` counts it.
  */
 export async function unsubscribeEverywhere(
-  db: Db,
+  sql: SqlExecutor,
   teamId: number,
-  email: string,
+  emails: readonly string[],
   reason: UnsubscribeReason,
   opts: { campaignId?: string | null; contactId?: string | null; now?: Date } = {},
 ): Promise<{ contactIds: string[] }> {
-  const address = email.trim().toLowerCase();
-  const books = await db.contact.count({ where: { email: address, contactBook: { teamId } } });
-  if (books === 0) return { contactIds: [] };
-  const rows = await unsubscribeContacts(db, {
-    whereSql: 'b."teamId" = $6 AND c.email = $7',
-    params: [teamId, address],
+  // Sorted: concurrent events lock the same contacts in the same order.
+  const addresses = [...new Set(emails.map((e) => e.trim().toLowerCase()))].sort();
+  if (addresses.length === 0) return { contactIds: [] };
+  const rows = await unsubscribeContacts(sql, {
+    whereSql: 'b."teamId" = $6 AND c.email = ANY($7::text[])',
+    params: [teamId, addresses],
     reason,
     campaignId: opts.campaignId ?? null,
     countContactId: opts.contactId ?? null,
     now: opts.now ?? new Date(),
-    maxRows: books,
+    // Usually one book holds an address.
+    expectedRows: addresses.length,
   });
   return { contactIds: rows.map((r) => r.id) };
 }

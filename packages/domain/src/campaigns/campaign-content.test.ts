@@ -5,6 +5,8 @@ import {
   prepareCampaignBody,
   renderCampaignContent,
 } from './campaign-content';
+import { parseDocument } from 'htmlparser2';
+import { findAll, getAttributeValue, textContent } from 'domutils';
 
 describe('campaign content', () => {
   it('puts the preheader after the first <body> tag, also after 24,000 unclosed <BODY (issue 15)', () => {
@@ -58,10 +60,13 @@ describe('campaign content', () => {
     const contact = { id: 'c1', email: 'a@b.test', firstName: '', lastName: null, properties: { Company: 'Acme & Co' } };
     const out = personalizeCampaignBody(body, contactVariables(contact, ['company'], 'https://u.test/unsubscribe?c=1&s=2'));
     expect(out.subject).toBe('Hello there from Acme & Co');
-    expect(out.html).toContain('Hi friend');
-    expect(out.html).toContain('<h1>News</h1>');
-    expect(out.html).toContain('<li>');
+    const dom = parseDocument(out.html);
+    const elements = findAll(() => true, dom.children);
+    expect(textContent(dom).replace(/\s+/g, ' ')).toContain('Hi friend');
+    expect(elements.filter((e) => e.name === 'h1').map(textContent)).toEqual(['News']);
+    expect(elements.filter((e) => e.name === 'li').map(textContent)).toEqual(['one']);
     expect(out.html).toContain('href="https://u.test/unsubscribe?c=1&amp;s=2"');
+    expect(elements.filter((e) => e.name === 'a').map((a) => getAttributeValue(a, 'href'))).toContain('https://example.com/a?b=1');
     expect(out.html).toMatch(/display:none[^>]*>Preview line</);
     // The text part comes from the HTML, not from previewText.
     expect(out.text).toContain('Hi friend');

@@ -7,7 +7,8 @@ import { renderTemplate, type TemplateVariables } from '../render/template';
 
 const UNSUBSCRIBE_PLACEHOLDER = /\{\{\s*(?:usesend|unsend)_unsubscribe_url\s*\}\}/i;
 
-export const UNSUBSCRIBE_REQUIRED = 'Campaign must include an unsubscribe link before sending: add {{usesend_unsubscribe_url}}';
+export const UNSUBSCRIBE_REQUIRED =
+  'Campaign must include an unsubscribe link before sending: add a footer block in the visual editor, or {{usesend_unsubscribe_url}} to the HTML';
 
 export function hasUnsubscribePlaceholder(body: string | null | undefined): boolean {
   return !!body && UNSUBSCRIBE_PLACEHOLDER.test(body);
@@ -107,11 +108,19 @@ export function contactVariables(contact: CampaignContact, bookVariables: string
   return vars;
 }
 
-/** Once per contact. Unknown names stay as written (as useSend does); known empty ones take the fallback. */
-export function personalizeCampaignBody(body: CampaignBody, vars: TemplateVariables): CampaignBody {
+/**
+ * Once per contact. Unknown names stay as written (as useSend does); known empty ones take the
+ * fallback: the placeholder's own, else the book's registry fallback (`propertyFallbacks`, by name).
+ */
+export function personalizeCampaignBody(
+  body: CampaignBody,
+  vars: TemplateVariables,
+  propertyFallbacks: Record<string, string> = {},
+): CampaignBody {
+  const defaultFallbacks = propertyFallbacks;
   return {
-    subject: renderTemplate(body.subject, vars, { onMissing: 'keep' }),
-    html: renderTemplate(body.html, vars, { escapeHtml: true, onMissing: 'keep' }),
-    text: renderTemplate(body.text, vars, { onMissing: 'keep' }),
+    subject: renderTemplate(body.subject, vars, { onMissing: 'keep', defaultFallbacks }),
+    html: renderTemplate(body.html, vars, { escapeHtml: true, onMissing: 'keep', defaultFallbacks }),
+    text: renderTemplate(body.text, vars, { onMissing: 'keep', defaultFallbacks }),
   };
 }

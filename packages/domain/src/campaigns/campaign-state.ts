@@ -15,7 +15,7 @@ export const PAUSABLE_STATUSES: CampaignStatus[] = ['SCHEDULED', 'RUNNING'];
 
 /**
  * SCHEDULED or RUNNING to PAUSED, holding back every email of the campaign that no worker has
- * claimed yet: they become CANCELLED and their recipients go back to PENDING, in the transaction
+ * claimed yet: they become CANCELLED, leave their window's count, and their recipients go back to PENDING, in the transaction
  * that sets PAUSED. The engine's window takes the same campaign row lock, so a window being written
  * either commits first (and its emails are held here) or sees PAUSED and writes nothing. Emails
  * already claimed (in flight at SES) finish. False when the campaign is not the team's or not pausable.
@@ -33,10 +33,19 @@ export async function pauseCampaignAndHoldEmails(db: Db, campaign: CampaignScope
            UPDATE "Email" SET "latestStatus" = 'CANCELLED', "updatedAt" = $2::timestamptz
             WHERE "campaignId" = $1 AND "latestStatus" IN ('QUEUED', 'SCHEDULED') AND "sesEmailId" IS NULL
               AND ("sendLeaseUntil" IS NULL OR "sendLeaseUntil" < now())
-           RETURNING id
+           RETURNING id, "createdAt"
          ), events AS (
            INSERT INTO "EmailEvent" ("emailId", status, data, "createdAt")
            SELECT id, 'CANCELLED', '{"reason":"campaign paused"}'::jsonb, $2::timestamptz FROM held
+         ), per_window AS (
+           -- Each held email no longer counts as sent by the window it was written in (the last
+           -- one opened at or before it); its recipient is sent to by a later window.
+           SELECT (SELECT max(cw.number) FROM "CampaignWindow" cw WHERE cw."campaignId" = $1 AND cw."openedAt" <= held."createdAt") AS number,
+                  count(*)::int AS n
+             FROM held GROUP BY 1
+         ), windows AS (
+           UPDATE "CampaignWindow" w SET queued = w.queued - pw.n FROM per_window pw
+            WHERE w."campaignId" = $1 AND w.number = pw.number
          )
          UPDATE "CampaignEmail" SET status = 'PENDING', "emailId" = NULL, "updatedAt" = $2::timestamptz
           WHERE "campaignId" = $1 AND "emailId" IN (SELECT id FROM held)`,

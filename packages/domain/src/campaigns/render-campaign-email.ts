@@ -10,14 +10,24 @@ export interface RenderedCampaignEmail extends CampaignBody {
   oneClickUnsubscribeUrl: string;
 }
 
+/** The campaign and what its contact book tells the renderer. */
+export interface CampaignBook {
+  id: string;
+  /** The book's useSend variables: known names, so a contact without one gets the fallback. */
+  bookVariables: string[];
+  /** The book's property registry's fallbacks by property name (only those set). */
+  propertyFallbacks?: Record<string, string>;
+}
+
 /** `body` comes from prepareCampaignBody (once per campaign); this runs once per contact. */
 export function renderCampaignEmail(
   config: Pick<Config, 'PUBLIC_URL' | 'SECRET'>,
   body: CampaignBody,
-  campaign: { id: string; bookVariables: string[] },
+  campaign: CampaignBook,
   contact: CampaignContact,
 ): RenderedCampaignEmail {
   const unsubscribeUrl = buildUnsubscribeUrl(config, contact.id, campaign.id);
-  const personal = personalizeCampaignBody(body, contactVariables(contact, campaign.bookVariables, unsubscribeUrl));
+  const vars = contactVariables(contact, campaign.bookVariables, unsubscribeUrl);
+  const personal = personalizeCampaignBody(body, vars, campaign.propertyFallbacks);
   return { ...personal, oneClickUnsubscribeUrl: buildOneClickUnsubscribeUrl(config, contact.id, campaign.id) };
 }

@@ -1,6 +1,6 @@
 import type { Config } from '@mailrail/platform/config/schema';
 import { prepareCampaignBody, renderCampaignContent, type CampaignContact } from './campaign-content';
-import { renderCampaignEmail, type RenderedCampaignEmail } from './render-campaign-email';
+import { renderCampaignEmail, type CampaignBook, type RenderedCampaignEmail } from './render-campaign-email';
 
 // A campaign rendered for one contact for the editor's preview and test send: the editor JSON
 // turned into HTML when given, the size cap, the text version, the personalization. Pure and
@@ -15,7 +15,7 @@ export interface PreviewInput {
   html?: string | null;
   subject: string;
   previewText?: string | null;
-  campaign: { id: string; bookVariables: string[] };
+  campaign: CampaignBook;
   contact: CampaignContact;
   /** The largest HTML rendered (CAMPAIGN_PREVIEW_MAX_MB), checked after the editor JSON became HTML. */
   maxHtmlBytes: number;

@@ -22,6 +22,8 @@ export interface AddDomainInput {
   /** Operator override for sandboxes: the domain is stored as verified. */
   verified?: boolean;
   nextCheckAt?: Date | null;
+  /** When it was added (default: the database's now): its DNS propagation window starts then. */
+  createdAt?: Date;
   /** A key pair made beforehand (createDomain hands the same private key to SES). */
   keyPair?: { publicKey: string; privateKeyPem: string };
   /** Set when the row shares another team's SES identity (see shared-identity.ts). */
@@ -53,6 +55,7 @@ export async function insertDomain(db: Db | Prisma.TransactionClient, secret: st
       lastCheckedTime: verified ? new Date() : null,
       nextCheckAt: input.nextCheckAt ?? null,
       ownershipToken: input.ownershipToken ?? null,
+      ...(input.createdAt ? { createdAt: input.createdAt } : {}),
     },
   });
 }
@@ -147,18 +150,22 @@ export async function createDomain(deps: CreateDomainDeps, input: CreateDomainIn
           verified,
           keyPair,
           nextCheckAt: nextDomainCheckAt(deps.config, verified, now),
+          createdAt: now,
         });
         await recordDomainEvent(tx, 'domain.created', domain);
         // The identity exists already and is not this team's to create or change.
         if (holder) return domain;
         try {
-          await deps.identities.createIdentity({
-            domain: parsed.name,
-            region,
-            dkimSelector: deps.config.DKIM_SELECTOR,
-            dkimPrivateKey: keyPair.privateKeyPem,
-            mailFromDomain: mailFromDomain(parsed.name),
-          });
+          await deps.identities.createIdentity(
+            {
+              domain: parsed.name,
+              region,
+              dkimSelector: deps.config.DKIM_SELECTOR,
+              dkimPrivateKey: keyPair.privateKeyPem,
+              mailFromDomain: mailFromDomain(parsed.name),
+            },
+            tx,
+          );
           identityCreated = true;
         } catch (err) {
           if (!(verified && err instanceof IdentityExistsError)) throw err;

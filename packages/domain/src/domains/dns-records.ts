@@ -1,10 +1,18 @@
 import type { Domain } from '@mailrail/platform/db/generated/client';
 import { toIdentityStatusValue } from '../ses-identity/port';
 
+/** What a record is for (mailrail; not in useSend). */
+export type DnsRecordPurpose = 'MAIL_FROM' | 'SPF' | 'DKIM' | 'DMARC' | 'OWNERSHIP';
+
 export interface DnsRecord {
   type: 'MX' | 'TXT';
   /** Relative to the registrable (apex) domain, as most DNS providers expect it. */
   name: string;
+  /** The whole name, `name` + `.` + `zone` (mailrail; not in useSend). */
+  fullName: string;
+  /** The zone (registrable domain) `name` is relative to: where the record is added (mailrail). */
+  zone: string;
+  purpose: DnsRecordPurpose;
   /** The whole value, as useSend gives it. */
   value: string;
   ttl: 'Auto';
@@ -36,7 +44,10 @@ export const OWNERSHIP_RECORD_MISSING = 'OWNERSHIP_RECORD_MISSING';
 export const SPF_VALUE = 'v=spf1 include:amazonses.com ~all';
 export const DMARC_VALUE = 'v=DMARC1; p=none;';
 
-type RecordSource = Pick<Domain, 'subdomain' | 'region' | 'dkimSelector' | 'publicKey' | 'dkimStatus' | 'spfDetails' | 'dmarcAdded'> &
+type RecordSource = Pick<
+  Domain,
+  'name' | 'subdomain' | 'region' | 'dkimSelector' | 'publicKey' | 'dkimStatus' | 'spfDetails' | 'dmarcAdded'
+> &
   Partial<Pick<Domain, 'ownershipToken' | 'status' | 'verificationError'>>;
 
 /**
@@ -45,9 +56,12 @@ type RecordSource = Pick<Domain, 'subdomain' | 'region' | 'dkimSelector' | 'publ
  */
 export function buildDnsRecords(d: RecordSource): DnsRecord[] {
   const sfx = d.subdomain ? `.${d.subdomain}` : '';
-  const txt = (name: string, value: string, status: string, extra: Partial<DnsRecord> = {}): DnsRecord => ({
+  // The registrable domain: the name without its subdomain (decided by the public suffix list when added).
+  const zone = d.subdomain ? d.name.slice(d.subdomain.length + 1) : d.name;
+  const named = (name: string, purpose: DnsRecordPurpose) => ({ name, fullName: `${name}.${zone}`, zone, purpose });
+  const txt = (name: string, purpose: DnsRecordPurpose, value: string, status: string, extra: Partial<DnsRecord> = {}): DnsRecord => ({
     type: 'TXT',
-    name,
+    ...named(name, purpose),
     value,
     ttl: 'Auto',
     status,
@@ -55,20 +69,20 @@ export function buildDnsRecords(d: RecordSource): DnsRecord[] {
     valueChunks: splitTxtValue(value),
   });
   const ownership = d.ownershipToken
-    ? [txt(`_mailrail-verification${sfx}`, ownershipRecordValue(d.ownershipToken), ownershipStatus(d))]
+    ? [txt(`_mailrail-verification${sfx}`, 'OWNERSHIP', ownershipRecordValue(d.ownershipToken), ownershipStatus(d))]
     : [];
   return [
     {
       type: 'MX',
-      name: `mail${sfx}`,
+      ...named(`mail${sfx}`, 'MAIL_FROM'),
       value: mailFromMxValue(d.region),
       ttl: 'Auto',
       priority: '10',
       status: toIdentityStatusValue(d.spfDetails),
     },
-    txt(`${d.dkimSelector}._domainkey${sfx}`, `p=${d.publicKey}`, toIdentityStatusValue(d.dkimStatus)),
-    txt(`mail${sfx}`, SPF_VALUE, toIdentityStatusValue(d.spfDetails)),
-    txt('_dmarc', DMARC_VALUE, d.dmarcAdded ? 'SUCCESS' : 'NOT_STARTED', { recommended: true }),
+    txt(`${d.dkimSelector}._domainkey${sfx}`, 'DKIM', `p=${d.publicKey}`, toIdentityStatusValue(d.dkimStatus)),
+    txt(`mail${sfx}`, 'SPF', SPF_VALUE, toIdentityStatusValue(d.spfDetails)),
+    txt('_dmarc', 'DMARC', DMARC_VALUE, d.dmarcAdded ? 'SUCCESS' : 'NOT_STARTED', { recommended: true }),
     ...ownership,
   ];
 }

@@ -1,5 +1,6 @@
 import type { Domain } from '@mailrail/platform/db/generated/client';
 import { buildDnsRecords, type DnsRecord } from './dns-records';
+import { propagationEndsAt } from './verification-schedule';
 
 export interface DomainView {
   id: number;
@@ -20,6 +21,13 @@ export interface DomainView {
   verificationError: string | null;
   lastCheckedTime: string | null;
   hasEverVerified: boolean;
+  /** When the worker checks the domain next (mailrail; not in useSend). */
+  nextCheckAt: string | null;
+  /**
+   * Until when missing records keep a never-verified domain PENDING instead of FAILED (created +
+   * DNS_PROPAGATION_HOURS); null once it has verified (mailrail; not in useSend).
+   */
+  propagationEndsAt: string | null;
   createdAt: string;
   updatedAt: string;
   dnsRecords: DnsRecord[];
@@ -27,7 +35,7 @@ export interface DomainView {
 
 /**
  * The public shape of a domain, for API answers and webhook payloads alike: plain JSON (ISO
- * dates) and never the encrypted private key or scheduling internals.
+ * dates) and never the encrypted private key.
  */
 export function domainView(d: Domain): DomainView {
   return {
@@ -49,6 +57,8 @@ export function domainView(d: Domain): DomainView {
     verificationError: d.verificationError,
     lastCheckedTime: d.lastCheckedTime ? d.lastCheckedTime.toISOString() : null,
     hasEverVerified: d.hasEverVerified,
+    nextCheckAt: d.nextCheckAt ? d.nextCheckAt.toISOString() : null,
+    propagationEndsAt: d.hasEverVerified ? null : propagationEndsAt(d.createdAt).toISOString(),
     createdAt: d.createdAt.toISOString(),
     updatedAt: d.updatedAt.toISOString(),
     dnsRecords: buildDnsRecords(d),

@@ -7,7 +7,7 @@ import type { DnsLookup } from './dns-lookup';
 import { OWNERSHIP_RECORD_MISSING } from './dns-records';
 import { recordDomainEvent } from './domain-events';
 import { parseDomainName } from './domain-name';
-import { nextDomainCheckAt, type ScheduleConfig } from './verification-schedule';
+import { nextDomainCheckAt, propagationEndsAt, type ScheduleConfig } from './verification-schedule';
 
 export interface VerifyDomainDeps {
   db: Db;
@@ -16,6 +16,9 @@ export interface VerifyDomainDeps {
   config: ScheduleConfig;
   now?: () => Date;
 }
+
+/** The verificationError of a PENDING domain whose records are not (all) visible yet, within the propagation window. */
+export const DNS_RECORDS_PROPAGATING = 'DNS_RECORDS_PROPAGATING';
 
 type IdentityRead = { kind: 'found'; status: IdentityStatus } | { kind: 'missing' } | { kind: 'unavailable'; message: string };
 
@@ -49,6 +52,8 @@ export function decideVerification(
   current: Pick<Domain, 'status' | 'dmarcAdded'>,
   identity: IdentityRead,
   dns: DomainDnsCheck,
+  /** A domain that never verified, within DNS_PROPAGATION_HOURS of being added: records may not show yet. */
+  propagating = false,
 ): VerificationOutcome {
   const ses = identity.kind === 'found' ? identity.status : undefined;
   const mailFrom = worst(dns.mx, dns.spf);
@@ -69,6 +74,19 @@ export function decideVerification(
       status: 'FAILED',
       errorMessage: 'The SES identity of this domain does not exist; delete the domain and add it again',
       verificationError: 'IDENTITY_NOT_FOUND',
+    };
+  }
+  if (wrong.length && propagating) {
+    // Not FAILED yet, and neither are its records (as SES keeps them PENDING for 72 hours): what
+    // was (not) found is said, and the domain is checked again at the usual cadence.
+    const notYet = (status: string) => (status === 'FAILED' ? 'PENDING' : status);
+    return {
+      ...base,
+      dkimStatus: notYet(dkimStatus),
+      spfDetails: notYet(spfDetails),
+      status: 'PENDING',
+      errorMessage: wrong.join('; '),
+      verificationError: DNS_RECORDS_PROPAGATING,
     };
   }
   if (wrong.length) {
@@ -144,7 +162,8 @@ export async function verifyDomain(deps: VerifyDomainDeps, domainId: number): Pr
     }>(`SELECT status, "dmarcAdded", "isVerifying", "hasEverVerified" FROM "Domain" WHERE id = $1::int FOR UPDATE`, [domainId]);
     if (locked.length === 0) return null;
     const before = locked[0];
-    const outcome = decideVerification(before, identity, dns);
+    const propagating = !before.hasEverVerified && now < propagationEndsAt(domain.createdAt);
+    const outcome = decideVerification(before, identity, dns, propagating);
     const verified = outcome.status === 'SUCCESS';
     const updated = await tx.domain.update({
       where: { id: domainId },
@@ -155,8 +174,13 @@ export async function verifyDomain(deps: VerifyDomainDeps, domainId: number): Pr
         dmarcAdded: outcome.dmarcAdded ?? before.dmarcAdded,
         errorMessage: outcome.errorMessage,
         verificationError: outcome.verificationError,
-        // A requested verification ends with a definite answer; PENDING and hiccups keep it going.
-        isVerifying: before.isVerifying && outcome.status !== 'SUCCESS' && outcome.status !== 'FAILED',
+        // A requested verification ends with a definite answer, "not seen yet" included (the next
+        // one is hours away); SES catching up and hiccups keep it going.
+        isVerifying:
+          before.isVerifying &&
+          outcome.status !== 'SUCCESS' &&
+          outcome.status !== 'FAILED' &&
+          outcome.verificationError !== DNS_RECORDS_PROPAGATING,
         hasEverVerified: before.hasEverVerified || verified,
         lastCheckedTime: now,
         // A verified domain whose check hiccuped is looked at again at the faster cadence.

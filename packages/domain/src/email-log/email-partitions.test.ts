@@ -3,7 +3,8 @@ import { createSqlPool, type SqlPool } from '@mailrail/platform/db/sql/executor'
 import { emailIdTime, newEmailId } from '@mailrail/platform/ids';
 import { useTestDatabase } from '@mailrail/testing/databases';
 import { insertEmailsAt } from '@mailrail/testing/emails-at';
-import { maintainEmailPartitions, partitionDay, type EmailPartitionSettings } from './email-partitions';
+import { partitionDay } from '../day-partitions/day-partitions';
+import { maintainEmailPartitions, type EmailPartitionSettings } from './email-partitions';
 
 // The email log's partitions on a real PostgreSQL: days created ahead, stray rows caught by the
 // DEFAULT partition and moved into their day, bodies cleared and days dropped past retention, and a

@@ -114,7 +114,7 @@ const sendQueueOf = (d: EmailDraft) => queueNames.send(d.region, d.lane ?? 'tran
 // One statement writes the emails and their first events: the rows travel as one JSON parameter
 // expanded by json_populate_recordset, which is several times cheaper than Prisma's createMany.
 // A single statement is atomic, so no explicit transaction (and no extra round trips) is needed.
-// PostgreSQL's share is kept small too (bench/RESULTS.md): a row's JSON leaves out
+// PostgreSQL's share is kept small too: a row's JSON leaves out
 // its null columns (json_populate_recordset's NULL base fills them), its text[] columns travel as
 // array literals, and the creation time, the same for every row, is one parameter ($4).
 const EMAIL_COLUMNS = [

@@ -35,8 +35,8 @@ export interface CommitterOptions {
  * retried alone so one bad call cannot fail its neighbours. Under light load a flush starts on the
  * next tick (no added latency);
  * under load, flushes grow to fill the time the previous ones take. It writes through `deps.sql`,
- * a node-postgres pool of its own in the API and the relay (createIntakeSql): through Prisma the
- * same statements cost about 7 % of those processes' CPU per email.
+ * a node-postgres pool of its own in the API and the relay (createIntakeSql), which skips Prisma's
+ * argument handling on the hottest statements of those processes.
  */
 export function createEmailCommitter(
   deps: { sql: SqlExecutor; queues: QueueFactory; log: Logger; now: () => Date },

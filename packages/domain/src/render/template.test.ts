@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { escapeHtml, renderTemplate } from './template';
+import { escapeHtml, renderTemplate, templatePlaceholders } from './template';
 
 describe('renderTemplate', () => {
   it('replaces a variable, with or without whitespace inside the braces', () => {
@@ -37,6 +37,18 @@ describe('renderTemplate', () => {
 
   it('does not re-render placeholders that come from values', () => {
     expect(renderTemplate('{{a}}', { a: '{{b}}', b: 'x' })).toBe('{{b}}');
+  });
+
+  it("falls back to defaultFallbacks (a book's registry) only where the placeholder has no fallback of its own", () => {
+    const defaultFallbacks = { Company: 'your <company>', plan: 'Basic' };
+    const vars = { company: '', plan: undefined, city: 'Oslo' };
+    expect(renderTemplate('{{company}}|{{PLAN}}|{{plan,fallback=Free}}|{{city}}', vars, { defaultFallbacks })).toBe(
+      'your <company>|Basic|Free|Oslo',
+    );
+    // Escaped in the html part, like any fallback; a name missing from vars takes it even with onMissing 'keep'.
+    expect(renderTemplate('{{company}} {{unknown}}', { plan: 'x' }, { defaultFallbacks, escapeHtml: true, onMissing: 'keep' })).toBe(
+      'your &lt;company&gt; {{unknown}}',
+    );
   });
 
   it('escapes the five HTML metacharacters', () => {
@@ -183,5 +195,19 @@ describe('renderTemplate on the shapes that made the former regex backtrack (iss
 
   it.each(Object.entries(shapes(100_000)))('renders %s at 100k characters', (_kind, text) => {
     expect(renderTemplate(text, { b: 'B' }, { escapeHtml: true })).toEqual(expect.any(String));
+  });
+});
+
+describe('templatePlaceholders', () => {
+  it('lists each name once, in first spelling, with whether every use has a fallback', () => {
+    const source = '{{ firstName }} {{contact.Plan,fallback=free}} {{plan}} {{Tier, fallback = gold }} {{a,fallback=}} {{{{b}}';
+    expect(templatePlaceholders(source)).toEqual([
+      { name: 'firstName', hasFallback: false },
+      { name: 'Plan', hasFallback: false },
+      { name: 'Tier', hasFallback: true },
+      { name: 'a', hasFallback: false },
+      { name: 'b', hasFallback: false },
+    ]);
+    expect(templatePlaceholders('no braces')).toEqual([]);
   });
 });

@@ -20,6 +20,12 @@ export interface RenderOptions {
   escapeHtml?: boolean;
   /** What an unknown name without fallback becomes: '' (default) or the placeholder as written. */
   onMissing?: 'empty' | 'keep';
+  /**
+   * The fallback of a name whose placeholder has none of its own (`{{company}}`, not
+   * `{{company,fallback=x}}`) and whose value is missing or empty: a contact book's property
+   * registry (GET/PUT /contactBooks/{id}/properties). Names are matched case-insensitively.
+   */
+  defaultFallbacks?: Record<string, string>;
 }
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -43,10 +49,15 @@ function lookup(vars: TemplateVariables, lowered: Map<string, string>, name: str
 // never backtracks more than one step, and an attempt at one `{{` reads no further than the next `{`.
 const PLACEHOLDER_HEAD = /\{\{\s*(?:contact\.)?([\w-]+)\s*(?:(\}\})|,\s*fallback\s*=\s*)/g;
 
-/** Replaces every placeholder in `source`; an empty or missing value takes the fallback. */
-export function renderTemplate(source: string, vars: TemplateVariables = {}, opts: RenderOptions = {}): string {
-  if (!source.includes('{{')) return source;
-  const lowered = new Map(Object.keys(vars).map((k) => [k.toLowerCase(), k]));
+interface Placeholder {
+  start: number;
+  end: number;
+  name: string;
+  fallback: string | undefined;
+}
+
+/** Every placeholder of `source`, left to right, by the linear scan described above. */
+function* scanPlaceholders(source: string): Generator<Placeholder> {
   const head = new RegExp(PLACEHOLDER_HEAD);
   // The first `}` at or after a fallback's start. Cached: fallback starts only move right, so each
   // stretch of the source is searched once even when many heads share one far-away `}`.
@@ -58,29 +69,56 @@ export function renderTemplate(source: string, vars: TemplateVariables = {}, opt
     }
     return closeAt;
   };
+  for (let m = head.exec(source); m !== null; m = head.exec(source)) {
+    if (m[2] !== undefined) {
+      yield { start: m.index, end: head.lastIndex, name: m[1], fallback: undefined };
+      continue;
+    }
+    // The fallback runs to the first `}`, which must be doubled; otherwise no placeholder starts
+    // at this `{{` and the search resumes one character later, as the former global regex did.
+    const fallbackStart = head.lastIndex;
+    const close = nextClose(fallbackStart);
+    if (source.charCodeAt(close + 1) !== 0x7d) {
+      head.lastIndex = m.index + 1;
+      continue;
+    }
+    const end = close + 2;
+    head.lastIndex = end;
+    // trimEnd strips exactly the \s set
+    yield { start: m.index, end, name: m[1], fallback: source.slice(fallbackStart, close).trimEnd() };
+  }
+}
+
+/** The names `source` uses, each once (first spelling), and whether every use of it has a fallback. */
+export function templatePlaceholders(source: string): { name: string; hasFallback: boolean }[] {
+  const byName = new Map<string, { name: string; hasFallback: boolean }>();
+  if (!source.includes('{{')) return [];
+  for (const p of scanPlaceholders(source)) {
+    const key = p.name.toLowerCase();
+    const seen = byName.get(key);
+    const hasFallback = p.fallback !== undefined && p.fallback !== '';
+    if (seen) seen.hasFallback &&= hasFallback;
+    else byName.set(key, { name: p.name, hasFallback });
+  }
+  return [...byName.values()];
+}
+
+/**
+ * Replaces every placeholder in `source`; an empty or missing value takes the placeholder's own
+ * fallback, else the registry's (`defaultFallbacks`).
+ */
+export function renderTemplate(source: string, vars: TemplateVariables = {}, opts: RenderOptions = {}): string {
+  if (!source.includes('{{')) return source;
+  const lowered = new Map(Object.keys(vars).map((k) => [k.toLowerCase(), k]));
+  const defaults = opts.defaultFallbacks ? new Map(Object.entries(opts.defaultFallbacks).map(([k, v]) => [k.toLowerCase(), v])) : undefined;
   const parts: string[] = [];
   let copied = 0; // source[0, copied) is already in parts
-  for (let m = head.exec(source); m !== null; m = head.exec(source)) {
-    const name = m[1];
-    let end: number;
-    let fallback: string | undefined;
-    if (m[2] !== undefined) {
-      end = head.lastIndex;
-    } else {
-      // The fallback runs to the first `}`, which must be doubled; otherwise no placeholder starts
-      // at this `{{` and the search resumes one character later, as the former global regex did.
-      const fallbackStart = head.lastIndex;
-      const close = nextClose(fallbackStart);
-      if (source.charCodeAt(close + 1) !== 0x7d) {
-        head.lastIndex = m.index + 1;
-        continue;
-      }
-      fallback = source.slice(fallbackStart, close).trimEnd(); // trimEnd strips exactly the \s set
-      end = close + 2;
-      head.lastIndex = end;
-    }
-    parts.push(source.slice(copied, m.index), substitute(source.slice(m.index, end), name, fallback, vars, lowered, opts));
-    copied = end;
+  for (const p of scanPlaceholders(source)) {
+    parts.push(
+      source.slice(copied, p.start),
+      substitute(source.slice(p.start, p.end), p.name, p.fallback ?? defaults?.get(p.name.toLowerCase()), vars, lowered, opts),
+    );
+    copied = p.end;
   }
   parts.push(source.slice(copied));
   return parts.join('');

@@ -6,7 +6,8 @@ import { storable } from './redact-body';
 // buffer, and one multi-row INSERT a tick (or as soon as a batch is full) writes what is there. The
 // log is a reading aid, not a record the API answers from, so when the database is slow the buffer
 // drops entries (counted) instead of growing or slowing requests. Like the email committer
-// (emails/email-committer.ts), a batch is one statement with one array per column.
+// (emails/email-committer.ts), a batch is one statement, on the committer's own pool (pg directly:
+// Prisma's raw queries pass every parameter value through their own serialization first).
 
 /** Free-text columns are cut to these lengths: they come from the request. */
 const PATH_MAX = 512;
@@ -47,14 +48,20 @@ export interface RequestLogWriter {
   close(): void;
 }
 
+// The batch as one JSON array, one object per entry (short keys): JSON.stringify is native, where
+// eleven parameter arrays were each escaped into PostgreSQL's array syntax element by element.
 const INSERT = {
   name: 'request-log-insert',
   text: `INSERT INTO "RequestLog" ("teamId", "apiKeyId", "source", "method", "path", "status", "errorCode", "errorMessage", "durationMs", "requestBody", "createdAt")
-SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::int[], $10::jsonb[], $11::timestamptz[])`,
+SELECT t, k, s, m, p, st, ec, em, d, b, c
+  FROM json_to_recordset($1::json) AS x(t int, k int, s text, m text, p text, st int, ec text, em text, d int, b jsonb, c timestamptz)`,
 };
 
 /** A free-text column as stored: capped, and with nothing PostgreSQL refuses in text. */
 const cut = (s: string | null, max: number) => (s === null ? null : storable(s.length > max ? s.slice(0, max) : s));
+
+/** The writer when the log is off (REQUEST_LOG_ENABLED=false): keeps nothing. */
+export const requestLogOff: RequestLogWriter = { record: () => undefined, flush: () => Promise.resolve(), close: () => undefined };
 
 export function createRequestLogWriter(
   deps: { sql: SqlExecutor; log: Logger; onDrop: (count: number) => void },
@@ -66,19 +73,20 @@ export function createRequestLogWriter(
 
   const write = async (batch: RequestLogEntry[]) => {
     try {
-      await deps.sql.execute(INSERT, [
-        batch.map((e) => e.teamId),
-        batch.map((e) => e.apiKeyId),
-        batch.map((e) => e.source),
-        batch.map((e) => cut(e.method, METHOD_MAX)),
-        batch.map((e) => cut(e.path, PATH_MAX)),
-        batch.map((e) => e.status),
-        batch.map((e) => cut(e.errorCode, ERROR_CODE_MAX)),
-        batch.map((e) => cut(e.errorMessage, ERROR_MESSAGE_MAX)),
-        batch.map((e) => Math.max(0, Math.round(e.durationMs))),
-        batch.map((e) => (e.requestBody === null || e.requestBody === undefined ? null : JSON.stringify(e.requestBody))),
-        batch.map((e) => e.createdAt.toISOString()),
-      ]);
+      const rows = batch.map((e) => ({
+        t: e.teamId,
+        k: e.apiKeyId,
+        s: e.source,
+        m: cut(e.method, METHOD_MAX),
+        p: cut(e.path, PATH_MAX),
+        st: e.status,
+        ec: cut(e.errorCode, ERROR_CODE_MAX),
+        em: cut(e.errorMessage, ERROR_MESSAGE_MAX),
+        d: Math.max(0, Math.round(e.durationMs)),
+        b: e.requestBody ?? null,
+        c: e.createdAt.toISOString(),
+      }));
+      await deps.sql.execute(INSERT, [JSON.stringify(rows)]);
     } catch (err) {
       deps.onDrop(batch.length);
       deps.log.warn({ err, entries: batch.length }, 'request log batch not written');

@@ -5,12 +5,15 @@ import type { Db } from '@mailrail/platform/db/client';
 import type { Prisma } from '@mailrail/platform/db/generated/client';
 import { prismaExecutor, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import type { EmailStatus } from '@mailrail/platform/db/generated/enums';
-import { newId } from '@mailrail/platform/ids';
 import { recordSesAcceptance } from '../sql/ses-acceptance';
 import { countEmailStatus, isCountedStatus, type CountableEmail } from './count-email-status';
 import { normaliseAddress } from '../emails/address';
 import { parseSesEvent, type SesEvent } from './ses-event';
 import { statusesReplaceableBy } from './status-rank';
+import { unsubscribeEverywhere } from '../audience/unsubscribe';
+import { suppressAddresses } from '../emails/suppress-addresses';
+import { isActivityStatus, recordEmailActivity } from '../audience/segments/email-activity';
+import { emailEventsCte } from '../events/email-events';
 
 /** Payload of a `queueNames.sesEvents` job; the job id is the SNS MessageId. */
 export interface SesEventJob {
@@ -122,7 +125,13 @@ async function findEmailByHeader(tx: SqlExecutor, event: SesEvent): Promise<Matc
  * Moves latestStatus forward only (a conditional UPDATE, no read-modify-write) and inserts the
  * event row, in one statement. Without a status (Subscription) only the event row is written.
  */
-async function recordEvent(tx: SqlExecutor, email: MatchedEmail, event: SesEvent, occurredAt: Date): Promise<void> {
+async function recordEvent(
+  tx: SqlExecutor,
+  email: MatchedEmail,
+  event: SesEvent,
+  at: { occurredAt: Date; now: Date; snsMessageId: string },
+): Promise<void> {
+  const { occurredAt } = at;
   // Subscription has no status of its own: it is kept with the current status and its type.
   const data = event.status ? event.detail : { ...event.detail, eventType: event.type };
   const params: unknown[] = [email.id, event.status ?? email.latestStatus, JSON.stringify(data), occurredAt];
@@ -147,8 +156,10 @@ async function recordEvent(tx: SqlExecutor, email: MatchedEmail, event: SesEvent
     );
     return;
   }
+  // The built-in event (email.delivered, opened...) of each contact it is about, in the same statement.
+  const builtin = emailEventsCte(email, { ...event, occurredAt }, at.snsMessageId, at.now, (v) => `$${params.push(v)}`);
   await tx.execute(
-    `WITH advanced AS (${advance})
+    `WITH advanced AS (${advance})${builtin ? `, builtin_events AS (${builtin})` : ''}
      INSERT INTO "EmailEvent" ("emailId", status, data, "createdAt")
      VALUES ($1, $2::"EmailStatus", $3::jsonb, $4::timestamptz)`,
     params,
@@ -179,33 +190,17 @@ async function suppressRecipients(
   tx: SqlExecutor,
   email: MatchedEmail,
   suppress: NonNullable<SesEvent['suppress']>,
+  now: Date,
   log?: Logger,
 ): Promise<void> {
   const emails = (await ownRecipients(tx, email, suppress.emails, log)).sort(); // sorted: a fixed lock order between concurrent events
   if (!emails.length) return;
-  const ids = emails.map(() => newId());
-  await tx.execute(
-    `INSERT INTO "Suppression" (id, "teamId", email, reason, source, "createdAt", "updatedAt")
-     SELECT x.id, $1::int, x.email, $2::"SuppressionReason", $3::text, now(), now()
-     FROM unnest($4::text[], $5::text[]) AS x(id, email)
-     ON CONFLICT ("teamId", email) DO UPDATE SET reason = EXCLUDED.reason, source = EXCLUDED.source, "updatedAt" = now()`,
-    [email.teamId, suppress.reason, email.id, ids, emails],
-  );
-
-  // Inline rather than audience's unsubscribeEverywhere: it must commit in this event's transaction
-  // and covers every recipient in one statement.
-  const reason = suppress.reason === 'HARD_BOUNCE' ? 'BOUNCED' : 'COMPLAINED';
-  const unsubscribed = await tx.query<{ id: string }>(
-    `UPDATE "Contact" c SET subscribed = false, "unsubscribeReason" = $1::"UnsubscribeReason", "updatedAt" = now()
-     FROM "ContactBook" b
-     WHERE b.id = c."contactBookId" AND b."teamId" = $2::int AND c.email = ANY($3::text[])
-       AND (c.subscribed OR c."unsubscribeReason" IS NULL)
-     RETURNING c.id`,
-    [reason, email.teamId, emails],
-  );
-  if (email.campaignId && email.contactId && unsubscribed.some((c) => c.id === email.contactId)) {
-    await tx.execute(`UPDATE "Campaign" SET unsubscribed = unsubscribed + 1, "updatedAt" = now() WHERE id = $1`, [email.campaignId]);
-  }
+  await suppressAddresses(tx, { teamId: email.teamId, emails, reason: suppress.reason, source: email.id, now });
+  await unsubscribeEverywhere(tx, email.teamId, emails, suppress.reason === 'HARD_BOUNCE' ? 'BOUNCED' : 'COMPLAINED', {
+    campaignId: email.campaignId,
+    contactId: email.contactId,
+    now,
+  });
 }
 
 // The ses-events queue runs more jobs at once (20, register.ts) than the worker's Prisma pool has
@@ -215,7 +210,7 @@ const TRANSACTION_OPTIONS = { maxWait: 15_000 };
 
 /**
  * Applies one SES event, exactly once per SNS MessageId: the dedupe row, the status, the event
- * row, suppression and the counters commit together. `lastAttempt` decides what an event for an
+ * row, the built-in events (email.delivered...), suppression and the counters commit together. `lastAttempt` decides what an event for an
  * unknown email does: throw (so the job is retried) or be recorded as unmatched.
  */
 export async function processSesEventJob(
@@ -241,8 +236,10 @@ export async function processSesEventJob(
       if (!lastAttempt) throw new SesEventEmailNotFound(event.sesMessageId);
       return 'unmatched';
     }
-    await recordEvent(tx, email, event, occurredAt);
-    if (event.suppress) await suppressRecipients(tx, email, event.suppress, deps.log);
+    await recordEvent(tx, email, event, { occurredAt, now, snsMessageId: job.snsMessageId });
+    // What the engagement segment conditions read (delivered, opened, clicked), committed with the event.
+    if (isActivityStatus(event.status)) await recordEmailActivity(tx, email, event.status, occurredAt, event.detail);
+    if (event.suppress) await suppressRecipients(tx, email, event.suppress, now, deps.log);
     if (deps.onEmailEvent) {
       await deps.onEmailEvent(prismaTx, {
         email,

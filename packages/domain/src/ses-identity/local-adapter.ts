@@ -16,10 +16,10 @@ const asSesWould = (c: RecordCheck): IdentityStatusValue => (c.status === 'FAILE
 export function createLocalIdentityPort(db: Db, dns: DnsLookup): IdentityPort {
   return {
     kind: 'local',
-    async createIdentity(input) {
+    async createIdentity(input, tx = db) {
       const dkimPublicKey = createPublicKey(input.dkimPrivateKey).export({ type: 'spki', format: 'der' }).toString('base64');
       const data = { region: input.region, dkimSelector: input.dkimSelector, dkimPublicKey, mailFromDomain: input.mailFromDomain };
-      await db.localSesIdentity.upsert({ where: { identity: input.domain }, create: { identity: input.domain, ...data }, update: data });
+      await tx.localSesIdentity.upsert({ where: { identity: input.domain }, create: { identity: input.domain, ...data }, update: data });
     },
     async getIdentityStatus(ref) {
       const row = await db.localSesIdentity.findUnique({ where: { identity: ref.domain } });

@@ -1,6 +1,7 @@
 // SES domain identities behind a small port: the real SES v2 API in production, a database
 // table in development and tests (the local SES emulator does not implement identities).
 
+import type { Db } from '@mailrail/platform/db/client';
 import { DomainStatus } from '@mailrail/platform/db/generated/enums';
 
 /** The status vocabulary of identities, DKIM and DNS records: the domain status enum itself. */
@@ -30,7 +31,11 @@ export interface IdentityStatus {
 
 export interface IdentityPort {
   readonly kind: 'ses' | 'local';
-  createIdentity(input: CreateIdentityInput): Promise<void>;
+  /**
+   * `tx`: the transaction that inserts the domain row. The local adapter writes its identity row
+   * with it (one connection per add, and rolled back with the domain); SES ignores it.
+   */
+  createIdentity(input: CreateIdentityInput, tx?: Pick<Db, 'localSesIdentity'>): Promise<void>;
   /** null when the identity does not exist (deleted behind our back, or never created). */
   getIdentityStatus(ref: IdentityRef): Promise<IdentityStatus | null>;
   /** Idempotent: deleting an identity that is gone is not an error. */

@@ -1,4 +1,4 @@
-import { BoundedCache } from '@mailrail/platform/cache/bounded-cache';
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '@mailrail/platform/clock';
 import type { Config } from '@mailrail/platform/config/schema';
 import type { Db } from '@mailrail/platform/db/client';
@@ -84,7 +84,13 @@ export function createApiKeyVerifier(deps: ApiKeyVerifierDeps, metrics?: Pick<Me
   const cache = new Map<string, CachedKey>();
   // The injected clock, so tests can move time past a cache expiry without sleeping.
   const nowMs = () => deps.clock.now().getTime();
-  const unknownKeys = new BoundedCache<true>(UNKNOWN_KEYS_MAX, deps.config.API_KEY_NEGATIVE_CACHE_SECONDS * 1000, nowMs);
+  // Unknown key ids come from strangers: at most UNKNOWN_KEYS_MAX are remembered (least recently
+  // used out first), each for the negative-cache time on the same clock; 0 seconds turns it off.
+  const negativeTtlMs = deps.config.API_KEY_NEGATIVE_CACHE_SECONDS * 1000;
+  const unknownKeys =
+    negativeTtlMs > 0
+      ? new LRUCache<string, true>({ max: UNKNOWN_KEYS_MAX, ttl: negativeTtlMs, ttlResolution: 0, perf: { now: nowMs } })
+      : null;
   const failures = createAuthFailureLimit(deps.redis, {
     prefix: deps.config.REDIS_PREFIX,
     max: deps.config.AUTH_FAILURES_PER_MINUTE,
@@ -110,7 +116,7 @@ export function createApiKeyVerifier(deps: ApiKeyVerifierDeps, metrics?: Pick<Me
   };
 
   async function lookUp(clientId: string): Promise<CachedKey | null> {
-    if (unknownKeys.has(clientId)) return null;
+    if (unknownKeys?.get(clientId)) return null;
     const row = await deps.db.apiKey.findUnique({
       where: { clientId },
       select: {
@@ -125,7 +131,7 @@ export function createApiKeyVerifier(deps: ApiKeyVerifierDeps, metrics?: Pick<Me
     });
     if (!row || row.revokedAt) {
       cache.delete(clientId);
-      unknownKeys.set(clientId, true);
+      unknownKeys?.set(clientId, true);
       return null;
     }
     const entry: CachedKey = {

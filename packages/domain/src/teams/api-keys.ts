@@ -29,7 +29,8 @@ export function keyMatches(secret: string, tokenHash: string): boolean {
   return safeEqualHex(hashKeySecret(secret), tokenHash);
 }
 
-export async function createTeam(db: Db, name: string) {
+/** A new team (the admin CLI's `team create`, the dashboard's operators; in a transaction too). */
+export async function createTeam(db: Pick<Db, 'team'>, name: string) {
   return db.team.create({ data: { name } });
 }
 

@@ -6,7 +6,7 @@ import { useTestDatabase } from '@mailrail/testing/databases';
 import { EMAIL_OUTBOX_RETURNING, emailOutboxInsertSql } from '../sql/email-outbox';
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { emailStatusWebhookEvent } from './events';
-import { recordEmailStatusEvent } from './payloads';
+import { EMAIL_FOR_WEBHOOK_COLUMNS, recordEmailStatusEvent } from './payloads';
 
 // The email event is written two ways: in SQL, by the statement that changes the status (insert,
 // cancel, send failure), and in TypeScript, by the SES event processor. A receiver must not be
@@ -31,18 +31,6 @@ beforeEach(async () => {
   await database.db.webhookEvent.deleteMany();
 });
 
-const emailColumns = {
-  id: true,
-  teamId: true,
-  from: true,
-  to: true,
-  subject: true,
-  campaignId: true,
-  contactId: true,
-  domainId: true,
-  templateId: true,
-  skippedRecipients: true,
-} as const;
 const comparable = (e: WebhookEvent) => ({ teamId: e.teamId, type: e.type, domainId: e.domainId, data: e.data });
 const ISO_MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -57,7 +45,7 @@ async function bothWays(): Promise<{ sql: ReturnType<typeof comparable>; ts: Ret
     // The instant of the change: during this test (+ 1: PostgreSQL rounds to the millisecond).
     expect(Date.parse(data.occurredAt)).toBeGreaterThanOrEqual(testStartedAt);
     expect(Date.parse(data.occurredAt)).toBeLessThanOrEqual(Date.now() + 1);
-    const email = await db.email.findUniqueOrThrow({ where: { id: data.id }, select: emailColumns });
+    const email = await db.email.findUniqueOrThrow({ where: { id: data.id }, select: EMAIL_FOR_WEBHOOK_COLUMNS });
     const tsId = await db.$transaction((tx) => recordEmailStatusEvent(tx, email, data.status, new Date(data.occurredAt)));
     const tsEvent = await db.webhookEvent.findUniqueOrThrow({ where: { id: tsId! } });
     pairs.push({ sql: comparable(sqlEvent), ts: comparable(tsEvent) });

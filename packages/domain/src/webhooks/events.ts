@@ -15,6 +15,7 @@ export const webhookEventTypes = [
   'email.suppressed',
   'email.opened',
   'email.clicked',
+  'campaign.recipient_skipped',
   'contact.created',
   'contact.updated',
   'contact.deleted',
@@ -23,6 +24,8 @@ export const webhookEventTypes = [
   'domain.updated',
   'domain.deleted',
   'reputation.threshold_crossed',
+  // A webhook step of an automation (docs/automations.md).
+  'automation.webhook',
   'webhook.test',
 ] as const;
 

@@ -19,6 +19,20 @@ export type EmailForWebhook = Pick<
   'id' | 'from' | 'to' | 'subject' | 'campaignId' | 'contactId' | 'domainId' | 'templateId' | 'skippedRecipients'
 >;
 
+/** The columns to read of an email whose status event is recorded (recordEmailStatusEvent). */
+export const EMAIL_FOR_WEBHOOK_COLUMNS = {
+  id: true,
+  teamId: true,
+  from: true,
+  to: true,
+  subject: true,
+  campaignId: true,
+  contactId: true,
+  domainId: true,
+  templateId: true,
+  skippedRecipients: true,
+} as const satisfies Record<keyof EmailForWebhook | 'teamId', true>;
+
 /** The fields every email event carries; db/sql/email-outbox.ts builds the same object in SQL from this type. */
 export type EmailWebhookFields = Omit<ReturnType<typeof emailWebhookData>, keyof EmailEventExtras>;
 

@@ -443,6 +443,44 @@ export const configSchema = z.object({
     .max(10000)
     .default(2000)
     .describe('Recipients turned into emails per campaign transaction (a pause waits for at most one)'),
+  AUTOMATION_TICK_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(1000)
+    .describe('How often the worker enrolls contacts from new events and runs the automation steps that are due (docs/automations.md)'),
+  AUTOMATION_TEAM_BUDGET: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(1000)
+    .describe(
+      "Automation runs one tick advances at most per team: runs are taken in order of their rank within their team, so another team's first due runs come before a burst's later ones",
+    ),
+  AUTOMATION_TICK_BUDGET: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(2000)
+    .describe('Automation runs one tick advances at most across all teams (the next tick goes on)'),
+  AUTOMATION_ENROLL_BATCH: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(5000)
+    .describe(
+      "New events (or a watched book's new contacts) one tick reads per team and turns into runs in one statement: a burst of a million events enrolls in 200 ticks",
+    ),
+  AUTOMATION_STEP_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(4)
+    .describe('Automation runs one tick advances side by side, each in its own transaction (keep below DATABASE_POOL_SIZE)'),
   PERIODIC_MAX_BATCHES_PER_RUN: z.coerce
     .number()
     .int()
@@ -624,8 +662,8 @@ export const configSchema = z.object({
   DKIM_SELECTOR: z
     .string()
     .regex(/^[a-z0-9-]+$/)
-    .default('usesend')
-    .describe('DKIM selector of new domains'),
+    .default('mailrail')
+    .describe('DKIM selector of new domains (a domain keeps the selector it was added with)'),
   DNS_RESOLVER: z.string().optional().describe('host:port of the DNS server used for domain checks (default: the system resolver)'),
   DNS_TIMEOUT_MS: z.coerce.number().int().min(100).default(3000).describe('Timeout of one DNS query of a domain check (two tries)'),
   DOMAIN_CHECK_CRON: cron('0 */4 * * *').describe(
@@ -705,12 +743,25 @@ export const configSchema = z.object({
     .min(0)
     .default(0)
     .describe('Days after which html, text, attachments, raw message and headers of sent emails are cleared (0 = kept)'),
+  REQUEST_LOG_ENABLED: bool(true).describe(
+    'Request log: false = API requests and SMTP transactions are not logged (GET /api/v1/logs lists what was logged before; docs/request-log.md)',
+  ),
+  REPUTATION_ALERT_MIN_SENT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(1000)
+    .describe(
+      "Reputation alerts (webhook and admin mail) wait until the 7-day window holds this many sent emails: below 1,000 a single complaint is already past SES's 0.1 % review mark, so the rate says nothing yet (docs/deliverability.md)",
+    ),
   REQUEST_LOG_RETENTION_DAYS: z.coerce
     .number()
     .int()
     .min(1)
     .default(14)
-    .describe('Days the request log (API requests per team, GET /api/v1/logs; docs/request-log.md) is kept'),
+    .describe(
+      'Days the request log (API requests per team, GET /api/v1/logs; docs/request-log.md) is kept: older days are dropped whole, one partition a day',
+    ),
   REQUEST_LOG_FLUSH_MS: z.coerce
     .number()
     .int()
@@ -720,13 +771,21 @@ export const configSchema = z.object({
   REQUEST_LOG_BUFFER: int(5000).describe(
     'Request log: most entries held in memory awaiting their write; beyond it entries are dropped and counted (mailrail_request_log_dropped_total)',
   ),
+  EVENT_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(90)
+    .describe(
+      "Days custom events (POST /api/v1/events; docs/custom-events.md) and their event ids are kept; a caller's eventId sent again after that stores a new event",
+    ),
   EMAIL_PARTITION_DAYS_AHEAD: z.coerce
     .number()
     .int()
     .min(1)
     .max(90)
     .default(7)
-    .describe('Days of email log partitions the worker keeps created ahead of today (UTC)'),
+    .describe('Days of email log and request log partitions the worker keeps created ahead of today (UTC)'),
   WORKER_METRICS_PORT: listenerPort(9464).describe("Port of the worker's GET /metrics (0 = off; any = one the OS picks, logged)"),
   METRICS_TOKEN: z.string().optional().describe('Bearer token required by GET /metrics when set'),
   METRICS_CACHE_MS: z.coerce
@@ -772,7 +831,7 @@ export const configSchema = z.object({
     .optional()
     .or(z.literal('').transform(() => undefined))
     .describe(
-      'Sender of dashboard mail (invitations, password resets), e.g. "mailrail <dashboard@example.com>"; its domain must be a verified domain of DASHBOARD_MAIL_TEAM_ID. Unset: no such mail (invitations answer 503)',
+      'Sender of dashboard mail (invitations, password resets, reputation alerts to team admins), e.g. "mailrail <dashboard@example.com>"; its domain must be a verified domain of DASHBOARD_MAIL_TEAM_ID. Unset: no such mail (invitations answer 503)',
     ),
   DASHBOARD_MAIL_TEAM_ID: z.coerce
     .number()
@@ -782,6 +841,13 @@ export const configSchema = z.object({
     .or(z.literal('').transform(() => undefined))
     .describe(
       'Team whose domain sends dashboard mail through the normal pipeline (its limits and suppressions apply); a team of its own: one with members, active API keys or webhooks is refused',
+    ),
+  DASHBOARD_OPERATORS: z
+    .string()
+    .max(10_000)
+    .optional()
+    .describe(
+      "Comma-separated dashboard accounts (email addresses) of the instance's operators: the people who run it and its admin CLI. They may create teams in the dashboard (docs/dashboard.md)",
     ),
   DASHBOARD_WEB_DIR: z
     .string()

@@ -44,12 +44,25 @@ export function createUtcPool(
   options = UTC_SESSION_OPTIONS,
   more: Omit<PoolConfig, 'options'> = {},
 ): Pool {
-  if (!behindPgBouncer(databaseUrl)) return new Pool({ ...more, connectionString: databaseUrl, max, options });
+  if (!behindPgBouncer(databaseUrl)) return heardPool(new Pool({ ...more, connectionString: databaseUrl, max, options }));
   const url = new URL(databaseUrl);
   url.searchParams.delete('pgbouncer');
-  const pool = new Pool({ ...more, connectionString: url.toString(), max });
+  const pool = heardPool(new Pool({ ...more, connectionString: url.toString(), max }));
   // A failed SET fails the connection's next query too (same socket): the error surfaces there.
   pool.on('connect', (client) => void client.query(`SET TimeZone = 'UTC'`).catch(() => undefined));
+  return pool;
+}
+
+/**
+ * Every client of the pool keeps an 'error' listener for its whole life. A new connection is handed
+ * to a pool.connect() caller (a transaction) from inside the socket read that completed its
+ * startup, and the caller listens only once it resumes; when the server ends the connection in that
+ * same read (pg_terminate_backend, a failover: fault scenario 4), the client emitted 'error' with
+ * nobody listening, which killed the process. Heard here, the client is no longer queryable: the
+ * caller's next statement fails and the client is destroyed on release, as for any broken one.
+ */
+function heardPool(pool: Pool): Pool {
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
@@ -62,9 +75,8 @@ export function createDb(databaseUrl: string, poolSize = 10): Db {
   let client: PrismaClient | undefined;
   const built = () => {
     client ??= new PrismaClient({
-      adapter: behindPgBouncer(databaseUrl)
-        ? new PrismaPg(createUtcPool(databaseUrl, poolSize), { disposeExternalPool: true })
-        : new PrismaPg({ connectionString: databaseUrl, max: poolSize, options: UTC_SESSION_OPTIONS }),
+      // Our pool, not one the adapter makes from a config: its clients are heard (heardPool).
+      adapter: new PrismaPg(createUtcPool(databaseUrl, poolSize), { disposeExternalPool: true }),
     });
     return client;
   };

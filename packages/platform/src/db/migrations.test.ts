@@ -10,9 +10,12 @@ import { templateDatabaseName, testServerUrl } from '@mailrail/testing/databases
 
 // The migrations and schema.prisma must describe the same database: a database migrated the way
 // `npm run db:migrate` does it must equal one built straight from schema.prisma, but for what
-// Prisma cannot describe (migration 20261124061500_email_log_partitions, docs/email-log.md): the
-// partitioning of "Email" and "EmailEvent" and the foreign key from "EmailEvent" to "Email" that
-// the partitioned database does without. withoutPartitioning() takes exactly those out.
+// Prisma cannot describe (migrations 20261124061500_email_log_partitions and
+// 20261207020000_request_log_partitions, docs/email-log.md): the partitioning of "Email",
+// "EmailEvent" and "RequestLog" and the foreign key from "EmailEvent" to "Email" that the
+// partitioned database does without. withoutPartitioning() takes exactly those out. Nor can it
+// describe a trigger: "Contact_changedTxid" and its function (20261208110000_automation_triggers),
+// which withoutContactTrigger() takes out after checking they are there.
 
 const suffix = Math.random().toString(36).slice(2, 8);
 const migratedUrl = `${testServerUrl}/mr_mig_${suffix}`;
@@ -29,9 +32,9 @@ function schemaDump(url: string): string {
     .replace(/\n{2,}/g, '\n');
 }
 
-const PARTITION_OBJECT = /"(Email|EmailEvent)_(default|legacy|p\d{8})[_"]/;
+const PARTITION_OBJECT = /"(Email|EmailEvent|RequestLog)_(default|legacy|p\d{8})[_"]/;
 
-/** A dump as if "Email" and "EmailEvent" were plain tables: their partitions gone, the parents as Prisma builds them. */
+/** A dump as if "Email", "EmailEvent" and "RequestLog" were plain tables: their partitions gone, the parents as Prisma builds them. */
 function withoutPartitioning(dump: string): string {
   return dump
     .split(/;\n/)
@@ -39,7 +42,15 @@ function withoutPartitioning(dump: string): string {
     .join(';\n')
     .replace(/\n\)\nPARTITION BY RANGE \([^)]*\)/g, '\n)')
     .replace(/ ON ONLY public\./g, ' ON public.')
-    .replace(/^ALTER TABLE public\."(Email|EmailEvent)"$/gm, 'ALTER TABLE ONLY public."$1"');
+    .replace(/^ALTER TABLE public\."(Email|EmailEvent|RequestLog)"$/gm, 'ALTER TABLE ONLY public."$1"');
+}
+
+/** The migrated dump without the trigger that stamps Contact.changedTxid on update, and its function. */
+function withoutContactTrigger(dump: string): string {
+  return dump
+    .split(/;\n/)
+    .filter((statement) => !statement.includes('contact_changed_txid'))
+    .join(';\n');
 }
 
 /** The schema's dump without the one foreign key the partitioned database does without. */
@@ -84,8 +95,12 @@ describe('migrations', () => {
     expect(migrated).toContain('CREATE TABLE public."Email"');
     expect(migrated).toMatch(/CREATE TABLE public."Email" \([^;]*\nPARTITION BY RANGE \(id\)/);
     expect(migrated).toMatch(/CREATE TABLE public."EmailEvent" \([^;]*\nPARTITION BY RANGE \("emailId"\)/);
+    expect(migrated).toMatch(/CREATE TABLE public."RequestLog" \([^;]*\nPARTITION BY RANGE \("createdAt"\)/);
     expect(migrated).not.toContain('"EmailEvent_emailId_fkey"');
-    expect(withoutPartitioning(migrated)).toEqual(withoutEventForeignKey(schemaDump(fromSchemaUrl)));
+    expect(migrated).toContain(
+      'CREATE TRIGGER "Contact_changedTxid" BEFORE UPDATE ON public."Contact" FOR EACH ROW EXECUTE FUNCTION public.contact_changed_txid()',
+    );
+    expect(withoutContactTrigger(withoutPartitioning(migrated))).toEqual(withoutEventForeignKey(schemaDump(fromSchemaUrl)));
   });
 
   it('are recorded in Prisma’s own _prisma_migrations table with Prisma’s checksums', async () => {

@@ -24,25 +24,21 @@ export type NodeApp = 'api' | 'worker' | 'smtp';
 
 /**
  * Old-generation growth between full GCs, per process (docs/worker.md, "Memory"). The worker and
- * the relay: 50 %. Without it, V8 let the worker's heap fill with garbage to ~175 MB during a
- * 5,000-recipient campaign before collecting it. The API: 300 %. At 2,000 sends/s about 3 MB of
- * each request's objects reach the old generation every scavenge, so with 50 % a full GC came
- * every half second. Its pauses and marking, on a 2-core machine, were three quarters of the
- * answers over 20 ms, and p99 was 25-34 ms. With 300 % a full GC comes every 2-3 s, and p99 was
- * 13-21 ms. The price is peak RSS under that load: about 290 MB against 185 MB. Idle RSS is
- * unchanged (bench/RESULTS.md, 2026-11-29).
+ * the relay: 50 %, so a campaign's garbage is collected before it fills the heap (V8's default let
+ * the worker's RSS climb towards its memory target). The API: 300 %. Under a high send rate each
+ * request's objects reach the old generation at every scavenge, and with 50 % a full GC came so
+ * often that its pauses made most of the slow answers; 300 % trades a higher peak RSS under load
+ * (idle RSS is unchanged) for a lower p99. The measurements: bench/HISTORY.md, 2026-11-29.
  */
 export const HEAP_GROWING_PERCENT: Record<NodeApp, number> = { api: 300, worker: 50, smtp: 50 };
 
 /**
  * Each process's semi-space cap in MB (docs/worker.md, "Memory"). The relay keeps 2 MB for its idle
  * memory. The worker takes V8's own 16 MB: each send in flight holds its row, MIME and SDK request
- * for about 100 ms, and with smaller semi-spaces the scavenges came faster than that and copied
- * them again and again (garbage collection 0.40 ms per email at 4 MB, 0.19 ms at 16 MB); its
- * campaign peak is 238 MB (230 MB at 4 MB; 281 MB at 32 MB, over the 256 MB target). The API
- * takes 16 MB too: each 100-email batch in flight is young garbage, and with 2 MB semi-spaces the
- * scavenges copied it over and over, 1.2 to 1.6 times the CPU per batch; its idle RSS is the same,
- * 120 MB against 117 MB 40 s after a burst (bench/RESULTS.md).
+ * for the length of an SES call, and with smaller semi-spaces the scavenges came faster than that
+ * and copied them again and again; larger ones put its campaign peak over its memory target. The
+ * API takes 16 MB too: each 100-email batch in flight is young garbage, which smaller semi-spaces
+ * copied over and over; its idle RSS is the same either way. The measurements: bench/HISTORY.md.
  */
 export const SEMI_SPACE_MB: Record<NodeApp, number> = { api: 16, worker: 16, smtp: 2 };
 

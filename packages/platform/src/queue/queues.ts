@@ -21,7 +21,7 @@ export const queueNames = {
 /**
  * A send job: one email (jobId = the email id), or a group of emails stored together and due now
  * (`emailIds`, jobId = sendGroupJobId of the first). BullMQ's scripts run once per job, so a group
- * costs Redis and the worker one job's moves instead of one per email (bench/RESULTS.md). An email
+ * costs Redis and the worker one job's moves instead of one per email. An email
  * has at most one live job of its own; the row names its group job (Email.sendJobId) so the
  * sweeper can tell a waiting group member from a lost one.
  */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { fromSpreadsheetSafe } from '@mailrail/domain/audience/csv-cells';
 import { contactInput, MAX_PROPERTY_NAME_LENGTH, type ContactInput } from '@mailrail/domain/audience/contact-input';
+import { normalisePropertyValue, type PropertyType } from '@mailrail/domain/audience/properties/contact-properties';
 
 // How the columns of a CSV file become contact fields, shared by the API (preview, upload checks)
 // and the worker (the import itself): one guess, one validation, one row rule.
@@ -93,9 +94,14 @@ export type RowResult = { ok: true; contact: ContactInput } | { ok: false; reaso
 
 /**
  * One data row as a contact, validated by the contacts API's own rule. Empty cells are absent
- * (they never blank a stored name or property); cells beyond the header are an error.
+ * (they never blank a stored name or property); cells beyond the header are an error. A property
+ * the book's registry types is stored in its type's form (a boolean "yes" as "true").
  */
-export function rowToContact(columns: readonly ImportTarget[], cells: readonly string[]): RowResult {
+export function rowToContact(
+  columns: readonly ImportTarget[],
+  cells: readonly string[],
+  propertyTypes: Readonly<Record<string, PropertyType>> = {},
+): RowResult {
   if (cells.length > columns.length) return { ok: false, reason: `The row has ${cells.length} fields, the header ${columns.length}` };
   const input: Record<string, unknown> = {};
   let properties: Record<string, string> | undefined;
@@ -110,7 +116,9 @@ export function rowToContact(columns: readonly ImportTarget[], cells: readonly s
       else if (FALSE.has(v)) input.subscribed = false;
       else return { ok: false, reason: 'subscribed must be true or false (yes/no, 1/0)' };
     } else if (target.startsWith(PROPERTY_PREFIX)) {
-      (properties ??= {})[target.slice(PROPERTY_PREFIX.length)] = value;
+      const name = target.slice(PROPERTY_PREFIX.length);
+      const type = Object.hasOwn(propertyTypes, name) ? propertyTypes[name] : 'string';
+      (properties ??= {})[name] = normalisePropertyValue(type, value);
     } else {
       input[target] = value;
     }

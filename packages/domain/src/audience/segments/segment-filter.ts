@@ -5,6 +5,20 @@ import { isSupportedInstant, UNSUPPORTED_DATE_MESSAGE } from '@mailrail/domain/d
 // shows, and the compiler (segment-sql.ts) translates. Semantics by field and JSON type are in
 // docs/audience.md ("Segments").
 
+/** Email activity (field "emailActivity"): the value is a number of days, or a campaign id. Automations' conditions take the same. */
+export const EMAIL_ACTIVITY_OPERATORS = [
+  'deliveredWithin',
+  'openedWithin',
+  'clickedWithin',
+  'notDeliveredWithin',
+  'notOpenedWithin',
+  'notClickedWithin',
+  'openedCampaign',
+  'clickedCampaign',
+  'notOpenedCampaign',
+  'notClickedCampaign',
+] as const;
+
 export const SEGMENT_OPERATORS = [
   'equals',
   'notEquals',
@@ -16,8 +30,60 @@ export const SEGMENT_OPERATORS = [
   'isSet',
   'isNotSet',
   'in',
+  ...EMAIL_ACTIVITY_OPERATORS,
 ] as const;
 export type SegmentOperator = (typeof SEGMENT_OPERATORS)[number];
+
+/** The field of the email activity conditions (docs/audience.md, "Email activity"). */
+export const EMAIL_ACTIVITY_FIELD = 'emailActivity';
+/** The longest look-back of a "within N days" condition: a year, the email log's longest useful retention. */
+export const MAX_ACTIVITY_DAYS = 365;
+/** Email activity conditions in one filter: each is a join with the activity or the campaign's recipients. */
+export const MAX_SEGMENT_ACTIVITY_CONDITIONS = 10;
+const MAX_CAMPAIGN_ID = 64;
+
+type ActivityKind = 'delivered' | 'opened' | 'clicked';
+/** An email activity condition as the compiler reads it. */
+export type EmailActivityCondition =
+  | { on: 'window'; kind: ActivityKind; negated: boolean; days: number }
+  | { on: 'campaign'; kind: 'opened' | 'clicked'; negated: boolean; campaignId: string };
+
+const ACTIVITY_OPERATORS: Partial<Record<SegmentOperator, { on: 'window' | 'campaign'; kind: ActivityKind; negated: boolean }>> = {
+  deliveredWithin: { on: 'window', kind: 'delivered', negated: false },
+  openedWithin: { on: 'window', kind: 'opened', negated: false },
+  clickedWithin: { on: 'window', kind: 'clicked', negated: false },
+  notDeliveredWithin: { on: 'window', kind: 'delivered', negated: true },
+  notOpenedWithin: { on: 'window', kind: 'opened', negated: true },
+  notClickedWithin: { on: 'window', kind: 'clicked', negated: true },
+  openedCampaign: { on: 'campaign', kind: 'opened', negated: false },
+  clickedCampaign: { on: 'campaign', kind: 'clicked', negated: false },
+  notOpenedCampaign: { on: 'campaign', kind: 'opened', negated: true },
+  notClickedCampaign: { on: 'campaign', kind: 'clicked', negated: true },
+};
+
+/** What an emailActivity condition asks, or null when it is not one (the schema refused it already). */
+export function parseEmailActivity(c: { field: string; operator: SegmentOperator; value?: unknown }): EmailActivityCondition | null {
+  const op = c.field === EMAIL_ACTIVITY_FIELD ? ACTIVITY_OPERATORS[c.operator] : undefined;
+  if (!op) return null;
+  if (op.on === 'window') return typeof c.value === 'number' ? { on: 'window', kind: op.kind, negated: op.negated, days: c.value } : null;
+  if (op.kind === 'delivered' || typeof c.value !== 'string') return null;
+  return { on: 'campaign', kind: op.kind, negated: op.negated, campaignId: c.value };
+}
+
+/** The campaign ids the filter's "opened / clicked campaign" conditions name (the API checks they are the team's). */
+export function activityCampaignIds(filter: SegmentFilter): { campaignId: string; path: (string | number)[] }[] {
+  const found: { campaignId: string; path: (string | number)[] }[] = [];
+  filter.conditions.forEach((item, i) => {
+    const inner = isSegmentGroup(item)
+      ? item.conditions.map((c, j) => ({ c, path: ['conditions', i, 'conditions', j] }))
+      : [{ c: item, path: ['conditions', i] }];
+    for (const { c, path } of inner) {
+      const a = parseEmailActivity(c);
+      if (a?.on === 'campaign') found.push({ campaignId: a.campaignId, path: [...path, 'value'] });
+    }
+  });
+  return found;
+}
 
 export const MAX_SEGMENT_CONDITIONS = 20;
 export const MAX_SEGMENT_IN_VALUES = 1000;
@@ -43,12 +109,17 @@ const PROPERTY_PREFIX = 'properties.';
 
 /** What a condition's `field` names: a contact column or one property. */
 export type SegmentField =
-  { kind: 'text'; column: TextField } | { kind: 'subscribed' } | { kind: 'date'; column: DateField } | { kind: 'property'; name: string };
+  | { kind: 'text'; column: TextField }
+  | { kind: 'subscribed' }
+  | { kind: 'date'; column: DateField }
+  | { kind: 'property'; name: string }
+  | { kind: 'emailActivity' };
 
 export function parseSegmentField(field: string): SegmentField | null {
   if ((TEXT_FIELDS as readonly string[]).includes(field)) return { kind: 'text', column: field as TextField };
   if ((DATE_FIELDS as readonly string[]).includes(field)) return { kind: 'date', column: field as DateField };
   if (field === 'subscribed') return { kind: 'subscribed' };
+  if (field === EMAIL_ACTIVITY_FIELD) return { kind: 'emailActivity' };
   if (field.startsWith(PROPERTY_PREFIX)) {
     const name = field.slice(PROPERTY_PREFIX.length);
     if (name.length >= 1 && name.length <= MAX_PROPERTY_NAME) return { kind: 'property', name };
@@ -57,7 +128,8 @@ export function parseSegmentField(field: string): SegmentField | null {
 }
 
 // Which operators each kind of field takes, and the value each operator needs there.
-type ValueKind = 'none' | 'string' | 'number' | 'boolean' | 'date' | 'scalar' | 'list' | 'stringList';
+type ValueKind =
+  'none' | 'string' | 'number' | 'boolean' | 'date' | 'numberOrDay' | 'scalar' | 'list' | 'stringList' | 'days' | 'campaignId';
 const OPERATOR_VALUES: Record<SegmentField['kind'], Partial<Record<SegmentOperator, ValueKind>>> = {
   text: {
     equals: 'string',
@@ -77,16 +149,33 @@ const OPERATOR_VALUES: Record<SegmentField['kind'], Partial<Record<SegmentOperat
     contains: 'string',
     startsWith: 'string',
     endsWith: 'string',
-    gt: 'number',
-    lt: 'number',
+    // A number compares the property's number form; a day (YYYY-MM-DD) its date form.
+    gt: 'numberOrDay',
+    lt: 'numberOrDay',
     in: 'list',
     isSet: 'none',
     isNotSet: 'none',
+  },
+  emailActivity: {
+    deliveredWithin: 'days',
+    openedWithin: 'days',
+    clickedWithin: 'days',
+    notDeliveredWithin: 'days',
+    notOpenedWithin: 'days',
+    notClickedWithin: 'days',
+    openedCampaign: 'campaignId',
+    clickedCampaign: 'campaignId',
+    notOpenedCampaign: 'campaignId',
+    notClickedCampaign: 'campaignId',
   },
 };
 
 const isDateText = (s: string) =>
   (z.iso.datetime({ offset: true }).safeParse(s).success || z.iso.date().safeParse(s).success) && isSupportedInstant(new Date(s));
+
+/** A calendar day as a property date comparison takes it (years 1000..9999, month and day in range). */
+const DAY_VALUE = /^[1-9]\d{3}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+const isDay = (s: string) => DAY_VALUE.test(s);
 
 function valueProblem(kind: ValueKind, value: unknown): string | null {
   switch (kind) {
@@ -102,6 +191,10 @@ function valueProblem(kind: ValueKind, value: unknown): string | null {
       return typeof value === 'string' && isDateText(value)
         ? null
         : `must be an ISO 8601 date (YYYY-MM-DD) or date-time with offset; ${UNSUPPORTED_DATE_MESSAGE}`;
+    case 'numberOrDay':
+      return typeof value === 'number' || (typeof value === 'string' && isDay(value))
+        ? null
+        : 'must be a number, or a day YYYY-MM-DD to compare a date property';
     case 'scalar':
       return ['string', 'number', 'boolean'].includes(typeof value) ? null : 'must be a string, a number or a boolean';
     case 'list':
@@ -110,6 +203,12 @@ function valueProblem(kind: ValueKind, value: unknown): string | null {
       return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')
         ? null
         : 'must be a non-empty array of strings';
+    case 'days':
+      return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_ACTIVITY_DAYS
+        ? null
+        : `must be a whole number of days from 1 to ${MAX_ACTIVITY_DAYS}`;
+    case 'campaignId':
+      return typeof value === 'string' && value.length >= 1 && value.length <= MAX_CAMPAIGN_ID ? null : 'must be a campaign id';
   }
 }
 
@@ -126,7 +225,7 @@ export const segmentCondition = z
     field: z
       .string()
       .max(PROPERTY_PREFIX.length + MAX_PROPERTY_NAME)
-      .describe('email, firstName, lastName, subscribed, createdAt, updatedAt or properties.<name>'),
+      .describe('email, firstName, lastName, subscribed, createdAt, updatedAt, emailActivity or properties.<name>'),
     operator: z.enum(SEGMENT_OPERATORS),
     value: z
       .union([scalarValue, z.array(z.union([z.string().max(MAX_SEGMENT_TEXT_VALUE), z.number().finite()])).max(MAX_SEGMENT_IN_VALUES)])
@@ -186,6 +285,8 @@ export function segmentFilterCostProblem(filter: SegmentFilter): string | null {
   if (patternChars > MAX_SEGMENT_PATTERN_CHARS)
     return over('characters of contains, startsWith and endsWith values', patternChars, MAX_SEGMENT_PATTERN_CHARS);
   if (inValues > MAX_SEGMENT_TOTAL_IN_VALUES) return over('values in its "in" lists', inValues, MAX_SEGMENT_TOTAL_IN_VALUES);
+  const activity = conditions.filter((c) => c.field === EMAIL_ACTIVITY_FIELD).length;
+  if (activity > MAX_SEGMENT_ACTIVITY_CONDITIONS) return over('email activity conditions', activity, MAX_SEGMENT_ACTIVITY_CONDITIONS);
   return null;
 }
 

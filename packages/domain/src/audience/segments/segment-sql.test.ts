@@ -24,7 +24,7 @@ it('puts every value and property name in the parameters, none in the SQL text',
     ],
   });
   const params: unknown[] = ['book'];
-  const sql = segmentFilterSql(filter, 'c', params);
+  const sql = segmentFilterSql(filter, 'c', { teamId: 1, now: new Date() }, params);
   expect(sql).not.toContain('DROP');
   expect(sql).not.toContain('41');
   expect(sql).not.toContain('2026');

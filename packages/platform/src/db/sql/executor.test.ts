@@ -1,5 +1,6 @@
 import { Client, Pool } from 'pg';
 import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
+import { createUtcPool } from '../client';
 import { createSqlPool, poolExecutor, withTransaction, type SqlExecutor } from './executor';
 
 // The worker's pool outlives PostgreSQL cutting its connections (restart, failover, an operator's
@@ -33,6 +34,29 @@ it('a connection killed between two statements of a transaction fails that trans
   } finally {
     process.off('uncaughtException', onUncaught);
     await admin.end();
+    await pool.end();
+  }
+});
+
+it('a new connection that errors before its taker listens does not kill the process', async () => {
+  // The server ending a connection in the same read that completed its startup: the pool hands the
+  // client to pool.connect()'s caller from inside that read, and the error comes before the caller
+  // resumes. Reproduced by emitting the error in a microtask queued when the client is acquired,
+  // which runs after the pool took its own listener off and before the caller's code.
+  const pool = createUtcPool(url, 1);
+  const uncaught: Error[] = [];
+  const onUncaught = (err: Error) => uncaught.push(err);
+  process.on('uncaughtException', onUncaught);
+  pool.once('acquire', (client) =>
+    queueMicrotask(() => client.emit('error', new Error('terminating connection due to administrator command'))),
+  );
+  try {
+    const client = await pool.connect();
+    client.release(true);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(uncaught).toEqual([]);
+  } finally {
+    process.off('uncaughtException', onUncaught);
     await pool.end();
   }
 });
