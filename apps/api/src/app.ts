@@ -4,34 +4,26 @@ import proxyaddr from 'proxy-addr';
 import { createMetrics, type Metrics } from '@mailrail/platform/metrics/metrics';
 import type { ApiKeyCache } from '@mailrail/domain/teams/api-keys';
 import type { ApiDeps } from './deps';
-import { addressRoutes } from './addresses/routes';
-import { campaignRoutes } from './campaigns/routes';
-import { domainRoutes } from './domains/routes';
-import { contactBookRoutes } from './contact-books/routes';
 import { subscriptionPages } from './contacts/subscription-pages';
-import { emailRoutes } from './emails/routes';
 import { healthRoutes } from './health/routes';
-import { analyticsRoutes } from './analytics/routes';
 import { sesNotificationRoutes, type SesNotificationOptions } from './ses-notifications/routes';
-import { suppressionRoutes } from './suppressions/routes';
-import { templateRoutes } from './templates/routes';
 import { createAuth } from './http/auth';
 import { errorHandler, notFoundHandler } from './http/errors';
-import { jsonBody } from './http/json-body';
 import { createApplyRateLimit, createRateLimit } from './http/rate-limit';
+import { createIdentityPort } from '@mailrail/domain/ses-identity/choose-adapter';
 import { emailAcceptLane } from './emails/accept-lane';
+import { routerOf } from './http/api-route';
+import { bindPublicApi } from './public-api';
 import { requestLogger } from './http/request-log';
 import { rejectUnsafeUrl } from './http/unsafe-text';
 import { setBaseSecurityHeaders } from './http/security-headers';
 import { metricsEndpoint, recordHttpMetrics } from './ops/metrics';
 import { openApiRoutes } from './openapi/routes';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './ops/queue-dashboard';
-import { webhookRoutes } from './webhooks/routes';
 import { dashboardRoutes } from './dashboard/routes';
 import { createSendContext, type SendContext } from './emails/send-emails';
 import { dashboardApp } from './web/serve-dashboard';
 import { createApiRequestLog } from './request-log/api-request-log';
-import { requestLogRoutes } from './request-log/routes';
 
 /** The API's request listener: for node's http.createServer, supertest, or another server's listener. */
 export type ApiHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -66,16 +58,30 @@ export interface AppOptions {
 /** /api/v1's resources, one router serving both the API (API keys) and the dashboard (sessions). */
 function publicApiResources(deps: ApiDeps, metrics: Metrics, send: SendContext, apiKeyCache: ApiKeyCache): express.Router {
   const r = express.Router();
-  r.use('/emails', emailRoutes(deps, send));
-  r.use('/domains', domainRoutes(deps, { metrics, apiKeyCache }));
-  r.use('/webhooks', webhookRoutes(deps));
-  r.use('/contactBooks', contactBookRoutes(deps));
-  r.use('/suppressions', suppressionRoutes(deps));
-  r.use('/analytics', analyticsRoutes(deps));
-  r.use('/templates', templateRoutes(deps));
-  r.use('/campaigns', campaignRoutes(deps, send));
-  r.use('/addresses', addressRoutes(deps));
-  r.use('/logs', requestLogRoutes(deps));
+  r.use(
+    routerOf(
+      bindPublicApi({
+        emails: send,
+        templates: deps,
+        domains: { ...deps, identities: createIdentityPort(deps.config, { db: deps.db }), metrics, apiKeyCache },
+        webhooks: { db: deps.db, config: deps.config },
+        contactBooks: deps,
+        contacts: deps,
+        segments: deps,
+        contactImports: deps,
+        contactProperties: deps,
+        suppressions: deps,
+        analytics: deps,
+        campaigns: send,
+        addresses: deps,
+        requestLog: deps,
+        events: deps,
+        automations: deps,
+      }),
+      '/api/v1',
+      { bodyLimit: deps.config.BODY_LIMIT },
+    ),
+  );
   return r;
 }
 
@@ -105,7 +111,7 @@ export function createApp(deps: ApiDeps, opts: AppOptions = {}): ApiApp {
   // caller cannot make us parse 50 MB.
   const resources = publicApiResources(deps, metrics, send, auth.apiKeyCache);
   const v1 = express.Router();
-  v1.use(auth.middleware, createRateLimit(deps, rateLimit), ...jsonBody(deps.config.BODY_LIMIT));
+  v1.use(auth.middleware, createRateLimit(deps, rateLimit));
   v1.use(resources);
   v1.use(notFoundHandler);
   app.use('/api/v1', requestLog.record, v1);

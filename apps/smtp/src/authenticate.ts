@@ -2,6 +2,7 @@ import ipaddr from 'ipaddr.js';
 import type { SMTPServerAuthentication, SMTPServerSession } from 'smtp-server';
 import { ApiError } from '@mailrail/domain/errors/api-error';
 import { TooManyAuthFailures, type AuthContext } from '@mailrail/domain/teams/api-key-auth';
+import { SMTP_USERNAMES } from '@mailrail/domain/teams/smtp-usernames';
 import type { SmtpDeps } from './deps';
 import { reply } from './replies';
 
@@ -9,8 +10,6 @@ import { reply } from './replies';
 // configured), the password an API key, checked by the API's own rule (core api-key-auth.ts):
 // the same cache, revocations and per-IP failure limit. Both FULL and SENDING keys may send; a
 // key bound to a domain may send from that domain only (checked at MAIL FROM and on From).
-
-const SMTP_USERNAMES: ReadonlySet<string> = new Set(['mailrail', 'usesend']);
 
 function isLoopback(address: string): boolean {
   return ipaddr.isValid(address) && ipaddr.process(address).range() === 'loopback';

@@ -1,8 +1,8 @@
 import { closeBaseDeps, createBaseDeps, type BaseDeps } from '@mailrail/platform/process/base-deps';
 import type { Config } from '@mailrail/platform/config/schema';
 import { createEmailIntake, createIntakeSql, type EmailIntake } from '@mailrail/domain/emails/email-intake';
-import { prismaExecutor, type SqlPool } from '@mailrail/platform/db/sql/executor';
-import { createRequestLogWriter, type RequestLogWriter } from '@mailrail/domain/request-log/request-log-writer';
+import type { SqlPool } from '@mailrail/platform/db/sql/executor';
+import { createRequestLogWriter, requestLogOff, type RequestLogWriter } from '@mailrail/domain/request-log/request-log-writer';
 import { createApiKeyVerifier, type ApiKeyVerifier } from '@mailrail/domain/teams/api-key-auth';
 import { createAuthFailureLimit, type AuthFailureLimit } from '@mailrail/domain/teams/auth-failure-limit';
 import { createTeamRateLimit, type TeamRateLimit } from '@mailrail/domain/teams/team-rate-limit';
@@ -37,10 +37,12 @@ export function createSmtpDeps(config: Config, overrides: Partial<BaseDeps> & { 
     intake: createEmailIntake({ ...base, sql }),
     rate: createTeamRateLimit(base.redis, { prefix: config.REDIS_PREFIX, log: base.log }),
     metrics,
-    requestLog: createRequestLogWriter(
-      { sql: prismaExecutor(base.db), log: base.log, onDrop: (n) => metrics.requestLogDropped.inc(n) },
-      { flushMs: config.REQUEST_LOG_FLUSH_MS, maxBuffered: config.REQUEST_LOG_BUFFER, maxBatch: 1000 },
-    ),
+    requestLog: config.REQUEST_LOG_ENABLED
+      ? createRequestLogWriter(
+          { sql, log: base.log, onDrop: (n) => metrics.requestLogDropped.inc(n) },
+          { flushMs: config.REQUEST_LOG_FLUSH_MS, maxBuffered: config.REQUEST_LOG_BUFFER, maxBatch: 1000 },
+        )
+      : requestLogOff,
   };
 }
 

@@ -84,6 +84,35 @@ describe('ramp', () => {
   });
 });
 
+describe('windowPlan', () => {
+  it('answers planned against actual per window once the audience is fixed, and null before or without windows', async () => {
+    const c = await create({ batchWindowMinutes: 30, batchSize: 100, ramp: { start: 1, factor: 2 } });
+    expect((await send('get', `/${c.id}`)).body.windowPlan).toBeNull();
+    // As the engine leaves it after two windows: 3 recipients, window 0 sent 1, window 1 sent 1 of 2.
+    await api.deps.db.campaign.update({
+      where: { id: c.id },
+      data: { status: 'RUNNING', total: 3, recipientsReadyAt: new Date('2026-11-24T08:00:00Z'), windowNumber: 1, windowSize: 2 },
+    });
+    await api.deps.db.campaignWindow.createMany({
+      data: [
+        { campaignId: c.id, number: 0, size: 1, queued: 1, openedAt: new Date('2026-11-24T08:00:00Z') },
+        { campaignId: c.id, number: 1, size: 2, queued: 1, openedAt: new Date('2026-11-24T08:30:00Z') },
+      ],
+    });
+    expect((await send('get', `/${c.id}`)).body.windowPlan).toEqual({
+      rows: [
+        { number: 0, planned: 1, sent: 1, openedAt: '2026-11-24T08:00:00.000Z' },
+        { number: 1, planned: 2, sent: 1, openedAt: '2026-11-24T08:30:00.000Z' },
+        { number: 2, planned: 1, sent: null, openedAt: null },
+      ],
+      more: 0,
+    });
+    const plain = await create();
+    await api.deps.db.campaign.update({ where: { id: plain.id }, data: { status: 'RUNNING', total: 3, recipientsReadyAt: new Date() } });
+    expect((await send('get', `/${plain.id}`)).body.windowPlan).toBeNull();
+  });
+});
+
 describe('PATCH /api/v1/campaigns/{campaignId}', () => {
   it('edits the fields given, renders content as create does, and keeps the others', async () => {
     const c = await create({ previewText: 'Pre', replyTo: 'r@example.com' });
@@ -200,6 +229,25 @@ describe('POST /api/v1/campaigns/{campaignId}/preview', () => {
     expect(res.body.subject).toBe('Draft for First2 <s2@people.test>');
     expect(res.body.html).toMatch(/^<p>Co2 & friend<\/p>http/);
     expect((await row(c.id)).subject).toBe('Hello {{firstName}}'); // nothing saved
+  });
+
+  it("fills a variable without its own fallback from the book's property registry, for the contact without a value", async () => {
+    const registered = await seedContactBook(api.deps.db, api.team.teamId, { subscribed: 2 }, { domain: 'registry.test' });
+    await api.deps.db.contactProperty.createMany({
+      data: [
+        { contactBookId: registered.id, name: 'company', type: 'STRING', fallback: 'your company' },
+        { contactBookId: registered.id, name: 'plan', type: 'STRING', fallback: null },
+      ],
+    });
+    const c = await create({ contactBookId: registered.id });
+    const html = '<p>{{Company}} / {{company,fallback=own}} / {{plan}}</p>{{usesend_unsubscribe_url}}';
+    const without = await send('post', `/${c.id}/preview`, { contactId: `${registered.id}_s0000001`, html, subject: 'At {{company}}' });
+    expect(without.status).toBe(200);
+    expect(without.body.subject).toBe('At your company');
+    expect(without.body.html).toMatch(/^<p>your company \/ own \/ \{\{plan\}\}<\/p>/);
+    expect(without.body.text).toContain('your company / own');
+    const withValue = await send('post', `/${c.id}/preview`, { contactId: `${registered.id}_s0000002`, html });
+    expect(withValue.body.html).toMatch(/^<p>Co2 \/ Co2 \/ /);
   });
 
   it('answers 400 for a contact outside the book and bad overrides; an empty book previews with no contact', async () => {

@@ -1,6 +1,7 @@
 import { ApiError, badRequest } from '@mailrail/domain/errors/api-error';
 import type { CampaignContact } from '@mailrail/domain/campaigns/campaign-content';
 import { bytesOver } from '@mailrail/domain/campaigns/render-preview';
+import { registryFallbacks } from '@mailrail/domain/audience/properties/contact-properties';
 import type { Campaign } from '@mailrail/platform/db/generated/client';
 import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
@@ -62,7 +63,10 @@ async function renderInBudget(deps: ApiDeps, c: Campaign, overrides: PreviewCamp
   if (given) checkPreviewSize(deps, given, overrides[given]!);
   const contact = await previewContact(deps, c, overrides.contactId);
   const book = c.contactBookId
-    ? await deps.db.contactBook.findUnique({ where: { id: c.contactBookId }, select: { variables: true } })
+    ? await deps.db.contactBook.findUnique({
+        where: { id: c.contactBookId },
+        select: { variables: true, propertyDefinitions: { select: { name: true, fallback: true } } },
+      })
     : null;
   // The render itself (editor JSON to HTML, text version, personalization) runs on a render
   // thread (render-pool.ts): its time grows with the body.
@@ -71,7 +75,7 @@ async function renderInBudget(deps: ApiDeps, c: Campaign, overrides: PreviewCamp
     ...(overrides.content !== undefined ? { content: overrides.content } : { html: overrides.html ?? c.html }),
     subject: overrides.subject ?? c.subject,
     previewText: overrides.previewText ?? c.previewText,
-    campaign: { id: c.id, bookVariables: book?.variables ?? [] },
+    campaign: { id: c.id, bookVariables: book?.variables ?? [], propertyFallbacks: registryFallbacks(book?.propertyDefinitions ?? null) },
     contact: contact ?? NO_CONTACT,
     maxHtmlBytes: previewMaxBytes(deps),
   });

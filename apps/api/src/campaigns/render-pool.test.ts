@@ -65,3 +65,21 @@ it('refuses, on the thread, a body whose editor JSON renders over the cap, and e
     await renderer.close();
   }
 });
+
+it("renders a template's preview on the same thread, by the function a send fills templates with", async () => {
+  const renderer = createPreviewRenderer(1);
+  try {
+    const outcome = await renderer.renderTemplate({
+      subject: 'Hi {{name,fallback=you}}',
+      html: '<p>{{name}}</p>',
+      variables: { name: 'Ada & co' },
+      maxHtmlBytes: 1024,
+    });
+    expect(outcome).toEqual({ rendered: { subject: 'Hi Ada & co', html: '<p>Ada &amp; co</p>', text: 'Ada & co', textDerived: true } });
+    expect(await renderer.renderTemplate({ subject: 's', content: '{not json', variables: {}, maxHtmlBytes: 1024 })).toEqual({
+      refused: { kind: 'invalid-content' },
+    });
+  } finally {
+    await renderer.close();
+  }
+});

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import { renderPreview, type PreviewInput, type PreviewOutcome } from '@mailrail/domain/campaigns/render-preview';
+import { renderTemplatePreview, type TemplatePreviewInput, type TemplatePreviewOutcome } from '@mailrail/domain/templates/render-template';
 
 // Campaign previews and test sends render on threads of their own, not on the event loop that
 // answers every team's requests: a 2 MB body takes a few hundred milliseconds to render and turn
@@ -12,6 +13,8 @@ import { renderPreview, type PreviewInput, type PreviewOutcome } from '@mailrail
 
 export interface PreviewRenderer {
   render(input: PreviewInput): Promise<PreviewOutcome>;
+  /** A transactional template's preview (templates/preview.ts), on the same threads. */
+  renderTemplate(input: TemplatePreviewInput): Promise<TemplatePreviewOutcome>;
   close(): Promise<void>;
 }
 
@@ -27,9 +30,14 @@ function threadEntry(): { filename: string; execArgv: string[] } {
 
 export function createPreviewRenderer(threads: number): PreviewRenderer {
   // 0 threads: on the event loop (a deployment that wants none, and the contract tests of the renderer).
-  if (threads === 0) return { render: async (input) => renderPreview(input), close: async () => undefined };
+  if (threads === 0)
+    return {
+      render: async (input) => renderPreview(input),
+      renderTemplate: async (input) => renderTemplatePreview(input),
+      close: async () => undefined,
+    };
   const { filename, execArgv } = threadEntry();
-  const pool = new Piscina<PreviewInput, PreviewOutcome>({
+  const pool = new Piscina<PreviewInput | TemplatePreviewInput, PreviewOutcome | TemplatePreviewOutcome>({
     filename,
     execArgv,
     minThreads: 0,
@@ -41,7 +49,9 @@ export function createPreviewRenderer(threads: number): PreviewRenderer {
     niceIncrement: 10,
   });
   return {
-    render: (input) => pool.run(input),
+    render: (input) => pool.run(input) as Promise<PreviewOutcome>,
+    // The thread's named export (render-thread.ts) for templates.
+    renderTemplate: (input) => pool.run(input, { name: 'renderTemplateTask' }) as Promise<TemplatePreviewOutcome>,
     close: () => pool.destroy(),
   };
 }

@@ -38,7 +38,14 @@ const ramp = z
 
 const subject = z.string().min(1).max(MAX_SUBJECT_LENGTH);
 const previewText = z.string().max(MAX_SHORT_TEXT_LENGTH);
-const content = z.string().min(1).max(MAX_BODY_LENGTH);
+/** The editor JSON structure (docs/campaigns.md, "Content and personalization"). */
+const content = z
+  .string()
+  .min(1)
+  .max(MAX_BODY_LENGTH)
+  .describe(
+    "The body as the editor's JSON document (a string): the dashboard's visual editor and useSend's maily editor write it (doc, paragraph, heading, text with marks, button, image, logo, spacer, horizontalRule, columns/column, section, footer, variable {id, fallback}, lists, html). Rendered once, on save, to email-safe HTML (tables, inline styles) stored in `html`; variables become {{id,fallback=x}} placeholders filled per contact. Wins over `html`.",
+  );
 const html = z.string().trim().min(1).max(MAX_BODY_LENGTH);
 
 /** What a campaign is made of: create takes these (and the schedule), PATCH any of them. */

@@ -8,13 +8,14 @@ import { parseScheduledAt } from '@mailrail/domain/campaigns/schedule-time';
 import { pauseCampaignAndHoldEmails, PAUSABLE_STATUSES, resumePausedCampaign } from '@mailrail/domain/campaigns/campaign-state';
 import { pendingCampaignCounters, withPendingCounters } from '@mailrail/domain/ses-events/counter-deltas';
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
-import { rampOf, type Ramp } from '@mailrail/domain/campaigns/ramp';
+import { rampOf, windowPlan, type Ramp } from '@mailrail/domain/campaigns/ramp';
 import { campaignRecipientCounts } from '@mailrail/domain/campaigns/recipient-outcomes';
 import { type Campaign, type Prisma } from '@mailrail/platform/db/generated/client';
 import { type CampaignStatus } from '@mailrail/platform/db/generated/enums';
 import type { ApiDeps } from '../deps';
 import { campaignSegment, requireSubscribedInSegment } from '../segments/campaign-segment';
 import type { AuthContext } from '../http/auth';
+import { checkBeforeSending, requireReadyToSend, type PreSendCheck } from './pre-send';
 import type { CreateCampaignBody, ListCampaignsQuery, ScheduleCampaignBody, UpdateCampaignBody } from './schemas';
 
 // Campaign rows and their state rules. The engine (apps/worker/src/campaigns) starts SCHEDULED
@@ -143,7 +144,11 @@ export async function createCampaign(deps: ApiDeps, auth: AuthContext, body: Cre
   if (body.sendNow) scheduledAt = now;
   else if (body.scheduledAt) scheduledAt = parseScheduledAt(body.scheduledAt, now, deps.config.CAMPAIGN_TIMEZONE);
   const segment = body.segmentId ? await campaignSegment(deps.db, auth.teamId, book.id, body.segmentId) : null;
-  if (scheduledAt) await (segment ? requireSubscribedInSegment(deps, segment) : requireSubscribedContacts(deps, book.id));
+  // Created to be sent: the pre-send check's errors refuse it (its warnings never do).
+  if (scheduledAt) {
+    const draft = { teamId: auth.teamId, from: body.from, subject: body.subject, previewText: body.previewText ?? null, html };
+    requireReadyToSend(await checkBeforeSending(deps, auth, { ...draft, contactBookId: book.id, segment, started: null }));
+  }
 
   const created = await deps.db.campaign.create({
     data: {
@@ -207,12 +212,21 @@ export async function listCampaigns(deps: ApiDeps, auth: AuthContext, q: ListCam
   };
 }
 
-/** The campaign with its counters and, once its audience is fixed, its recipients by outcome (issue 42). */
+/** The campaign with its counters and, once its audience is fixed, its recipients by outcome (issue 42) and its windows, planned against actual. */
 export async function getCampaign(deps: ApiDeps, auth: AuthContext, id: string) {
   const c = await findCampaign(deps, auth, id);
   const sql = prismaExecutor(deps.db);
-  const [pending, recipientOutcomes] = await Promise.all([pendingCampaignCounters(sql, [c.id]), campaignRecipientCounts(sql, c)]);
-  return { ...campaignView(withPendingCounters(c, pending)), recipientOutcomes };
+  const [pending, recipientOutcomes, windows] = await Promise.all([
+    pendingCampaignCounters(sql, [c.id]),
+    campaignRecipientCounts(sql, c),
+    c.batchWindowMinutes > 0 && c.recipientsReadyAt
+      ? deps.db.campaignWindow.findMany({ where: { campaignId: c.id }, orderBy: { number: 'asc' } })
+      : Promise.resolve(null),
+  ]);
+  // What is left to send is the audience minus the recipients skipped so far (they get no email).
+  const toSend = recipientOutcomes ? c.total - recipientOutcomes.suppressed - recipientOutcomes.unsubscribed : 0;
+  const plan = windows && windowPlan({ ramp: rampOf(c), batchSize: c.batchSize }, windows, toSend);
+  return { ...campaignView(withPendingCounters(c, pending)), recipientOutcomes, windowPlan: plan };
 }
 
 /** A refused transition: 404 when the campaign is not visible to the key, else 400 naming its status. */
@@ -231,13 +245,13 @@ export async function scheduleCampaign(deps: ApiDeps, auth: AuthContext, id: str
   const scheduledAt = body.scheduledAt ? parseScheduledAt(body.scheduledAt, now, deps.config.CAMPAIGN_TIMEZONE) : now;
   if (!c.contactBookId) throw badRequest('No contact book found for campaign');
   if (!c.html) throw badRequest('No content added for campaign');
-  requireUnsubscribeLink(c.html, 'html');
   if (body.segmentId !== undefined && c.recipientsReadyAt)
     throw badRequest('The recipients of this campaign are fixed already', [{ path: ['segmentId'], message: 'Recipients already fixed' }]);
   const segmentId = body.segmentId !== undefined ? body.segmentId : c.segmentId;
   const segment = segmentId ? await campaignSegment(deps.db, auth.teamId, c.contactBookId, segmentId) : null;
   requireRampWindow(body.ramp !== undefined ? body.ramp : rampOf(c), body.batchWindowMinutes ?? c.batchWindowMinutes);
-  if (!c.recipientsReadyAt) await (segment ? requireSubscribedInSegment(deps, segment) : requireSubscribedContacts(deps, c.contactBookId));
+  // The pre-send check's errors refuse it (its warnings never do: a useSend client is not refused).
+  requireReadyToSend(await checkBeforeSending(deps, auth, { ...c, segment, started: c.recipientsReadyAt ? c : null }));
   // Every check above ran: a dry run answers what a real one would do, and changes nothing.
   if (body.dryRun) return { scheduledAt: scheduledAt.toISOString(), timeZone: deps.config.CAMPAIGN_TIMEZONE };
   const { count } = await deps.db.campaign.updateMany({
@@ -335,4 +349,11 @@ export async function deleteCampaign(deps: ApiDeps, auth: AuthContext, id: strin
   const { count } = await deps.db.campaign.deleteMany({ where: { id, ...visibleTo(auth), status: { not: 'RUNNING' } } });
   if (count === 0) return refuse(deps, auth, id, 'delete', ['DRAFT', 'SCHEDULED', 'PAUSED', 'SENT']);
   return campaignView(c);
+}
+
+/** The pre-send check of a stored campaign, with its segment (GET /campaigns/{id}/check). */
+export async function checkCampaign(deps: ApiDeps, auth: AuthContext, id: string): Promise<PreSendCheck> {
+  const c = await findCampaign(deps, auth, id);
+  const segment = c.segmentId && c.contactBookId ? await campaignSegment(deps.db, auth.teamId, c.contactBookId, c.segmentId) : null;
+  return checkBeforeSending(deps, auth, { ...c, segment, started: c.recipientsReadyAt ? c : null });
 }

@@ -30,6 +30,58 @@ const storedFile = async (importId: string) =>
   );
 const importCount = (bookId: string) => api.deps.db.contactImport.count({ where: { contactBookId: bookId } });
 
+describe('typed properties', () => {
+  const properties = async (bookId: string) =>
+    (await request(api.app).get(`/api/v1/contactBooks/${bookId}/properties`).set(api.team.auth).expect(200)).body.properties;
+
+  it("adds the property columns to the book's registry with the confirmed types, in file order", async () => {
+    const book = await newBook();
+    const csv = 'email,company,signup date,lifetime value,notes\na@x.org,Acme,2025-03-01,250,x\n';
+    const res = await upload(book, csv, {
+      mapping: JSON.stringify({ notes: 'ignore' }),
+      propertyTypes: JSON.stringify({ 'signup date': 'date', 'lifetime value': 'number' }),
+    });
+    expect(res.status).toBe(202);
+    expect(await properties(book)).toEqual([
+      { name: 'company', type: 'string', fallback: null },
+      { name: 'signup date', type: 'date', fallback: null },
+      { name: 'lifetime value', type: 'number', fallback: null },
+    ]);
+  });
+
+  it('an existing property keeps its spelling, position and fallback; a confirmed type replaces its type', async () => {
+    const book = await newBook();
+    await request(api.app)
+      .put(`/api/v1/contactBooks/${book}/properties`)
+      .set(api.team.auth)
+      .send({ properties: [{ name: 'LTV', type: 'string', fallback: '0' }, { name: 'plan' }] })
+      .expect(200);
+    const res = await upload(book, 'email,ltv,Plan,city\na@x.org,3,pro,Rome\n', { propertyTypes: JSON.stringify({ ltv: 'number' }) });
+    expect(res.status).toBe(202);
+    expect(await properties(book)).toEqual([
+      { name: 'LTV', type: 'number', fallback: '0' },
+      { name: 'plan', type: 'string', fallback: null },
+      { name: 'city', type: 'string', fallback: null },
+    ]);
+    // The import writes the values under the registered spelling.
+    const row = await api.deps.db.contactImport.findUniqueOrThrow({ where: { id: res.body.id } });
+    expect(row.columns).toEqual(['email', 'properties.LTV', 'properties.plan', 'properties.city']);
+  });
+
+  it.each([
+    ['not JSON', '{'],
+    ['an unknown type', JSON.stringify({ ltv: 'money' })],
+    ['an array', JSON.stringify(['number'])],
+  ])('propertyTypes that is %s is a 400, nothing kept', async (_what, propertyTypes) => {
+    const book = await newBook();
+    const res = await upload(book, 'email,ltv\na@x.org,3\n', { propertyTypes });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('BAD_REQUEST');
+    expect(await importCount(book)).toBe(0);
+    expect(await properties(book)).toEqual([]);
+  });
+});
+
 describe('preview', () => {
   it('answers the headers, the guessed mapping and up to 5 rows, leaving out a row cut at the end', async () => {
     const book = await newBook();
@@ -50,6 +102,32 @@ describe('preview', () => {
         subscribed: 'subscribed',
       },
       sample: Array(5).fill(['a@x.org', 'Ada', 'L', 'pro', 'yes']),
+      types: { 'E-mail Address': 'string', 'First Name': 'string', surname: 'string', Plan: 'string', subscribed: 'boolean' },
+    });
+  });
+
+  it("suggests each column's type from its values: number, date or boolean when nine in ten values read so", async () => {
+    const book = await newBook();
+    const csv =
+      'email,company,plan,country,signup date,lifetime value,vip,score\n' +
+      'a@x.org,Acme,pro,DE,2025-03-01,250,yes,12\n' +
+      'b@x.org,Beta,free,FR,2025-03-02T10:00:00Z,99.5,no,n/a\n' +
+      'c@x.org,Gamma,,US,,,,7\n';
+    const res = await request(api.app)
+      .post(`${imports(book)}/preview`)
+      .set(api.team.auth)
+      .set('Content-Type', 'text/csv')
+      .send(csv);
+    expect(res.status).toBe(200);
+    expect(res.body.types).toEqual({
+      email: 'string',
+      company: 'string',
+      plan: 'string',
+      country: 'string',
+      'signup date': 'date',
+      'lifetime value': 'number',
+      vip: 'boolean',
+      score: 'string',
     });
   });
 

@@ -1,4 +1,6 @@
 import { importMapping, importTarget } from '@mailrail/domain/audience/imports/csv-mapping';
+import { MAX_PROPERTY_NAME_LENGTH } from '@mailrail/domain/audience/contact-input';
+import { PROPERTY_TYPES } from '@mailrail/domain/audience/properties/contact-properties';
 import { z } from 'zod';
 import { MAX_ID_LENGTH } from '../http/limits';
 
@@ -13,25 +15,33 @@ const MAX_MAPPING_LENGTH = 256 * 1024;
 /** CONTACT_IMPORT_MAX_MB's largest setting, as the document's cap of the file part (the configured one applies). */
 const MAX_FILE_DOC_LENGTH = 4096 * 1024 * 1024;
 
-// The form fields of POST .../imports besides `file` (multipart text fields are strings).
-export const uploadFields = z.object({
-  mapping: z
+/** Property name → its confirmed type (the preview's `types`, as the user confirmed them). */
+const propertyTypes = z.record(z.string().max(MAX_PROPERTY_NAME_LENGTH), z.enum(PROPERTY_TYPES));
+
+/** A multipart text field holding JSON, parsed (then piped into its schema); `message` when it is not JSON. */
+const jsonFormField = (message: string) =>
+  z
     .string()
     .max(MAX_MAPPING_LENGTH)
     .transform((text, ctx) => {
       try {
         return JSON.parse(text) as unknown;
       } catch {
-        ctx.addIssue({ code: 'custom', message: 'mapping must be a JSON object of header → target' });
+        ctx.addIssue({ code: 'custom', message });
         return z.NEVER;
       }
-    })
+    });
+
+// The form fields of POST .../imports besides `file` (multipart text fields are strings).
+export const uploadFields = z.object({
+  mapping: jsonFormField('mapping must be a JSON object of header → target')
     .pipe(importMapping)
     .optional()
     .describe(
       'JSON object: CSV header → `email`, `firstName`, `lastName`, `subscribed`, `properties.<name>` or `ignore`; headers left out are guessed',
     ),
   onExisting: z.enum(['skip', 'update']).default('skip').describe('What to do with a row whose address is already in the book'),
+  propertyTypes: jsonFormField('propertyTypes must be a JSON object of property name → type').pipe(propertyTypes).optional(),
 });
 
 export const importStatus = z.enum(['queued', 'running', 'completed', 'failed']);
@@ -66,6 +76,11 @@ export const previewResponse = z.object({
   headers: z.array(z.string()),
   mapping: z.record(z.string(), importTarget),
   sample: z.array(z.array(z.string())).describe('Up to 5 data rows'),
+  types: z
+    .record(z.string(), z.enum(PROPERTY_TYPES))
+    .describe(
+      'Header → the type its values suggest (number, boolean or date when every value of the first 100 rows reads so, else string); confirm or change it in `propertyTypes`',
+    ),
 });
 
 /** The multipart body as OpenAPI shows it (the route reads it as a stream, not through zod). */
@@ -77,4 +92,11 @@ export const uploadForm = z.object({
     .meta({ format: 'binary' }),
   mapping: z.string().max(MAX_MAPPING_LENGTH).optional().describe('JSON object: CSV header → target; headers left out are guessed'),
   onExisting: z.enum(['skip', 'update']).optional().describe('Default `skip`'),
+  propertyTypes: z
+    .string()
+    .max(MAX_MAPPING_LENGTH)
+    .optional()
+    .describe(
+      "JSON object: property name → `string`, `number`, `boolean` or `date`. Every property column is added to the book's registry (GET .../properties) with this type (string when none is given; an existing property keeps its type unless one is given)",
+    ),
 });

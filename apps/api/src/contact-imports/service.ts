@@ -4,7 +4,8 @@ import type * as CsvParseSync from 'csv-parse/sync';
 import { loadOnFirstUse } from '@mailrail/platform/process/load-on-first-use';
 import { importCsvOptions } from '@mailrail/domain/audience/imports/csv-format';
 import { fromSpreadsheetSafe, safeCsvCell } from '@mailrail/domain/audience/csv-cells';
-import { guessMapping, MAX_COLUMNS, resolveColumns } from '@mailrail/domain/audience/imports/csv-mapping';
+import { guessMapping, MAX_COLUMNS, resolveColumns, type ImportTarget } from '@mailrail/domain/audience/imports/csv-mapping';
+import { detectPropertyType, type PropertyType } from '@mailrail/domain/audience/properties/contact-properties';
 import { createUploadingImport, storeImportChunk } from '@mailrail/domain/audience/imports/import-file-store';
 import { badRequest, ApiError } from '@mailrail/domain/errors/api-error';
 import { newId } from '@mailrail/platform/ids';
@@ -15,11 +16,15 @@ import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { parseOrThrow } from '../http/validate';
 import { findTeamContactBook } from '../contact-books/service';
+import { registerImportedProperties } from '../contact-properties/service';
 import { uploadFields, type ImportView } from './schemas';
 import { notUtf8, receiveCsvUpload } from './upload';
 
 const importNotFound = () => new ApiError('NOT_FOUND', 'Import not found');
 const SAMPLE_ROWS = 5;
+const PROPERTY_PREFIX = 'properties.';
+/** Rows of the preview read to suggest each column's type (the body is at most 64 KB). */
+const DETECTION_ROWS = 100;
 // The preview is the only reader of CSV in the API: csv-parse is loaded by the first upload.
 const csvParseSync = loadOnFirstUse<typeof CsvParseSync>('csv-parse/sync');
 const LIST_LIMIT = 50;
@@ -33,6 +38,8 @@ const viewSql = `i.id, i."contactBookId", i."fileName", lower(i.status::text) AS
 interface CsvHead {
   headers: string[];
   sample: string[][];
+  /** The rows read for type detection (the sample's and more). */
+  rows: string[][];
 }
 
 /**
@@ -46,7 +53,7 @@ function readCsvHead(bytes: Uint8Array, complete: boolean): CsvHead {
   } catch {
     throw notUtf8();
   }
-  const records = csvParseSync().parse(text, importCsvOptions({ to: SAMPLE_ROWS + 2, skip_records_with_error: true })) as string[][];
+  const records = csvParseSync().parse(text, importCsvOptions({ to: DETECTION_ROWS + 2, skip_records_with_error: true })) as string[][];
   // Without the file's end, the last record read may be cut in the middle.
   if (!complete && !text.endsWith('\n') && records.length > 1) records.pop();
   const [head, ...rows] = records;
@@ -54,13 +61,14 @@ function readCsvHead(bytes: Uint8Array, complete: boolean): CsvHead {
   // A header written formula-safe (an exported property "=x" is "'=x") names the column as it was.
   const headers = head.map(fromSpreadsheetSafe);
   if (headers.length > MAX_COLUMNS) throw badRequest(`The file has ${headers.length} columns; at most ${MAX_COLUMNS} are supported`);
-  return { headers, sample: rows.slice(0, SAMPLE_ROWS) };
+  return { headers, sample: rows.slice(0, SAMPLE_ROWS), rows };
 }
 
 export async function previewImport(deps: ApiDeps, auth: AuthContext, contactBookId: string, body: Buffer) {
   await findTeamContactBook(deps.db, auth.teamId, contactBookId);
-  const { headers, sample } = readCsvHead(body, false);
-  return { headers, mapping: guessMapping(headers), sample };
+  const { headers, sample, rows } = readCsvHead(body, false);
+  const types = Object.fromEntries(headers.map((h, i) => [h, detectPropertyType(rows.map((r) => r[i] ?? ''))]));
+  return { headers, mapping: guessMapping(headers), sample, types };
 }
 
 /**
@@ -90,12 +98,13 @@ export async function startImport(deps: ApiDeps, auth: AuthContext, contactBookI
     });
     const fields = parseOrThrow(uploadFields, upload.fields, 'form');
     const { headers } = readCsvHead(upload.head, upload.head.length === upload.bytes);
-    const columns = resolveColumns(headers, fields.mapping);
-    if (!columns.ok) throw badRequest(columns.message);
+    const resolved = resolveColumns(headers, fields.mapping);
+    if (!resolved.ok) throw badRequest(resolved.message);
+    const columns = await registerPropertyColumns(deps, book, resolved.columns, fields.propertyTypes ?? {});
     const [view] = await sql.query<ImportView>(
       `UPDATE "ContactImport" i SET status = 'QUEUED', "fileName" = $2, columns = $3::jsonb, "onExisting" = $4::"ContactImportOnExisting", bytes = $5
        WHERE id = $1 RETURNING ${viewSql}`,
-      [id, upload.fileName, JSON.stringify(columns.columns), fields.onExisting.toUpperCase(), upload.bytes],
+      [id, upload.fileName, JSON.stringify(columns), fields.onExisting.toUpperCase(), upload.bytes],
     );
     const job: ContactImportJob = { importId: id };
     await deps.queues.get(queueNames.contactImports).add('import', job, {
@@ -108,6 +117,34 @@ export async function startImport(deps: ApiDeps, auth: AuthContext, contactBookI
     await sql.execute(`DELETE FROM "ContactImport" WHERE id = $1`, [id]);
     throw err;
   }
+}
+
+/**
+ * Adds the import's property columns to the book's registry with their confirmed types, and answers
+ * the columns with each property named as the registry (or a book variable) spells it.
+ */
+async function registerPropertyColumns(
+  deps: ApiDeps,
+  book: { id: string; variables: string[] },
+  columns: ImportTarget[],
+  types: Record<string, PropertyType>,
+): Promise<ImportTarget[]> {
+  const named = columns.map((t) => (t.startsWith(PROPERTY_PREFIX) ? t.slice(PROPERTY_PREFIX.length) : null));
+  const variables = new Map(book.variables.map((v) => [v.toLowerCase(), v]));
+  const names = named.filter((n): n is string => n !== null).map((n) => variables.get(n.toLowerCase()) ?? n);
+  if (names.length === 0) return columns;
+  const typeOf = new Map(Object.entries(types).map(([k, v]) => [k.toLowerCase(), v]));
+  const canonical = await registerImportedProperties(
+    deps.db,
+    book.id,
+    names.map((name) => ({ name, type: typeOf.get(name.toLowerCase()) })),
+  );
+  return columns.map((t, i): ImportTarget => {
+    const n = named[i];
+    if (n === null) return t;
+    const spelled = variables.get(n.toLowerCase()) ?? n;
+    return `properties.${canonical.get(spelled) ?? spelled}`;
+  });
 }
 
 const storedBytesFull = (deps: ApiDeps) =>

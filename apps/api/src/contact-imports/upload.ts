@@ -6,6 +6,8 @@ import type { Request } from 'express';
 import { IMPORT_CHUNK_BYTES } from '@mailrail/domain/audience/imports/import-file-store';
 import { ApiError, badRequest } from '@mailrail/domain/errors/api-error';
 
+export const NOT_MULTIPART = 'Content-Type must be multipart/form-data with the CSV in a `file` part';
+
 export interface ReceivedUpload {
   fileName: string;
   bytes: number;
@@ -40,7 +42,7 @@ export function receiveCsvUpload(
         limits: { files: 1, fileSize: opts.maxBytes, fields: 10, fieldSize: 256 * 1024, parts: 12 },
       });
     } catch {
-      return reject(badRequest('Content-Type must be multipart/form-data with the CSV in a `file` part'));
+      return reject(badRequest(NOT_MULTIPART));
     }
     const fields: Record<string, string> = {};
     let file: Promise<Omit<ReceivedUpload, 'fields' | 'fileName'>> | undefined;

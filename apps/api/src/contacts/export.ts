@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { segmentFilterSql } from '@mailrail/domain/audience/segments/segment-sql';
+import { segmentFilterSql, type SegmentScope } from '@mailrail/domain/audience/segments/segment-sql';
 import { storedSegmentFilter, type SegmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
 import { safeCsvCell, safeCsvCellSql } from '@mailrail/domain/audience/csv-cells';
 import { isoUtcSql } from '@mailrail/platform/db/sql/time';
@@ -24,9 +24,15 @@ export const MAX_EXPORT_PROPERTIES = 500;
 const FIXED_COLUMNS = ['email', 'firstName', 'lastName', 'subscribed', 'createdAt'];
 
 /** The rows to export: the book's, or only those its segment matches. */
-function selection(contactBookId: string, filter: SegmentFilter | null, params: unknown[]): string {
+/** A segment to export: its filter and whose activity at which instant it reads (fixed when the export starts). */
+interface ExportSegment {
+  filter: SegmentFilter;
+  scope: SegmentScope;
+}
+
+function selection(contactBookId: string, segment: ExportSegment | null, params: unknown[]): string {
   params.push(contactBookId);
-  return `c."contactBookId" = $1${filter ? ` AND ${segmentFilterSql(filter, 'c', params)}` : ''}`;
+  return `c."contactBookId" = $1${segment ? ` AND ${segmentFilterSql(segment.filter, 'c', segment.scope, params)}` : ''}`;
 }
 
 /**
@@ -63,12 +69,12 @@ async function writeChunk(res: Response, chunk: string, idleMs: number): Promise
 async function csvBatch(
   sql: Pick<SqlExecutor, 'query'>,
   contactBookId: string,
-  filter: SegmentFilter | null,
+  segment: ExportSegment | null,
   properties: string[],
   after: string,
 ) {
   const params: unknown[] = [];
-  const where = selection(contactBookId, filter, params);
+  const where = selection(contactBookId, segment, params);
   const afterParam = `$${params.push(after)}`;
   const props = properties.length
     ? `, (SELECT string_agg(${safeCsvCellSql('c.properties ->> u.k')}, ',' ORDER BY u.n) FROM unnest($${params.push(properties)}::text[]) WITH ORDINALITY AS u(k, n))`
@@ -105,7 +111,7 @@ export async function exportContactsCsv(
   if (filter) requireAffordableFilter(filter);
   const lease = await deps.budgets.acquire('export', auth.teamId);
   try {
-    await streamCsv(deps, book.id, filter, res);
+    await streamCsv(deps, book.id, filter && { filter, scope: { teamId: auth.teamId, now: deps.clock.now() } }, res);
   } catch (err) {
     // Before the header: a JSON error (503 for a filter that was too slow). After: the only honest
     // signal left is a broken response, never a partial file that looks complete.
@@ -118,10 +124,10 @@ export async function exportContactsCsv(
 }
 
 /** The header, then the batches, each read once the client has taken the one before. */
-async function streamCsv(deps: ApiDeps, contactBookId: string, filter: SegmentFilter | null, res: Response) {
+async function streamCsv(deps: ApiDeps, contactBookId: string, segment: ExportSegment | null, res: Response) {
   const idleMs = deps.config.EXPORT_IDLE_TIMEOUT_MS;
   const keyParams: unknown[] = [];
-  const where = selection(contactBookId, filter, keyParams);
+  const where = selection(contactBookId, segment, keyParams);
   const keys = await readBatch(deps, (sql) =>
     sql.query<{ key: string }>(
       `SELECT DISTINCT k AS key FROM "Contact" c, jsonb_object_keys(CASE WHEN jsonb_typeof(c.properties) = 'object' THEN c.properties ELSE '{}' END) k
@@ -138,7 +144,7 @@ async function streamCsv(deps: ApiDeps, contactBookId: string, filter: SegmentFi
   if (!(await writeChunk(res, [...FIXED_COLUMNS, ...properties].map(safeCsvCell).join(',') + '\r\n', idleMs))) return;
   let after = '';
   for (;;) {
-    const batch = await readBatch(deps, (sql) => csvBatch(sql, contactBookId, filter, properties, after));
+    const batch = await readBatch(deps, (sql) => csvBatch(sql, contactBookId, segment, properties, after));
     if (batch.rows === 0) break;
     if (!(await writeChunk(res, batch.chunk, idleMs))) return;
     after = batch.lastId;

@@ -1,9 +1,11 @@
 import { ApiError } from '@mailrail/domain/errors/api-error';
 import { contactColumnsSql, contactEventsInsertSql, contactJsonSql } from '@mailrail/domain/sql/contact';
-import { newContactIds, newIds } from '@mailrail/domain/audience/contact-id';
+import { contactEventsSql } from '@mailrail/domain/events/contact-events';
+import { newIds } from '@mailrail/domain/audience/contact-id';
 import { escapeLike } from '@mailrail/domain/audience/segments/segment-sql';
-import { canonicalProperties, mergeDuplicateContacts } from '@mailrail/domain/audience/contact-input';
-import { newId } from '@mailrail/platform/ids';
+import { canonicalProperties } from '@mailrail/domain/audience/contact-input';
+import { upsertContactsIntoBook } from '@mailrail/domain/audience/upsert-contacts';
+import { emailIdPrefixAt, newId } from '@mailrail/platform/ids';
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { type ContactBook } from '@mailrail/platform/db/generated/client';
 import { type Db } from '@mailrail/platform/db/client';
@@ -15,80 +17,21 @@ import type { ContactInput, ListContactsQuery, UpdateContactInput } from './sche
 
 const contactNotFound = () => new ApiError('NOT_FOUND', 'Contact not found');
 
-/** What an upsert reports: counted in SQL, so ten thousand rows never travel back to Node. */
-interface UpsertSummary {
-  total: number;
-  created: number;
-  /** The smallest contact id (the only one for single creates). */
-  firstId: string;
-  /** Contacts awaiting double opt-in confirmation after the upsert. */
-  pendingIds: string[];
-}
-
-// One statement for one contact or ten thousand: insert, or merge into the existing row of the same
-// address, and write a contact.created / contact.updated outbox row per contact.
-// The inserted values encode what the caller asked: an explicit `subscribed:false` arrives as
-// reason UNSUBSCRIBED; otherwise `subscribed` is false only when the book needs a confirmation.
-// On conflict an unsubscribed contact stays unsubscribed (upserts never re-subscribe), a
-// subscribed one stays subscribed, and a pending one is subscribed only when the book no longer
-// asks for confirmation.
-const UPSERT_SQL = `
-  WITH input AS (
-    SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(id text, email text, "firstName" text, "lastName" text,
-      properties jsonb, subscribed boolean, reason "UnsubscribeReason")
-  ), upserted AS (
-    INSERT INTO "Contact" AS c (id, "contactBookId", email, "firstName", "lastName", properties, subscribed, "unsubscribeReason", "createdAt", "updatedAt")
-    SELECT i.id, $2, i.email, i."firstName", i."lastName", coalesce(i.properties, '{}'::jsonb), i.subscribed, i.reason, $4::timestamptz, $4::timestamptz
-    FROM input i
-    ON CONFLICT ("contactBookId", email) DO UPDATE SET
-      "firstName" = coalesce(excluded."firstName", c."firstName"),
-      "lastName" = coalesce(excluded."lastName", c."lastName"),
-      properties = c.properties || excluded.properties,
-      subscribed = CASE WHEN excluded."unsubscribeReason" IS NOT NULL OR c."unsubscribeReason" IS NOT NULL THEN false
-                        ELSE c.subscribed OR excluded.subscribed END,
-      "unsubscribeReason" = coalesce(c."unsubscribeReason", excluded."unsubscribeReason"),
-      "updatedAt" = excluded."updatedAt"
-    RETURNING c.*, (c.xmax = 0) AS inserted
-  ), events AS (
-    ${contactEventsInsertSql({
-      source: 'upserted',
-      teamIdSql: '$3',
-      typeSql: `CASE WHEN s.inserted THEN 'contact.created' ELSE 'contact.updated' END`,
-      idsParam: '$5',
-      nowParam: '$4',
-    })}
-  )
-  SELECT count(*)::int AS total, (count(*) FILTER (WHERE inserted))::int AS created, min(id) AS "firstId",
-    coalesce(array_agg(id) FILTER (WHERE NOT subscribed AND "unsubscribeReason" IS NULL), '{}') AS "pendingIds"
-  FROM upserted`;
-
 /**
  * Creates or updates contacts by address (POST, PUT and bulk all come here), then sends the
  * double opt-in confirmations the book asks for.
  */
-export async function upsertContacts(deps: ApiDeps, auth: AuthContext, book: ContactBook, inputs: ContactInput[]): Promise<UpsertSummary> {
+export async function upsertContacts(deps: ApiDeps, auth: AuthContext, book: ContactBook, inputs: ContactInput[]) {
   const now = deps.clock.now();
-  // Rows go in address order, so two concurrent bulk upserts lock their rows in the same order
-  // and cannot deadlock each other.
-  const merged = mergeDuplicateContacts(book.variables, inputs).sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0));
-  const ids = newContactIds(merged.length, now.getTime());
-  const rows = merged.map((c, i) => ({
-    id: ids[i],
-    email: c.email,
-    firstName: c.firstName ?? null,
-    lastName: c.lastName ?? null,
-    properties: c.properties ?? {},
-    subscribed: c.subscribed !== false && !book.doubleOptInEnabled,
-    reason: c.subscribed === false ? 'UNSUBSCRIBED' : null,
-  }));
-  const eventIds = newIds(rows.length);
-  const [summary] = await prismaExecutor(deps.db).query<UpsertSummary>(UPSERT_SQL, [
-    JSON.stringify(rows),
-    book.id,
-    auth.teamId,
-    now,
-    eventIds,
-  ]);
+  const target = {
+    contactBookId: book.id,
+    teamId: auth.teamId,
+    variables: book.variables,
+    awaitConfirmation: book.doubleOptInEnabled,
+    onExisting: 'UPDATE',
+    emitEvents: true,
+  } as const;
+  const summary = await upsertContactsIntoBook(prismaExecutor(deps.db), target, inputs, now);
   if (book.doubleOptInEnabled) await sendDoubleOptInConfirmations(deps, book, summary.pendingIds, now, auth.domainId);
   return summary;
 }
@@ -96,7 +39,8 @@ export async function upsertContacts(deps: ApiDeps, auth: AuthContext, book: Con
 export async function createContact(deps: ApiDeps, auth: AuthContext, contactBookId: string, input: ContactInput) {
   const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
   const { firstId } = await upsertContacts(deps, auth, book, [input]);
-  return { contactId: firstId };
+  // One valid contact is always written (inserted or merged).
+  return { contactId: firstId! };
 }
 
 export async function bulkUpsertContacts(deps: ApiDeps, auth: AuthContext, contactBookId: string, inputs: ContactInput[]) {
@@ -169,11 +113,26 @@ export async function updateContact(deps: ApiDeps, auth: AuthContext, contactBoo
   }
   if (input.subscribed === true) sets.push(`subscribed = true, "unsubscribeReason" = NULL`);
   if (input.subscribed === false) sets.push(`subscribed = false, "unsubscribeReason" = coalesce(c."unsubscribeReason", 'UNSUBSCRIBED')`);
+  // `old` locks the row first, so the built-in events compare with the state this update replaced.
+  const prefix = `$${params.push(emailIdPrefixAt(deps.clock.now().getTime()))}`;
   const rows = await prismaExecutor(deps.db).query<{ id: string }>(
-    `WITH changed AS (
-       UPDATE "Contact" c SET ${sets.join(', ')} WHERE c.id = $1 AND c."contactBookId" = $2 RETURNING c.*
+    `WITH old AS (
+       SELECT id, subscribed, "unsubscribeReason" FROM "Contact" WHERE id = $1 AND "contactBookId" = $2 FOR UPDATE
+     ), changed AS (
+       UPDATE "Contact" c SET ${sets.join(', ')} FROM old WHERE c.id = old.id
+       RETURNING c.*, old.subscribed AS "wasSubscribed", old."unsubscribeReason" IS NOT NULL AS "hadReason"
      ), events AS (
        ${contactEventsInsertSql({ source: 'changed', teamIdSql: '$3', typeSql: `'contact.updated'`, idsParam: '$5', nowParam: '$4' })}
+     ), builtin_events AS (
+       ${contactEventsSql({
+         source: 'changed',
+         teamIdSql: '$3',
+         insertedSql: 'false',
+         wasSubscribedSql: 's."wasSubscribed"',
+         hadReasonSql: 's."hadReason"',
+         nowParam: '$4',
+         idPrefixParam: prefix,
+       })}
      )
      SELECT id FROM changed`,
     params,

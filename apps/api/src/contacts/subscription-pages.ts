@@ -1,7 +1,8 @@
 import express, { Router, type Request, type Response } from 'express';
 import { contactEventsInsertSql } from '@mailrail/domain/sql/contact';
+import { contactEventsSql } from '@mailrail/domain/events/contact-events';
 import { escapeHtml } from '@mailrail/domain/render/template';
-import { newId } from '@mailrail/platform/ids';
+import { emailIdPrefixAt, newId } from '@mailrail/platform/ids';
 import { unsubscribeContact } from '@mailrail/domain/audience/unsubscribe';
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { verifyDoubleOptInLink, verifyUnsubscribeLink } from '@mailrail/domain/audience/links';
@@ -60,9 +61,19 @@ async function confirmPendingContact(db: Db, contactId: string, now: Date): Prom
        RETURNING c.*, b."teamId" AS "teamId"
      ), events AS (
        ${contactEventsInsertSql({ source: 'changed', teamIdSql: 's."teamId"', typeSql: `'contact.updated'`, idsParam: '$3', nowParam: '$2' })}
+     ), builtin_events AS (
+       ${contactEventsSql({
+         source: 'changed',
+         teamIdSql: 's."teamId"',
+         insertedSql: 'false',
+         wasSubscribedSql: 'false',
+         hadReasonSql: 'false',
+         nowParam: '$2',
+         idPrefixParam: '$4',
+       })}
      )
      SELECT id FROM changed`,
-    [contactId, now, [newId()]],
+    [contactId, now, [newId()], emailIdPrefixAt(now.getTime())],
   );
   return rows.length > 0;
 }

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { buildOneClickUnsubscribeUrl, buildUnsubscribeUrl } from '@mailrail/domain/audience/links';
 import { newId } from '@mailrail/platform/ids';
 import { unsubscribeEverywhere } from '@mailrail/domain/audience/unsubscribe';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 
 let api: TestApi;
@@ -165,7 +166,7 @@ describe('unsubscribeEverywhere (hard bounces and complaints)', () => {
     const bystander = await newContact(b1.id, 'fine@x.com');
     const campaign = await newCampaign(b1.id);
 
-    const res = await unsubscribeEverywhere(api.deps.db, api.team.teamId, 'HARD@x.com', 'BOUNCED', {
+    const res = await unsubscribeEverywhere(prismaExecutor(api.deps.db), api.team.teamId, ['HARD@x.com'], 'BOUNCED', {
       campaignId: campaign.id,
       contactId: c1.id,
     });
@@ -184,12 +185,14 @@ describe('unsubscribeEverywhere (hard bounces and complaints)', () => {
       data: { unsubscribeReason: 'BOUNCED', subscribed: false },
     });
 
-    const again = await unsubscribeEverywhere(api.deps.db, api.team.teamId, 'hard@x.com', 'COMPLAINED', {
+    const again = await unsubscribeEverywhere(prismaExecutor(api.deps.db), api.team.teamId, ['hard@x.com'], 'COMPLAINED', {
       campaignId: campaign.id,
       contactId: c1.id,
     });
     expect(again.contactIds).toEqual([]);
     expect(await unsubscribedCount(campaign.id)).toBe(1);
-    expect((await unsubscribeEverywhere(api.deps.db, api.team.teamId, 'nobody@x.com', 'COMPLAINED')).contactIds).toEqual([]);
+    expect((await unsubscribeEverywhere(prismaExecutor(api.deps.db), api.team.teamId, ['nobody@x.com'], 'COMPLAINED')).contactIds).toEqual(
+      [],
+    );
   });
 });

@@ -4,17 +4,20 @@ import type { ApiKeyCache } from '@mailrail/domain/teams/api-keys';
 import type { ApiDeps } from '../deps';
 import type { SendContext } from '../emails/send-emails';
 import { notFoundHandler } from '../http/errors';
-import { jsonBody } from '../http/json-body';
+import { bindRoutes, routerOf } from '../http/api-route';
 import { createRateLimit } from '../http/rate-limit';
-import { TooManyAttempts } from './auth/login-throttle';
+import { createLoginThrottle, TooManyAttempts } from './auth/login-throttle';
 import { authRoutes } from './auth/routes';
 import { invitationAcceptRoutes } from './invitations/routes';
 import { createDashboardMailer } from './mail/dashboard-mail';
+import { instanceRoutes } from './instance/routes';
 import { requireSameOrigin } from './session/csrf';
 import { loadSession, requireSession } from './session/middleware';
 import { teamAccess } from './team/team-access';
-import { teamRoutes } from './team/team-routes';
+import { TEAM_PREFIX, teamRoutes } from './team/team-routes';
 
+/** Where app.ts mounts these routes. */
+const DASHBOARD_PREFIX = '/api/dashboard';
 // Sign-in, invitation and account forms are small; the team routes take BODY_LIMIT like /api/v1.
 const SMALL_BODY = '64kb';
 
@@ -43,14 +46,20 @@ export function dashboardRoutes(
   r.use(noStore, requireSameOrigin(deps.config), loadSession(deps));
 
   const team = Router({ mergeParams: true });
-  team.use('/v1', opts.publicApi);
-  team.use(teamRoutes(deps, { mailer, metrics: opts.metrics, apiKeyCache: opts.apiKeyCache }));
+  team.use('/v1', opts.publicApi); // reads each route's body itself (routerOf)
+  const teamDeps = { ...deps, mailer, send: opts.send, metrics: opts.metrics, apiKeyCache: opts.apiKeyCache };
+  team.use(routerOf([bindRoutes(teamRoutes, teamDeps)], TEAM_PREFIX, { bodyLimit: deps.config.BODY_LIMIT, mergeParams: true }));
   // Session and membership first, then the team's rate limit, and only then is a body read.
-  r.use('/teams/:teamId', requireSession, teamAccess(deps), createRateLimit(deps), ...jsonBody(deps.config.BODY_LIMIT), team);
+  r.use('/teams/:teamId', requireSession, teamAccess(deps), createRateLimit(deps), team);
 
-  r.use(...jsonBody(SMALL_BODY));
-  r.use('/invitations', invitationAcceptRoutes(deps));
-  r.use(authRoutes(deps, mailer));
+  const authDeps = { ...deps, mailer, logins: createLoginThrottle(deps, 'login'), resets: createLoginThrottle(deps, 'reset') };
+  r.use(
+    routerOf(
+      [bindRoutes(instanceRoutes, deps), bindRoutes(invitationAcceptRoutes, deps), bindRoutes(authRoutes, authDeps)],
+      DASHBOARD_PREFIX,
+      { bodyLimit: SMALL_BODY },
+    ),
+  );
   r.use(notFoundHandler);
   r.use(retryAfter);
   return r;

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import request from 'supertest';
 import { createPublicKey } from 'node:crypto';
 import { ApiError } from '@mailrail/domain/errors/api-error';
-import { createDomain } from '@mailrail/domain/domains/add-domain';
+import { createDomain, insertDomain } from '@mailrail/domain/domains/add-domain';
 import { createIdentityPort } from '@mailrail/domain/ses-identity/choose-adapter';
 import { createLogger } from '@mailrail/platform/log/logger';
 import { createMetrics } from '@mailrail/platform/metrics/metrics';
@@ -59,7 +59,7 @@ describe('POST /api/v1/domains', () => {
 
     expect(d.dnsRecords.map((r: { type: string; name: string }) => [r.type, r.name])).toEqual([
       ['MX', 'mail'],
-      ['TXT', 'usesend._domainkey'],
+      ['TXT', 'mailrail._domainkey'],
       ['TXT', 'mail'],
       ['TXT', '_dmarc'],
     ]);
@@ -67,6 +67,9 @@ describe('POST /api/v1/domains', () => {
     expect(mx).toEqual({
       type: 'MX',
       name: 'mail',
+      fullName: 'mail.example.com',
+      zone: 'example.com',
+      purpose: 'MAIL_FROM',
       value: 'feedback-smtp.us-east-1.amazonses.com',
       ttl: 'Auto',
       priority: '10',
@@ -95,7 +98,7 @@ describe('POST /api/v1/domains', () => {
     const identity = await api.deps.db.localSesIdentity.findUniqueOrThrow({ where: { identity: 'example.com' } });
     expect(identity).toMatchObject({
       region: 'us-east-1',
-      dkimSelector: 'usesend',
+      dkimSelector: 'mailrail',
       dkimPublicKey: d.publicKey,
       mailFromDomain: 'mail.example.com',
     });
@@ -105,6 +108,22 @@ describe('POST /api/v1/domains', () => {
     expect(events[0]).toMatchObject({ teamId: api.team.teamId, dispatchedAt: null });
     expect((events[0].data as { name: string; dnsRecords: unknown[] }).name).toBe('example.com');
     expect(JSON.stringify(events[0].data)).not.toMatch(/PRIVATE|dkimPrivateKeyEnc/);
+  });
+
+  it('a domain added before the mailrail selector keeps its own (usesend) in its record and its answer', async () => {
+    const old = await insertDomain(api.deps.db, api.config.SECRET, {
+      teamId: api.team.teamId,
+      name: 'before.example.org',
+      region: 'us-east-1',
+      dkimSelector: 'usesend',
+    });
+    const res = await request(api.app).get(`/api/v1/domains/${old.id}`).set(api.team.auth).expect(200);
+    expect(res.body.dkimSelector).toBe('usesend');
+    expect(res.body.dnsRecords[1]).toMatchObject({
+      purpose: 'DKIM',
+      name: 'usesend._domainkey',
+      fullName: 'usesend._domainkey.before.example.org',
+    });
   });
 
   it('names the records of a subdomain relative to the registrable domain', async () => {
@@ -119,9 +138,16 @@ describe('POST /api/v1/domains', () => {
     });
     expect(res.body.dnsRecords.map((r: { name: string }) => r.name)).toEqual([
       'mail.news',
-      'usesend._domainkey.news',
+      'mailrail._domainkey.news',
       'mail.news',
       '_dmarc',
+    ]);
+    // Each record names its zone, its whole name and what it is for.
+    expect(res.body.dnsRecords.map((r: { zone: string; fullName: string; purpose: string }) => [r.purpose, r.fullName, r.zone])).toEqual([
+      ['MAIL_FROM', 'mail.news.example.co.uk', 'example.co.uk'],
+      ['DKIM', 'mailrail._domainkey.news.example.co.uk', 'example.co.uk'],
+      ['SPF', 'mail.news.example.co.uk', 'example.co.uk'],
+      ['DMARC', '_dmarc.example.co.uk', 'example.co.uk'],
     ]);
     expect(res.body.dnsRecords[0].value).toBe('feedback-smtp.eu-west-1.amazonses.com');
     const identity = await api.deps.db.localSesIdentity.findUniqueOrThrow({ where: { identity: 'news.example.co.uk' } });
@@ -199,7 +225,12 @@ describe('one name in two teams', () => {
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(b.body).toMatchObject({ name: 'both.example.com', teamId: teamB.teamId, status: 'PENDING', publicKey: a.body.publicKey });
     // B's records: A's (the identity's) plus B's own ownership record; A's stay the usual four.
-    expect(a.body.dnsRecords.map((r: { name: string }) => r.name)).toEqual(['mail.both', 'usesend._domainkey.both', 'mail.both', '_dmarc']);
+    expect(a.body.dnsRecords.map((r: { name: string }) => r.name)).toEqual([
+      'mail.both',
+      'mailrail._domainkey.both',
+      'mail.both',
+      '_dmarc',
+    ]);
     expect(b.body.dnsRecords.slice(0, 4)).toEqual(a.body.dnsRecords);
     const ownership = b.body.dnsRecords.at(-1);
     expect(ownership).toMatchObject({
@@ -293,7 +324,7 @@ describe('reading, updating and deleting domains', () => {
     const res = await request(api.app).get(`/api/v1/domains/${a}`).set(keyA);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: a, name: 'a.scoped.com' });
-    expect(res.body.dnsRecords[1].name).toBe('usesend._domainkey.a');
+    expect(res.body.dnsRecords[1].name).toBe('mailrail._domainkey.a');
   });
 
   it('hides domain B from a key bound to domain A on every route', async () => {
@@ -465,4 +496,19 @@ describe('when Redis cannot announce the revoked keys', () => {
     });
     expect((await metrics.registry.getSingleMetric('mailrail_api_key_revocations_unannounced_total')!.get()).values[0].value).toBe(1);
   });
+});
+
+describe('adding a domain on a one-connection pool', () => {
+  it("writes the local SES identity in the domain's own transaction: no second connection is waited for", async () => {
+    // The identity row once went through the pool while the transaction held its connection: with
+    // as many concurrent adds as connections, every add waited for a connection none would free.
+    const small = await startTestApi({ SES_IDENTITY_ADAPTER: 'local', DATABASE_POOL_SIZE: '1', DNS_RESOLVER: '127.0.0.1:9' });
+    try {
+      const res = await request(small.app).post('/api/v1/domains').set(small.team.auth).send({ name: 'one-connection.example.com' });
+      expect(res.status).toBe(200);
+      expect(await small.deps.db.localSesIdentity.count({ where: { identity: 'one-connection.example.com' } })).toBe(1);
+    } finally {
+      await small.close();
+    }
+  }, 60_000);
 });

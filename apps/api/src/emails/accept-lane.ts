@@ -13,19 +13,20 @@ import { assertSafeJsonBody } from '../http/unsafe-text';
 import type { RequestLogger } from '../http/request-log';
 import type { RecordRequest } from '../request-log/record-requests';
 import { recordRouteMetrics } from '../ops/metrics';
-import { acceptBatch, acceptEmail, type SendContext } from './send-emails';
+import { parseRouteBody, type ApiRoute } from '../http/api-route';
+import { sendBatchRoute, sendEmailRoute } from './routes';
+import type { SendContext } from './send-emails';
 
 // POST /api/v1/emails and /api/v1/emails/batch, the API's hot routes, answered by the server's
 // request listener before express sees the request: no app, router layers, prototype swap,
 // express.json or res.json (docs/emails.md, "Performance"). The steps are the same, in the same
 // order, by the same functions: request log and metrics, API key (auth.ts), per-team rate
-// (rate-limit.ts), JSON Content-Type, body size, JSON, NUL / lone-surrogate check, the zod schema
-// and sendEmails (send-emails.ts), and errors through the app's errorHandler. Only the body is
+// (rate-limit.ts), JSON Content-Type, body size, JSON, NUL / lone-surrogate check, then the
+// routes' own declarations (routes.ts: method, path, body schema, handler), and errors through
+// the app's errorHandler. Only the body is
 // read by hand: one Buffer, one JSON.parse. Anything unusual (a query string, a trailing slash,
 // another charset, Content-Encoding, chunked or large bodies) is left to the express app.
 
-const SINGLE = '/api/v1/emails';
-const BATCH = '/api/v1/emails/batch';
 /** Bodies above this go the express way (streamed by body-parser): attachments, mostly. */
 const LANE_MAX_BODY = 1024 * 1024;
 const UTF8_PARAMS = /^;\s*charset="?utf-8"?\s*$/i;
@@ -125,13 +126,35 @@ interface LaneRequest extends IncomingMessage {
 /** Takes the request (true) or leaves it untouched for the express app (false). */
 export type AcceptLane = (req: IncomingMessage, res: ServerResponse) => boolean;
 
+/** One route the lane serves, read from its declaration once. */
+interface LaneRoute {
+  method: string;
+  path: string;
+  route: ApiRoute<SendContext>;
+  handle: NonNullable<ApiRoute<SendContext>['handle']>;
+  count: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
+function laneRoute(route: ApiRoute<SendContext>, metrics: Metrics): LaneRoute {
+  if (!route.handle || route.params || route.query || route.ownBody || route.middleware) {
+    throw new Error(`the accept lane serves only JSON-body routes answered by handle (${route.path})`);
+  }
+  return {
+    method: route.method.toUpperCase(),
+    path: route.path,
+    route,
+    handle: route.handle,
+    count: recordRouteMetrics(metrics, route.path),
+  };
+}
+
 export function emailAcceptLane(deps: AcceptLaneDeps): AcceptLane {
   const maxBody = Math.min(LANE_MAX_BODY, bodyLimitBytes(deps.bodyLimit));
-  const countSingle = recordRouteMetrics(deps.metrics, SINGLE);
-  const countBatch = recordRouteMetrics(deps.metrics, BATCH);
+  const single = laneRoute(sendEmailRoute, deps.metrics);
+  const batch = laneRoute(sendBatchRoute, deps.metrics);
   const noop = () => undefined;
 
-  async function accept(req: LaneRequest, res: ServerResponse, batch: boolean): Promise<void> {
+  async function accept(req: LaneRequest, res: ServerResponse, lane: LaneRoute): Promise<void> {
     const auth = await deps.auth.authenticate(req);
     await deps.rateLimit(auth, res);
     // Authenticated and counted before a byte of the body is read, as on the express path.
@@ -139,21 +162,20 @@ export function emailAcceptLane(deps: AcceptLaneDeps): AcceptLane {
     const body = parseJson(text);
     req.body = body;
     assertSafeJsonBody(text, body);
-    const idempotency = req.headers['idempotency-key'];
-    const answer = batch ? await acceptBatch(deps.send, auth, body, idempotency) : await acceptEmail(deps.send, auth, body, idempotency);
-    writeJson(res, 200, answer);
+    const input = { auth, params: undefined, query: undefined, body: parseRouteBody(lane.route, body), headers: req.headers };
+    writeJson(res, lane.route.status ?? 200, await lane.handle(deps.send, input));
   }
 
   return (req, res) => {
-    const batch = req.url === BATCH;
-    if (req.method !== 'POST' || (req.url !== SINGLE && !batch) || !laneTakes(req, maxBody)) return false;
+    const lane = req.url === single.path ? single : req.url === batch.path ? batch : undefined;
+    if (!lane || req.method !== lane.method || !laneTakes(req, maxBody)) return false;
     const laneReq = req as LaneRequest;
-    laneReq.originalUrl = batch ? BATCH : SINGLE;
+    laneReq.originalUrl = lane.path;
     laneReq.ip = deps.clientAddress(req);
     deps.logRequest(laneReq, res, noop);
     deps.recordRequest(laneReq, res, noop);
-    (batch ? countBatch : countSingle)(req, res);
-    accept(laneReq, res, batch).catch((err: unknown) => deps.errorHandler(withRetryAfter(res, err), laneReq, res, noop));
+    lane.count(req, res);
+    accept(laneReq, res, lane).catch((err: unknown) => deps.errorHandler(withRetryAfter(res, err), laneReq, res, noop));
     return true;
   };
 }

@@ -1,7 +1,7 @@
 import { ApiError, type Issue } from '@mailrail/domain/errors/api-error';
 import { parseAddress } from '@mailrail/domain/emails/address';
 import { senderDomainError } from '@mailrail/domain/domains/sender-domain';
-import { renderTemplate } from '@mailrail/domain/render/template';
+import { fillTemplate } from '@mailrail/domain/templates/render-template';
 import { type EmailDraft } from '@mailrail/domain/emails/create-emails';
 import { checkSender, maxMessageBytes, type EmailIntake } from '@mailrail/domain/emails/email-intake';
 import type { ApiDeps } from '../deps';
@@ -108,10 +108,10 @@ function renderContent(p: SendEmailPayload, templateById: Map<string, Template>,
       return null;
     }
     // The template wins where it has content (as in useSend); the request fills the gaps.
-    const vars = p.variables ?? {};
-    subject = renderTemplate(t.subject, vars);
-    html = t.html ? renderTemplate(t.html, vars, { escapeHtml: true }) : html;
-    text = t.text ? renderTemplate(t.text, vars) : text;
+    const filled = fillTemplate(t, p.variables ?? {});
+    subject = filled.subject;
+    html = filled.html ?? html;
+    text = filled.text ?? text;
     if (!html && !text) {
       issues.push({ path: at('html'), message: 'Either text or html content must be provided (the template has neither).' });
       return null;

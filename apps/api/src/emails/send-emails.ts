@@ -3,8 +3,7 @@ import type { ApiDeps } from '../deps';
 import type { AuthContext } from '../http/auth';
 import { buildDrafts, type DraftContext } from './build-drafts';
 import { readIdempotencyKey } from '@mailrail/domain/emails/idempotency';
-import { parseOrThrow } from '../http/validate';
-import { batchPayload, sendEmailPayload, type SendEmailPayload } from './schemas';
+import { type SendEmailPayload } from './schemas';
 
 export type SendContext = DraftContext;
 
@@ -30,14 +29,13 @@ export async function sendEmails(
   });
 }
 
-/** POST /emails: the parsed JSON body and the Idempotency-Key header in, the answer's body out. */
+/** POST /emails: the body parsed with sendEmailPayload and the Idempotency-Key header in, the answer's body out. */
 export async function acceptEmail(
   ctx: SendContext,
   auth: AuthContext,
-  body: unknown,
+  payload: SendEmailPayload,
   idempotencyHeader: string | string[] | undefined,
 ): Promise<{ emailId: string }> {
-  const payload = parseOrThrow(sendEmailPayload, body);
   const idempotencyKey = readIdempotencyKey(idempotencyHeader);
   const [emailId] = await sendEmails(ctx, auth, { payloads: [payload], batch: false, idempotencyKey, body: payload });
   return { emailId };
@@ -47,10 +45,9 @@ export async function acceptEmail(
 export async function acceptBatch(
   ctx: SendContext,
   auth: AuthContext,
-  body: unknown,
+  payloads: SendEmailPayload[],
   idempotencyHeader: string | string[] | undefined,
 ): Promise<{ data: { emailId: string }[] }> {
-  const payloads = parseOrThrow(batchPayload, body);
   const idempotencyKey = readIdempotencyKey(idempotencyHeader);
   const ids = await sendEmails(ctx, auth, { payloads, batch: true, idempotencyKey, body: payloads });
   return { data: ids.map((emailId) => ({ emailId })) };

@@ -8,7 +8,7 @@ import { startTestApi, type TestApi, type TestTeam } from '../testing/api-harnes
 //   (b) a key bound to one domain of a team that has resources on two domains: the other domain's
 //       resources are 404 (like another team's), a write naming the other domain is 403, lists only
 //       ever hold the key's own domain; routes with no domain (templates, contact books, contacts,
-//       suppressions) work team-wide;
+//       suppressions, custom events) work team-wide;
 //   (c) another team's FULL key: 404 for every id, lists empty.
 // A route added to the API without a rule below fails the first test.
 
@@ -64,6 +64,11 @@ interface World {
   segmentId: string;
   suppressed: string;
   importId: string;
+  /** A custom event of the world's contact. */
+  eventId: string;
+  /** A draft automation sending from domain 2, and a run of it for the world's contact. */
+  automationId: string;
+  runId: string;
 }
 
 type CampaignState = 'DRAFT' | 'SCHEDULED' | 'PAUSED';
@@ -132,6 +137,25 @@ async function newWorld(campaignState: CampaignState = 'DRAFT'): Promise<World> 
   const other = await domainSide('one', book.id, campaignState, 7);
   const own = await domainSide('two', book.id, campaignState, 3);
   const boundKey = { Authorization: `Bearer ${await api.newKey(api.team.teamId, { domainId: own.domain.id })}` };
+  const event = await must('post', '/events', { name: 'world.made', contactId: contact.contactId });
+  const automation = await must('post', '/automations', automationBody(own.domain.name));
+  const runId = `run${n}`;
+  const at = new Date();
+  await api.deps.db.automationRun.create({
+    data: {
+      id: runId,
+      teamId: api.team.teamId,
+      automationId: automation.id,
+      version: 1,
+      contactId: contact.contactId,
+      entryKey: 'once',
+      sourceId: event.id,
+      stepId: 'hi',
+      dueAt: at,
+      enteredAt: at,
+      updatedAt: at,
+    },
+  });
   const upload = await csvUpload(request(api.app).post(`/api/v1/contactBooks/${book.id}/imports`).set(full()));
   if (upload.status !== 202) throw new Error(`import upload → ${upload.status} ${upload.text.slice(0, 300)}`);
   return {
@@ -145,6 +169,9 @@ async function newWorld(campaignState: CampaignState = 'DRAFT'): Promise<World> 
     segmentId: segment.id,
     suppressed,
     importId: upload.body.id,
+    eventId: event.id,
+    automationId: automation.id,
+    runId,
   };
 }
 
@@ -191,6 +218,11 @@ interface Rule {
   input?: (w: World, s: DomainSide) => { body?: unknown; query?: Record<string, unknown> };
 }
 
+const automationBody = (domainName: string) => ({
+  name: 'Scope',
+  trigger: { type: 'event', event: 'scope.check' },
+  steps: [{ id: 'hi', type: 'sendEmail', from: `A <a@${domainName}>`, subject: 'Hi', html: '<p>Hi</p>' }],
+});
 const emailBody = (s: DomainSide) => ({ from: `A <a@${s.domain.name}>`, to: 'reader@example.org', subject: 'Now', text: 'now' });
 const ids = (rows: { id: string | number }[]) => rows.map((r) => String(r.id));
 
@@ -217,6 +249,7 @@ const RULES: Record<string, Rule> = {
   'GET /api/v1/templates/{templateId}': { bound: 'team' },
   'PATCH /api/v1/templates/{templateId}': { bound: 'team', input: () => ({ body: { subject: 'Changed' } }) },
   'DELETE /api/v1/templates/{templateId}': { bound: 'team' },
+  'POST /api/v1/templates/{templateId}/preview': { bound: 'team', input: () => ({ body: { variables: { name: 'x' } } }) },
 
   'POST /api/v1/domains': {
     bound: 'forbidden',
@@ -269,6 +302,11 @@ const RULES: Record<string, Rule> = {
   'PATCH /api/v1/contactBooks/{contactBookId}/segments/{segmentId}': { bound: 'team', input: () => ({ body: { name: 'Renamed' } }) },
   'DELETE /api/v1/contactBooks/{contactBookId}/segments/{segmentId}': { bound: 'team' },
   'GET /api/v1/contactBooks/{contactBookId}/segments/{segmentId}/contacts': { bound: 'team' },
+  'GET /api/v1/contactBooks/{contactBookId}/properties': { bound: 'team' },
+  'PUT /api/v1/contactBooks/{contactBookId}/properties': {
+    bound: 'team',
+    input: () => ({ body: { properties: [{ name: 'ltv', type: 'number' }] } }),
+  },
 
   'POST /api/v1/contactBooks/{contactBookId}/imports/preview': { bound: 'team', send: csvPreview },
   'POST /api/v1/contactBooks/{contactBookId}/imports': { bound: 'team', ok: '202', send: csvUpload },
@@ -306,6 +344,7 @@ const RULES: Record<string, Rule> = {
   'GET /api/v1/campaigns/{campaignId}': { bound: 'scoped' },
   'GET /api/v1/campaigns/{campaignId}/recipients': { bound: 'scoped', input: () => ({ query: { outcome: 'pending', limit: 10 } }) },
   'DELETE /api/v1/campaigns/{campaignId}': { bound: 'scoped' },
+  'GET /api/v1/campaigns/{campaignId}/check': { bound: 'scoped' },
   'POST /api/v1/campaigns/{campaignId}/schedule': { bound: 'scoped', input: () => ({ body: { scheduledAt: inAnHour() } }) },
   'POST /api/v1/campaigns/{campaignId}/pause': { bound: 'scoped', campaign: 'SCHEDULED' },
   'POST /api/v1/campaigns/{campaignId}/resume': { bound: 'scoped', campaign: 'PAUSED' },
@@ -328,6 +367,25 @@ const RULES: Record<string, Rule> = {
     read: (b) =>
       b.data.filter((e: { apiKey: { id: number } | null }) => !otherTeamKeyIds.has(e.apiKey?.id ?? -1)).map((e: { id: string }) => e.id),
   },
+
+  // Custom events have no domain (like contact books); another team's contact id is a 400 on contactId.
+  'POST /api/v1/events': { bound: 'team', crossTeam: 400, input: (w) => ({ body: { name: 'scope.check', contactId: w.contactId } }) },
+  'GET /api/v1/events': { bound: 'team', crossTeam: 'empty-list', read: (b) => ids(b.data) },
+  'GET /api/v1/events/{eventId}': { bound: 'team' },
+
+  // Automations send from any domain of the team: a key bound to one domain may not manage them.
+  'POST /api/v1/automations': { bound: 'forbidden', crossTeam: 'own-team', input: (_w, s) => ({ body: automationBody(s.domain.name) }) },
+  'GET /api/v1/automations': { bound: 'forbidden', crossTeam: 'empty-list', read: (b) => ids(b.data) },
+  'GET /api/v1/automations/{automationId}': { bound: 'forbidden' },
+  'PATCH /api/v1/automations/{automationId}': { bound: 'forbidden', input: () => ({ body: { name: 'Changed' } }) },
+  'DELETE /api/v1/automations/{automationId}': { bound: 'forbidden' },
+  'POST /api/v1/automations/{automationId}/activate': { bound: 'forbidden' },
+  'POST /api/v1/automations/{automationId}/pause': { bound: 'forbidden' },
+  'POST /api/v1/automations/{automationId}/resume': { bound: 'forbidden' },
+  'GET /api/v1/automations/{automationId}/runs': { bound: 'forbidden' },
+  'GET /api/v1/automations/{automationId}/steps': { bound: 'forbidden' },
+  'GET /api/v1/automations/{automationId}/runs/{runId}': { bound: 'forbidden' },
+  'POST /api/v1/automations/{automationId}/dry-run': { bound: 'forbidden', input: (w) => ({ body: { contactId: w.contactId } }) },
 };
 
 // ------------------------------------------------------------------ calling a route
@@ -361,6 +419,9 @@ function fillPath(path: string, w: World, s: DomainSide): string {
       segmentId: w.segmentId,
       email: w.suppressed,
       importId: w.importId,
+      eventId: w.eventId,
+      automationId: w.automationId,
+      runId: w.runId,
       address: 'reader@example.org',
     };
     if (value[name] === undefined) throw new Error(`no value for {${name}} in ${path}: add it to fillPath`);

@@ -6,6 +6,8 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { startTestApi, type TestApi } from '../testing/api-harness';
 import { UNDOCUMENTED_PATHS } from '../testing/response-contract';
+import { matchingOrder } from '../http/api-route';
+import { dashboardApiDocumentation } from '../dashboard/openapi';
 import { toOpenApiPath } from './registry';
 
 let api: TestApi;
@@ -27,7 +29,7 @@ interface Layer {
 }
 
 /** Every (method, path) Express will answer, read from the router stack (router 2.x keeps rawPath). */
-function expressRoutes(app: Express): string[] {
+function servedRoutes(app: Express): string[] {
   const out: string[] = [];
   const walk = (stack: Layer[], prefix: string) => {
     for (const layer of stack) {
@@ -40,12 +42,43 @@ function expressRoutes(app: Express): string[] {
     }
   };
   walk((app as unknown as { router: { stack: Layer[] } }).router.stack, '');
-  // The dashboard's routes are documented in docs/dashboard-api.md; its /teams/{teamId}/v1 mounts
-  // the very routers documented here (response-contract.ts holds their answers to this document).
-  return [...new Set(out)].filter(
-    (r) => !UNDOCUMENTED_PATHS.some((p) => p.test(r.split(' ')[1])) && !r.split(' ')[1].startsWith('/api/dashboard/'),
-  );
+  return [...new Set(out)].filter((r) => !UNDOCUMENTED_PATHS.some((p) => p.test(r.split(' ')[1])));
 }
+
+const DASHBOARD_PUBLIC_API = /^\/api\/dashboard\/teams\/\{teamId\}\/v1\//;
+/** The routes of this document: the dashboard's own are in the dashboard's (below); its /teams/{teamId}/v1 mounts the very routers documented here. */
+const expressRoutes = (app: Express) => servedRoutes(app).filter((r) => !r.split(' ')[1].startsWith('/api/dashboard/'));
+/** The dashboard's own routes (not the public API it mounts under /teams/{teamId}/v1). */
+const dashboardRoutes = (app: Express) =>
+  servedRoutes(app).filter((r) => r.split(' ')[1].startsWith('/api/dashboard/') && !DASHBOARD_PUBLIC_API.test(r.split(' ')[1]));
+
+const operationsOf = (document: any) =>
+  Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+    Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+  );
+
+describe("the dashboard's OpenAPI document (the web app's generated types)", () => {
+  const dashboardDoc: any = dashboardApiDocumentation('http://localhost');
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    await expect(SwaggerParser.validate(structuredClone(dashboardDoc))).resolves.toBeTruthy();
+  });
+
+  it('holds every route the dashboard serves itself, and no other: the router and the document come from the same declarations', () => {
+    const served = dashboardRoutes(api.expressApp);
+    const documented = operationsOf(dashboardDoc);
+    expect(served.length).toBeGreaterThan(20);
+    expect(served.filter((r) => !documented.includes(r))).toEqual([]);
+    expect(documented.filter((r) => !served.includes(r))).toEqual([]);
+  });
+
+  it('asks for the session cookie, and X-CSRF-Token on a state-changing route, except on the sign-in and invitation forms', () => {
+    const security = (method: string, path: string) => dashboardDoc.paths[path][method].security;
+    expect(security('get', '/api/dashboard/teams/{teamId}/members')).toEqual([{ sessionCookie: [] }]);
+    expect(security('patch', '/api/dashboard/teams/{teamId}/settings')).toEqual([{ sessionCookie: [], csrfToken: [] }]);
+    expect(security('post', '/api/dashboard/auth/login')).toEqual([]);
+  });
+});
 
 describe('OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
@@ -62,6 +95,15 @@ describe('OpenAPI document', () => {
     const routes = expressRoutes(api.expressApp);
     expect(routes.length).toBeGreaterThan(5);
     expect(routes.filter((r) => !documented.has(r))).toEqual([]);
+  });
+
+  it('serves every documented route: the router and the document come from the same declarations', () => {
+    const served = new Set(expressRoutes(api.expressApp));
+    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    expect(documented.length).toBeGreaterThan(50);
+    expect(documented.filter((r) => !served.has(r))).toEqual([]);
   });
 
   it('accepts every documented example request, and its schema rejects a wrong one', async () => {
@@ -116,6 +158,11 @@ describe('request length caps', () => {
     const deref = await SwaggerParser.dereference(structuredClone(doc));
     expect(uncappedRequestStrings(deref)).toEqual([]);
   });
+
+  it("and in the dashboard's document", async () => {
+    const deref = await SwaggerParser.dereference(structuredClone(dashboardApiDocumentation('http://localhost')) as any);
+    expect(uncappedRequestStrings(deref)).toEqual([]);
+  });
 });
 
 describe('docs page', () => {
@@ -159,5 +206,17 @@ describe('enums in the document', () => {
       }
     }
     expect(copies).toEqual([]);
+  });
+});
+
+describe('route declarations', () => {
+  it('are matched literal segment before parameter, whatever the order they are declared in', () => {
+    const declared = ['/b/:id', '/a/:id', '/a/:id/x', '/a/bulk', '/a', '/a/:id/y', '/a/export'].map((path) => ({ path }));
+    const order = matchingOrder(declared).map((r) => r.path);
+    expect(order.indexOf('/a/bulk')).toBeLessThan(order.indexOf('/a/:id'));
+    expect(order.indexOf('/a/export')).toBeLessThan(order.indexOf('/b/:id'));
+    // Among routes that can match the same URL, the declarations' order stays.
+    expect(order.indexOf('/a/:id/x')).toBeLessThan(order.indexOf('/a/:id/y'));
+    expect(order.indexOf('/a/bulk')).toBeLessThan(order.indexOf('/a/export'));
   });
 });

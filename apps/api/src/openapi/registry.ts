@@ -2,9 +2,10 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteaso
 import { errorStatus, type ErrorCode } from '@mailrail/domain/errors/api-error';
 import { z, type ZodType } from 'zod';
 
-// The OpenAPI document is generated from the zod schemas the routes validate with: each
-// capability's openapi.ts registers its routes here with those same schemas. A test fails when an
-// Express route has no entry.
+// The OpenAPI document is generated from the zod schemas the routes validate with: each /api/v1
+// route's declaration (http/api-route.ts) is registered here by documentRoutes; the routes outside
+// /api/v1 (health, ops, SES notifications, subscription pages) register theirs with documentRoute.
+// A test fails when an Express route has no entry.
 
 export type DocRegistry = OpenAPIRegistry;
 
@@ -75,16 +76,31 @@ const EVERY_ROUTE_ERRORS = [400];
 // the JSON body limit (413), and PostgreSQL or Redis being reachable (503).
 const EVERY_API_ROUTE_ERRORS = [401, 403, 413, 429, 503];
 
-export function documentRoute(registry: DocRegistry, doc: RouteDoc): void {
-  const shared = doc.public ? EVERY_ROUTE_ERRORS : [...EVERY_ROUTE_ERRORS, ...EVERY_API_ROUTE_ERRORS];
-  const errors = [...new Set([...shared, ...(doc.errors ?? (doc.public ? [] : [404]))])].sort((a, b) => a - b);
+/** What a document says of every route it holds: how callers authenticate, and the errors every route may answer. */
+export interface DocumentStyle {
+  security(doc: RouteDoc): Record<string, string[]>[];
+  /** The error statuses every such route shares (a route's own `errors` are added). */
+  sharedErrors(doc: RouteDoc): number[];
+  /** Words for an error status where the public API's would be wrong. */
+  errorDescriptions?: Record<number, string>;
+}
+
+/** The public API's document: a bearer API key on every route that is not public. */
+const publicApiStyle: DocumentStyle = {
+  security: (doc) => (doc.public ? [] : [{ bearerAuth: [] }]),
+  sharedErrors: (doc) => (doc.public ? EVERY_ROUTE_ERRORS : [...EVERY_ROUTE_ERRORS, ...EVERY_API_ROUTE_ERRORS]),
+};
+
+export function documentRoute(registry: DocRegistry, doc: RouteDoc, style: DocumentStyle = publicApiStyle): void {
+  const errors = [...new Set([...style.sharedErrors(doc), ...(doc.errors ?? (doc.public ? [] : [404]))])].sort((a, b) => a - b);
+  const describeError = (s: number) => style.errorDescriptions?.[s] ?? errorDescriptions[s] ?? 'Error';
   registry.registerPath({
     method: doc.method,
     path: toOpenApiPath(doc.path),
     tags: [doc.tag],
     summary: doc.summary,
     description: doc.description,
-    security: doc.public ? [] : [{ bearerAuth: [] }],
+    security: style.security(doc),
     request: {
       ...(doc.params ? { params: doc.params } : {}),
       ...(doc.query ? { query: doc.query } : {}),
@@ -108,7 +124,7 @@ export function documentRoute(registry: DocRegistry, doc: RouteDoc): void {
         description: doc.status === 202 ? 'Accepted: the work is queued' : 'Success',
         content: { [doc.contentType ?? 'application/json']: { schema: doc.response } },
       },
-      ...Object.fromEntries(errors.map((s) => [s, { description: errorDescriptions[s] ?? 'Error', content: errorContent(doc) }])),
+      ...Object.fromEntries(errors.map((s) => [s, { description: describeError(s), content: errorContent(doc) }])),
       ...Object.fromEntries(
         Object.entries(doc.responses ?? {}).map(([s, r]) => [
           s,
@@ -119,27 +135,45 @@ export function documentRoute(registry: DocRegistry, doc: RouteDoc): void {
   });
 }
 
+/** Documents each declared route (http/api-route.ts): the same declarations the router serves. */
+export const documentRoutes =
+  (routes: readonly RouteDoc[], style?: DocumentStyle) =>
+  (registry: DocRegistry): void => {
+    for (const route of routes) documentRoute(registry, route, style);
+  };
+
 /** What a key may do; apps/api/src/http/key-scope-matrix.test.ts holds every route to it. */
 const API_KEY_RULES = [
   'API key `us_<clientId>_<secret>`.',
   'A `FULL` key may use every route; a `SENDING` key only `/api/v1/emails*` (403 elsewhere).',
   'A key bound to a domain acts only on that domain wherever a resource has one (emails, campaigns, domains, webhooks, analytics):',
   "another domain's resource is a 404 like another team's, a write naming another domain (`from`, `domainIds`) is a 403, lists hold only its domain's,",
-  'and it cannot add domains. Contact books, contacts, templates and suppressions have no domain and are team-wide for it;',
+  'and it cannot add domains. Contact books, contacts, custom events, templates and suppressions have no domain and are team-wide for it;',
   'double opt-in mail for contacts it adds leaves from its domain only (`doubleOptInFrom` when on that domain, else `hello@<its domain>`).',
 ].join(' ');
 
-export function generateOpenApiDocument(register: ((r: DocRegistry) => void)[], serverUrl: string) {
+type SecurityScheme = Parameters<OpenAPIRegistry['registerComponent']>[2];
+
+/** A document's title, description and the security schemes its routes name. */
+export interface DocumentAbout {
+  title: string;
+  description: string;
+  securitySchemes: Record<string, SecurityScheme>;
+}
+
+const publicApiAbout: DocumentAbout = {
+  title: 'mailrail API',
+  description: 'Email sending and audience API on Amazon SES, wire-compatible with the useSend v1 public API.',
+  securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: API_KEY_RULES } },
+};
+
+export function generateOpenApiDocument(register: ((r: DocRegistry) => void)[], serverUrl: string, about: DocumentAbout = publicApiAbout) {
   const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', description: API_KEY_RULES });
+  for (const [name, scheme] of Object.entries(about.securitySchemes)) registry.registerComponent('securitySchemes', name, scheme);
   for (const fn of register) fn(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
-    info: {
-      title: 'mailrail API',
-      version: '1.0.0',
-      description: 'Email sending and audience API on Amazon SES, wire-compatible with the useSend v1 public API.',
-    },
+    info: { title: about.title, version: '1.0.0', description: about.description },
     servers: [{ url: serverUrl }],
   });
 }

@@ -6,7 +6,8 @@ import { decodeCreatedAtCursor, encodeCreatedAtCursor } from '../http/created-at
 import { intString, isoDateTime } from '../http/query';
 
 // GET /api/v1/logs: the team's request log, newest first, paged by (createdAt, id) like the email
-// log. Resend's logs API is the model (useSend has none); the filters are the ones a reader needs
+// log. "RequestLog" is partitioned by day of createdAt (docs/request-log.md): the date range and
+// the cursor bound createdAt, so a page reads only the days it can hold. Resend's logs API is the model (useSend has none); the filters are the ones a reader needs
 // to find "what did my integration send, and what did we answer".
 
 const PATH_PREFIX_MAX = 200;
@@ -68,7 +69,9 @@ export async function listLogs(deps: Pick<ApiDeps, 'db'>, auth: AuthContext, q: 
     const cursor = decodeCreatedAtCursor(q.cursor);
     // Our ids are bigints: anything else did not come from a previous page.
     if (!/^\d{1,19}$/.test(cursor.id)) decodeCreatedAtCursor('not ours');
-    where.push(`(l."createdAt", l.id) < (${p(cursor.createdAt)}, ${p(cursor.id)}::bigint)`);
+    const createdAt = p(cursor.createdAt);
+    // The plain bound on createdAt is what PostgreSQL prunes the day partitions by (not the row comparison).
+    where.push(`l."createdAt" <= ${createdAt}`, `(l."createdAt", l.id) < (${createdAt}, ${p(cursor.id)}::bigint)`);
   }
   const rows = await prismaExecutor(deps.db).query<LogRow>(
     `SELECT l.id::text AS id, l."createdAt", l.source, l.method, l.path, l.status, l."errorCode", l."errorMessage",

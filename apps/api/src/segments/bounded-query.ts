@@ -11,7 +11,7 @@ import type { ApiDeps } from '../deps';
 // evaluations at once (and all teams SEGMENT_CONCURRENCY), on the heavy pool, never on the pool
 // requests and sends need; and each statement stops at its timeout.
 
-export type SegmentQueryDeps = Pick<ApiDeps, 'heavySql' | 'budgets'> & {
+export type SegmentQueryDeps = Pick<ApiDeps, 'heavySql' | 'budgets' | 'clock'> & {
   config: Pick<Config, 'SEGMENT_QUERY_TIMEOUT_MS' | 'SEGMENT_PREVIEW_TIMEOUT_MS'>;
 };
 
@@ -37,18 +37,18 @@ export function requireAffordableFilter(filter: SegmentFilter): void {
 }
 
 /**
- * Evaluates `filter` for `teamId`: in a place of the team's segment budget (429 or 503 when there is
+ * Evaluates `filter` (null: the whole book, as the pre-send check counts it) for `teamId`: in a place of the team's segment budget (429 or 503 when there is
  * none), as one short transaction on the heavy pool whose every statement stops after `setting`.
  * `work` runs the statements; the connection is back in the pool when this answers.
  */
 export async function evaluateSegment<T>(
   deps: SegmentQueryDeps,
   teamId: number,
-  filter: SegmentFilter,
+  filter: SegmentFilter | null,
   setting: SegmentTimeout,
   work: (sql: SqlExecutor) => Promise<T>,
 ): Promise<T> {
-  requireAffordableFilter(filter);
+  if (filter) requireAffordableFilter(filter);
   const ms = deps.config[setting];
   try {
     return await deps.budgets.run('segment', teamId, () =>

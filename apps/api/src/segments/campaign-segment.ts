@@ -22,7 +22,7 @@ export async function campaignSegment(db: Db, teamId: number, contactBookId: str
 export async function requireSubscribedInSegment(deps: SegmentQueryDeps, segment: Segment): Promise<void> {
   const filter = storedSegmentFilter(segment.filter);
   const params: unknown[] = [segment.contactBookId];
-  const where = segmentFilterSql(filter, 'c', params);
+  const where = segmentFilterSql(filter, 'c', { teamId: segment.teamId, now: deps.clock.now() }, params);
   const [{ any }] = await evaluateSegment(deps, segment.teamId, filter, 'SEGMENT_QUERY_TIMEOUT_MS', (sql) =>
     sql.query<{ any: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM "Contact" c WHERE c."contactBookId" = $1 AND c.subscribed AND ${where}) AS any`,

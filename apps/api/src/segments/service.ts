@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ApiError, conflict } from '@mailrail/domain/errors/api-error';
+import { ApiError, badRequest, conflict } from '@mailrail/domain/errors/api-error';
 import { contactColumnsSql } from '@mailrail/domain/sql/contact';
-import { segmentFilterSql } from '@mailrail/domain/audience/segments/segment-sql';
-import { storedSegmentFilter, type SegmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
+import { segmentFilterSql, type SegmentScope } from '@mailrail/domain/audience/segments/segment-sql';
+import { activityCampaignIds, storedSegmentFilter, type SegmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
 import { newId } from '@mailrail/platform/ids';
 import { prismaExecutor, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { type Segment } from '@mailrail/platform/db/generated/client';
@@ -40,8 +40,27 @@ export async function findBookSegment(db: Db, teamId: number, contactBookId: str
   return s;
 }
 
+/**
+ * Refuses (400, at the condition's value) an "opened / clicked campaign" condition naming a campaign
+ * the team does not have: another team's campaign id would match nobody, silently.
+ */
+async function requireTeamCampaigns(db: Db, teamId: number, filter: SegmentFilter): Promise<void> {
+  const named = activityCampaignIds(filter);
+  if (!named.length) return;
+  const ids = [...new Set(named.map((n) => n.campaignId))];
+  const found = await db.campaign.findMany({ where: { teamId, id: { in: ids } }, select: { id: true } });
+  const known = new Set(found.map((c) => c.id));
+  const unknown = named.filter((n) => !known.has(n.campaignId));
+  if (unknown.length)
+    throw badRequest(
+      'A condition names a campaign that does not exist',
+      unknown.map((n) => ({ path: ['filter', ...n.path], message: `Campaign ${n.campaignId} not found` })),
+    );
+}
+
 export async function createSegment(deps: ApiDeps, auth: AuthContext, contactBookId: string, body: CreateSegmentBody) {
   const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
+  await requireTeamCampaigns(deps.db, auth.teamId, body.filter);
   const s = await deps.db.segment.create({
     data: { id: newId(), contactBookId: book.id, teamId: auth.teamId, name: body.name, filter: body.filter },
   });
@@ -70,6 +89,7 @@ export async function getSegment(deps: ApiDeps, auth: AuthContext, contactBookId
 export async function updateSegment(deps: ApiDeps, auth: AuthContext, contactBookId: string, segmentId: string, body: UpdateSegmentBody) {
   const s = await findBookSegment(deps.db, auth.teamId, contactBookId, segmentId);
   const newFilter = body.filter !== undefined && !isDeepStrictEqual(body.filter, s.filter);
+  if (newFilter && body.filter) await requireTeamCampaigns(deps.db, auth.teamId, body.filter);
   const updated = await deps.db.$transaction(async (tx) => {
     if (newFilter) {
       const sql = prismaExecutor(tx);
@@ -119,9 +139,9 @@ interface Counts {
 }
 
 /** How many contacts of the book match, and how many of them are subscribed (a campaign's audience). */
-async function countMatching(sql: SqlExecutor, contactBookId: string, filter: SegmentFilter): Promise<Counts> {
+async function countMatching(sql: SqlExecutor, contactBookId: string, filter: SegmentFilter, scope: SegmentScope): Promise<Counts> {
   const params: unknown[] = [contactBookId];
-  const where = segmentFilterSql(filter, 'c', params);
+  const where = segmentFilterSql(filter, 'c', scope, params);
   const [row] = await sql.query<Counts>(
     `SELECT count(*)::int AS count, (count(*) FILTER (WHERE c.subscribed))::int AS "subscribedCount"
        FROM "Contact" c WHERE c."contactBookId" = $1 AND ${where}`,
@@ -135,11 +155,12 @@ async function matchingContactsJson(
   sql: SqlExecutor,
   contactBookId: string,
   filter: SegmentFilter,
+  scope: SegmentScope,
   limit: number,
   offset: number,
 ): Promise<string> {
   const params: unknown[] = [contactBookId, limit, offset];
-  const where = segmentFilterSql(filter, 'c', params);
+  const where = segmentFilterSql(filter, 'c', scope, params);
   const [{ body }] = await sql.query<{ body: string }>(
     `SELECT coalesce(json_agg(r), '[]')::text AS body FROM (
        SELECT ${contactColumnsSql('c')} FROM "Contact" c WHERE c."contactBookId" = $1 AND ${where} ORDER BY c.id LIMIT $2 OFFSET $3
@@ -161,8 +182,9 @@ export async function segmentContactsJson(
   const filter = storedSegmentFilter(s.filter);
   // One place of the team's segment budget and one heavy connection, the two statements in turn.
   return evaluateSegment(deps, auth.teamId, filter, 'SEGMENT_QUERY_TIMEOUT_MS', async (sql) => {
-    const counts = await countMatching(sql, s.contactBookId, filter);
-    const data = await matchingContactsJson(sql, s.contactBookId, filter, q.limit, (q.page - 1) * q.limit);
+    const scope = { teamId: auth.teamId, now: deps.clock.now() };
+    const counts = await countMatching(sql, s.contactBookId, filter, scope);
+    const data = await matchingContactsJson(sql, s.contactBookId, filter, scope, q.limit, (q.page - 1) * q.limit);
     return `{"data":${data},"count":${counts.count},"subscribedCount":${counts.subscribedCount}}`;
   });
 }
@@ -170,9 +192,11 @@ export async function segmentContactsJson(
 /** The live count of the segment builder, with the first matches (asked at every edit: the short timeout). */
 export async function previewSegmentJson(deps: ApiDeps, auth: AuthContext, contactBookId: string, filter: SegmentFilter) {
   const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
+  await requireTeamCampaigns(deps.db, auth.teamId, filter);
   return evaluateSegment(deps, auth.teamId, filter, 'SEGMENT_PREVIEW_TIMEOUT_MS', async (sql) => {
-    const counts = await countMatching(sql, book.id, filter);
-    const contacts = await matchingContactsJson(sql, book.id, filter, PREVIEW_CONTACTS, 0);
+    const scope = { teamId: auth.teamId, now: deps.clock.now() };
+    const counts = await countMatching(sql, book.id, filter, scope);
+    const contacts = await matchingContactsJson(sql, book.id, filter, scope, PREVIEW_CONTACTS, 0);
     return `{"count":${counts.count},"subscribedCount":${counts.subscribedCount},"contacts":${contacts}}`;
   });
 }

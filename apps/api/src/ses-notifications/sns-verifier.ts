@@ -1,5 +1,5 @@
 import { createVerify, X509Certificate, type KeyObject } from 'node:crypto';
-import { BoundedCache } from '@mailrail/platform/cache/bounded-cache';
+import { LRUCache } from 'lru-cache';
 import type { HttpGet } from './http-fetch';
 
 // SNS signature check with node:crypto: the canonical string of the message type, SHA1withRSA for
@@ -63,7 +63,14 @@ export function snsStringToSign(payload: Record<string, unknown>): string | null
 
 export function createSnsVerifier(httpGet: HttpGet, opts: SnsVerifierOptions = {}): SnsVerifier {
   const now = opts.now ?? Date.now;
-  const cache = new BoundedCache<KeyObject>(opts.maxCerts ?? 50, opts.certTtlMs ?? 24 * 3600_000, now);
+  // Certificate URLs come from the request: at most maxCerts keys are kept (least recently used
+  // out first), each for certTtlMs on the injected clock.
+  const cache = new LRUCache<string, KeyObject>({
+    max: opts.maxCerts ?? 50,
+    ttl: opts.certTtlMs ?? 24 * 3600_000,
+    ttlResolution: 0,
+    perf: { now },
+  });
   const maxDownloads = opts.maxDownloadsPerMinute ?? 30;
   const downloads = new Map<string, Promise<KeyObject>>();
   let budget = { windowStart: 0, used: 0 };

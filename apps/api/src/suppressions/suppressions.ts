@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { newId } from '@mailrail/platform/ids';
 import { normalisedEmailField } from '@mailrail/domain/emails/address';
+import { suppressAddresses } from '@mailrail/domain/emails/suppress-addresses';
+import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { notFound } from '@mailrail/domain/errors/api-error';
 import { Prisma } from '@mailrail/platform/db/generated/client';
 import { SuppressionReason } from '@mailrail/platform/db/generated/enums';
@@ -50,15 +51,18 @@ export async function listSuppressions(deps: ApiDeps, auth: AuthContext, q: z.in
 
 /**
  * Idempotent add. An address already on the list keeps its row; its reason changes only when
- * the request names one (so re-adding without a reason does not hide a hard bounce).
+ * the request names one (so re-adding without a reason does not hide a hard bounce). Campaign
+ * emails to the address that are written but not yet sending are withdrawn (suppressAddresses).
  */
 export async function addSuppression(deps: ApiDeps, auth: AuthContext, body: z.infer<typeof addSuppressionBody>) {
-  return deps.db.suppression.upsert({
-    where: { teamId_email: { teamId: auth.teamId, email: body.email } },
-    create: { id: newId(), teamId: auth.teamId, email: body.email, reason: body.reason ?? 'MANUAL' },
-    update: body.reason ? { reason: body.reason } : {},
-    select: SELECT,
+  const [row] = await suppressAddresses(prismaExecutor(deps.db), {
+    teamId: auth.teamId,
+    emails: [body.email],
+    reason: body.reason ?? null,
+    source: null,
+    now: deps.clock.now(),
   });
+  return row;
 }
 
 export async function removeSuppression(deps: ApiDeps, auth: AuthContext, email: string) {

@@ -80,6 +80,26 @@ describe('the response contract', () => {
     expect(contract.problems(answer({ url: '/nowhere', status: 404, body: json({ missing: true }) }))).toHaveLength(1);
   });
 
+  it("holds the dashboard's own routes to their document: a missing field, an extra one, an undeclared route", () => {
+    const member = { userId: 1, email: 'a@x.org', role: 'ADMIN', joinedAt: '2026-01-01T00:00:00.000Z' };
+    const members = (data: object[]) => contract.problems(answer({ url: '/api/dashboard/teams/7/members', body: json({ data }) }));
+    expect(members([member])).toEqual([]);
+    expect(members([{ ...member, passwordHash: 'x' }])).toEqual([expect.stringMatching(/additional properties \(passwordHash\)/)]);
+    const { joinedAt: _omitted, ...noJoinedAt } = member;
+    expect(members([noJoinedAt])).toEqual([expect.stringMatching(/must have required property 'joinedAt'/)]);
+    expect(members([{ ...member, joinedAt: 'yesterday' }])).toEqual([expect.stringMatching(/joinedAt must match format "date-time"/)]);
+    expect(contract.problems(answer({ url: '/api/dashboard/teams/7/nowhere' }))).toEqual([
+      expect.stringMatching(/the dashboard's document has no GET route/),
+    ]);
+    // Its errors: the one error shape, whatever the status.
+    expect(
+      contract.problems(
+        answer({ url: '/api/dashboard/session', status: 401, body: json({ error: { code: 'UNAUTHORIZED', message: 'x' } }) }),
+      ),
+    ).toEqual([]);
+    expect(contract.problems(answer({ url: '/api/dashboard/session', status: 401, body: json({ message: 'x' }) }))).toHaveLength(1);
+  });
+
   it('sees a body written in pieces, as the hand-streamed list writes it', async () => {
     const app = express();
     app.get('/api/v1/emails', (_req, res) => {

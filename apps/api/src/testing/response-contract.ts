@@ -1,12 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import { dashboardApiDocumentation } from '../dashboard/openapi';
 import { apiDocumentation } from '../openapi/document';
 
 // Every response a route test receives is checked against the OpenAPI document (the one
 // GET /api/v1/doc serves): its status must be listed for the route, its content type too, and a
 // JSON body must match that status's schema, with no field the document does not name. So the
-// route tests are contract tests, and the document cannot drift from the code unnoticed.
+// route tests are contract tests, and the document cannot drift from the code unnoticed. The
+// dashboard's own routes are held to their document (dashboard/openapi.ts, the source of the web
+// app's types) the same way for their success answers; their errors, to the one error shape.
 
 /** Served but deliberately not in the document: the queue dashboard and the docs page's assets. */
 export const UNDOCUMENTED_PATHS = [/^\/admin\/queues(\/|$)/i, /^\/api\/v1\/ui\//i];
@@ -71,11 +74,9 @@ function describe(errors: ValidateFunction['errors']): string {
 
 const clip = (s: string, n = 300) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
-async function buildContract(): Promise<ResponseContract> {
-  const doc: any = await SwaggerParser.dereference(structuredClone(apiDocumentation('http://localhost')) as any);
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  ajv.addFormat('date-time', (s: string) => ISO_DATE_TIME.test(s) && !Number.isNaN(Date.parse(s)));
-
+/** A document's operations, a literal segment before a parameter (/contacts/bulk before /contacts/{contactId}). */
+async function operationsOf(document: unknown): Promise<{ doc: any; operations: Operation[] }> {
+  const doc: any = await SwaggerParser.dereference(structuredClone(document) as any);
   const operations: Operation[] = [];
   for (const [template, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
     for (const [method, op] of Object.entries(ops)) {
@@ -88,8 +89,15 @@ async function buildContract(): Promise<ResponseContract> {
       });
     }
   }
-  // A literal segment beats a parameter (/contacts/bulk before /contacts/{contactId}).
   operations.sort((a, b) => a.params - b.params);
+  return { doc, operations };
+}
+
+async function buildContract(): Promise<ResponseContract> {
+  const { doc, operations } = await operationsOf(apiDocumentation('http://localhost'));
+  const dashboard = await operationsOf(dashboardApiDocumentation('http://localhost'));
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addFormat('date-time', (s: string) => ISO_DATE_TIME.test(s) && !Number.isNaN(Date.parse(s)));
 
   const validators = new Map<unknown, ValidateFunction>();
   const validatorFor = (schema: any) => {
@@ -115,8 +123,26 @@ async function buildContract(): Promise<ResponseContract> {
     return validate(value) ? [] : [`${where}: ${describe(validate.errors)}; body: ${clip(JSON.stringify(value))}`];
   };
 
+  /** The status, content type and body of an answer against one operation of a document. */
+  const conforms = (op: Operation, r: ObservedResponse, media: string | undefined, where: string): string[] => {
+    const { method, status, body } = r;
+    const route = `${op.method} ${op.template}`;
+    const response = op.responses[String(status)];
+    if (!response)
+      return [`${where}: status ${status} is not documented for ${route} (documented: ${Object.keys(op.responses).join(', ')})`];
+    if (method === 'HEAD' || (!response.content && body.length === 0)) return [];
+    const documented = response.content ?? {};
+    const entry = media ? documented[media] : undefined;
+    if (!entry)
+      return [
+        `${where}: content type ${media ?? '(none)'} is not documented for ${route} ${status} (documented: ${Object.keys(documented).join(', ') || 'no body'})`,
+      ];
+    return media === 'application/json' && entry.schema ? checkJson(entry.schema, body, `${where} (${route})`) : [];
+  };
+
   return {
-    problems({ method, url, status, contentType, body }) {
+    problems(r) {
+      const { method, url, status, contentType, body } = r;
       const requested = url.split('?')[0];
       if (UNDOCUMENTED_PATHS.some((p) => p.test(requested))) return [];
       // The dashboard's /teams/:id/v1/... is the public API's own router: held to the same document.
@@ -124,13 +150,16 @@ async function buildContract(): Promise<ResponseContract> {
       const asked = method === 'HEAD' ? 'GET' : method;
       const where = `${method} ${requested} → ${status}`;
       const media = contentType?.split(';')[0].trim().toLowerCase();
-      // Other dashboard routes are documented in docs/dashboard-api.md; their errors still have the one shape.
+      // The dashboard's own routes: a success as its document says, an error in the one error shape.
       if (DASHBOARD_OWN.test(path)) {
-        return status < 400 || method === 'HEAD'
-          ? []
-          : media === 'application/json'
+        if (method === 'HEAD') return [];
+        if (status >= 400)
+          return media === 'application/json'
             ? checkJson(errorSchema, body, `${where} (dashboard)`)
             : [`${where}: an error must be JSON in the error shape, got ${media}`];
+        const op = dashboard.operations.find((o) => o.method === asked && o.matcher.test(path));
+        if (!op) return [`${where}: answered, but the dashboard's document has no ${asked} route for this path`];
+        return conforms(op, r, media, where);
       }
       // The dashboard app (HTML, its assets) outside /api.
       if (!/^\/api(\/|$)/i.test(path) && status < 400 && media !== 'application/json') return [];
@@ -143,21 +172,10 @@ async function buildContract(): Promise<ResponseContract> {
           ? checkJson(errorSchema, body, `${where} (undocumented route)`)
           : [`${where}: an error must be JSON in the error shape, got ${media}`];
       }
-      const route = `${op.method} ${op.template}`;
-      const response = op.responses[String(status)];
       // The dashboard's own gate (session 401, CSRF 403, "Team not found" 404) answers before the API's route.
-      if (!response && path !== requested && [401, 403, 404].includes(status))
+      if (!op.responses[String(status)] && path !== requested && [401, 403, 404].includes(status))
         return checkJson(errorSchema, body, `${where} (dashboard gate)`);
-      if (!response)
-        return [`${where}: status ${status} is not documented for ${route} (documented: ${Object.keys(op.responses).join(', ')})`];
-      if (method === 'HEAD' || (!response.content && body.length === 0)) return [];
-      const documented = response.content ?? {};
-      const entry = media ? documented[media] : undefined;
-      if (!entry)
-        return [
-          `${where}: content type ${media ?? '(none)'} is not documented for ${route} ${status} (documented: ${Object.keys(documented).join(', ') || 'no body'})`,
-        ];
-      return media === 'application/json' && entry.schema ? checkJson(entry.schema, body, `${where} (${route})`) : [];
+      return conforms(op, r, media, where);
     },
   };
 }

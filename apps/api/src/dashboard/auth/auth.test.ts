@@ -37,8 +37,9 @@ describe('sign-in', () => {
     expect(cookie).not.toMatch(/Secure/); // PUBLIC_URL is http here
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toEqual({
-      user: { id: userId, email, hasPassword: true },
+      user: { id: userId, email, hasPassword: true, operator: false },
       teams: [{ id: api.team.teamId, name: 'Test team', role: 'ADMIN' }],
+      lastTeamId: api.team.teamId,
       csrfToken: expect.stringMatching(/^[\w-]{43}$/),
       expiresAt: expect.any(String),
     });
@@ -216,7 +217,7 @@ describe('links and passwords', () => {
     const token = await issueUserToken(api.deps.db, { userId: user.id, purpose: 'SIGN_IN', ttlMs: 60_000, now: new Date() });
     const b = browser(api);
     const res = await b.post('/api/dashboard/auth/link', { token }).expect(200);
-    expect(res.body.user).toEqual({ id: user.id, email: 'linked@example.org', hasPassword: false });
+    expect(res.body.user).toEqual({ id: user.id, email: 'linked@example.org', hasPassword: false, operator: false });
     b.csrfToken = res.body.csrfToken;
     const again = await browser(api).post('/api/dashboard/auth/link', { token }).expect(400);
     expect(again.body.error.message).toBe('This link is invalid, expired or already used');

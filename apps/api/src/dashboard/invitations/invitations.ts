@@ -6,7 +6,8 @@ import { normalisedEmailField } from '@mailrail/domain/emails/address';
 import { dashboardLink, hashSecretToken, looksLikeSecretToken, newSecretToken } from '@mailrail/domain/users/link-tokens';
 import { hashPassword } from '@mailrail/domain/users/passwords';
 import type { ApiDeps } from '../../deps';
-import { linkMessage, mailNotConfigured, type DashboardMailer } from '../mail/dashboard-mail';
+import { linkMessage, type SystemMailer } from '@mailrail/domain/system-mail/system-mail';
+import { mailNotConfigured } from '../mail/dashboard-mail';
 import { invalidLink, newPasswordField } from '../auth/sign-in';
 
 export const createInvitationBody = z.object({ email: normalisedEmailField(), role: z.enum(TeamRole).default('MEMBER') });
@@ -58,7 +59,7 @@ export async function listInvitations(deps: InvitationDeps, teamId: number) {
  */
 export async function inviteMember(
   deps: InvitationDeps,
-  mailer: DashboardMailer | null,
+  mailer: SystemMailer | null,
   teamId: number,
   invitedById: number,
   input: z.infer<typeof createInvitationBody>,

@@ -1,25 +1,54 @@
-import { Router } from 'express';
+import { z } from 'zod';
+import { TeamRole } from '@mailrail/platform/db/generated/enums';
 import type { ApiDeps } from '../../deps';
-import { parseOrThrow } from '../../http/validate';
+import { declareRoute } from '../../http/api-route';
 import { tokenBody } from '../auth/sign-in';
-import { sessionView, startSession } from '../session/session-view';
+import { sessionFields, sessionView, startSession } from '../session/session-view';
 import { acceptInvitation, acceptInvitationBody, lookupInvitation } from './invitations';
 
-/** Accepting an invitation: no session needed (the same-origin check runs before these). */
-export function invitationAcceptRoutes(deps: ApiDeps): Router {
-  const r = Router();
-  r.post('/lookup', async (req, res) => {
-    res.json(await lookupInvitation(deps, parseOrThrow(tokenBody, req.body ?? {}).token));
-  });
-  r.post('/accept', async (req, res) => {
-    const accepted = await acceptInvitation(deps, parseOrThrow(acceptInvitationBody, req.body ?? {}));
-    const base = { accepted: true, teamId: accepted.teamId };
-    // A new password was just chosen here: sign in. Otherwise the account's owner signs in as usual
-    // (and a session of that same user simply sees the new team).
-    if (accepted.setPassword) return void res.json({ ...base, signedIn: true, ...(await startSession(deps, res, accepted.userId)) });
-    if (req.session?.userId === accepted.userId)
-      return void res.json({ ...base, signedIn: true, ...(await sessionView(deps, req.session)) });
-    res.json({ ...base, signedIn: false });
-  });
-  return r;
-}
+const route = declareRoute<ApiDeps>();
+const tag = 'Invitations';
+// No session needed (the link is the proof); the same-origin check runs before these.
+const noSession = { public: true, errors: [403] };
+const accepted = { accepted: z.literal(true), teamId: z.number().int() };
+
+/** Accepting an invitation (docs/dashboard-api.md). */
+export const invitationAcceptRoutes = [
+  route({
+    method: 'post',
+    path: '/api/dashboard/invitations/lookup',
+    tag,
+    summary: 'What the accept page shows of an invitation link',
+    ...noSession,
+    body: tokenBody,
+    response: z.object({
+      teamName: z.string(),
+      email: z.string(),
+      role: z.enum(TeamRole),
+      expiresAt: z.iso.datetime(),
+      needsPassword: z.boolean().describe('The address has no account with a password yet: accepting sets one'),
+    }),
+    handle: (deps, { body }) => lookupInvitation(deps, body.token),
+  }),
+  route({
+    method: 'post',
+    path: '/api/dashboard/invitations/accept',
+    tag,
+    summary: 'Accepts an invitation; signs in when a new password was set here (or the session is already that user)',
+    ...noSession,
+    body: acceptInvitationBody,
+    response: z.union([
+      z.object({ ...accepted, signedIn: z.literal(true), ...sessionFields }),
+      z.object({ ...accepted, signedIn: z.literal(false) }),
+    ]),
+    serve: async (deps, { body }, req, res) => {
+      const done = await acceptInvitation(deps, body);
+      const base = { accepted: true, teamId: done.teamId };
+      // A new password was just chosen here: sign in. Otherwise the account's owner signs in as usual
+      // (and a session of that same user simply sees the new team).
+      if (done.setPassword) return void res.json({ ...base, signedIn: true, ...(await startSession(deps, res, done.userId)) });
+      if (req.session?.userId === done.userId) return void res.json({ ...base, signedIn: true, ...(await sessionView(deps, req.session)) });
+      res.json({ ...base, signedIn: false });
+    },
+  }),
+];

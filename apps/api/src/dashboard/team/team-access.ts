@@ -33,11 +33,15 @@ export function teamAccess(deps: ApiDeps): RequestHandler {
       const teamId = typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : 0;
       if (teamId < 1 || teamId > MAX_INT4) throw teamNotFound();
       // One statement on every team request (Prisma would read the membership and the team apart).
-      const [membership] = await prismaExecutor(deps.db).query<{ role: TeamRole; apiRateLimit: number | null }>(
-        `SELECT m.role, t."apiRateLimit" FROM "Membership" m JOIN "Team" t ON t.id = m."teamId" WHERE m."userId" = $1 AND m."teamId" = $2`,
+      const db = prismaExecutor(deps.db);
+      const [membership] = await db.query<{ role: TeamRole; apiRateLimit: number | null; lastTeamId: number | null }>(
+        `SELECT m.role, t."apiRateLimit", u."lastTeamId" FROM "Membership" m JOIN "Team" t ON t.id = m."teamId" JOIN "User" u ON u.id = m."userId"
+          WHERE m."userId" = $1 AND m."teamId" = $2`,
         [session.userId, teamId],
       );
       if (!membership) throw teamNotFound();
+      // Signing in lands on the team used last: written only when the user moves to another team.
+      if (membership.lastTeamId !== teamId) await db.execute(`UPDATE "User" SET "lastTeamId" = $2 WHERE id = $1`, [session.userId, teamId]);
       req.member = { userId: session.userId, teamId, role: membership.role };
       req.auth = {
         teamId,

@@ -1,9 +1,6 @@
 import { EmailSource, EmailStatus } from '@mailrail/platform/db/generated/enums';
 import { z } from 'zod';
-import { explanation } from '../addresses/openapi';
-import { documentRoute, type DocRegistry } from '../openapi/registry';
-import { listEmailsQuery } from './list-emails';
-import { batchPayload, emailIdParam, rescheduleBody, sendEmailPayload } from './schemas';
+import { explanation } from '../addresses/routes';
 
 // Every enum of the document is the database's own (the Prisma enum), never typed again here.
 export const emailStatus = z.enum(EmailStatus);
@@ -30,7 +27,7 @@ export const emailListItem = z
   })
   .meta({ id: 'EmailListItem' });
 
-const email = emailListItem
+export const emailResponse = emailListItem
   .extend({
     teamId: z.number().int(),
     emailEvents: z.array(z.object({ emailId: z.string(), status: emailStatus, createdAt: z.string(), data: z.unknown() })),
@@ -76,88 +73,3 @@ const email = emailListItem
       ),
   })
   .meta({ id: 'Email' });
-
-const idempotencyHeader = z.object({
-  'Idempotency-Key': z
-    .string()
-    .min(1)
-    .max(256)
-    .optional()
-    .describe('Same key and body within 24 h returns the first answer; another body is 409 NOT_UNIQUE'),
-});
-
-const emailId = z.object({ emailId: z.string() });
-const example = {
-  from: 'Acme <hello@example.com>',
-  to: ['ada@example.org'],
-  subject: 'Welcome',
-  html: '<p>Hello {{name}}</p>',
-  text: 'Hello',
-};
-
-export function documentEmailRoutes(r: DocRegistry) {
-  const tag = 'Emails';
-  documentRoute(r, {
-    method: 'post',
-    path: '/api/v1/emails',
-    tag,
-    summary: 'Send one email (now or at scheduledAt)',
-    headers: idempotencyHeader,
-    body: sendEmailPayload,
-    response: emailId,
-    example,
-    errors: [400, 401, 403, 409, 413, 429, 503],
-  });
-  documentRoute(r, {
-    method: 'post',
-    path: '/api/v1/emails/batch',
-    tag,
-    summary: 'Send up to 100 emails, validated as a whole',
-    headers: idempotencyHeader,
-    body: batchPayload,
-    response: z.object({ data: z.array(emailId) }),
-    example: [example, { ...example, to: 'grace@example.org' }],
-    errors: [400, 401, 403, 409, 413, 429, 503],
-  });
-  documentRoute(r, {
-    method: 'get',
-    path: '/api/v1/emails',
-    tag,
-    summary: 'List emails, newest first',
-    description:
-      'Streamed (chunked, no Content-Length or ETag): bodies are read and written piece by piece. An error after the answer started closes the connection. ' +
-      '`count` is exact up to EMAIL_LIST_COUNT_CAP (default 10,000) matching emails; when more match it is the cap and `countCapped` is true (absent otherwise). Pages past the cap are still served.',
-    query: listEmailsQuery,
-    response: z.object({
-      data: z.array(emailListItem),
-      count: z.number().int().describe('Emails matching the filter, counted up to EMAIL_LIST_COUNT_CAP'),
-      countCapped: z.literal(true).optional().describe('Present (true) only when more emails match than the cap: `count` is then the cap'),
-    }),
-  });
-  documentRoute(r, {
-    method: 'get',
-    path: '/api/v1/emails/:emailId',
-    tag,
-    summary: 'Get an email with its events in time order',
-    params: emailIdParam,
-    response: email,
-  });
-  documentRoute(r, {
-    method: 'patch',
-    path: '/api/v1/emails/:emailId',
-    tag,
-    summary: 'Reschedule a SCHEDULED email',
-    params: emailIdParam,
-    body: rescheduleBody,
-    response: emailId,
-    example: { scheduledAt: '2026-12-01T09:00:00+01:00' },
-  });
-  documentRoute(r, {
-    method: 'post',
-    path: '/api/v1/emails/:emailId/cancel',
-    tag,
-    summary: 'Cancel a SCHEDULED email',
-    params: emailIdParam,
-    response: emailId,
-  });
-}
