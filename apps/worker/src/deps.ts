@@ -8,6 +8,8 @@ import { createHeavySql } from '@mailrail/platform/budgets/heavy-work';
 import type { SendSettings } from './send/send-email';
 import { createSesV2Sender, type SesSender } from './send/ses-sender';
 import { withSimulatedSesEvents } from './send/simulated-ses-events';
+import { createEmailIntake } from '@mailrail/domain/emails/email-intake';
+import { createSystemMailer, type SystemMailer } from '@mailrail/domain/system-mail/system-mail';
 
 /** Everything the worker's jobs may touch; built once per process (or per test). */
 export interface WorkerDeps extends BaseDeps {
@@ -20,6 +22,8 @@ export interface WorkerDeps extends BaseDeps {
   heavySql: SqlPool;
   /** Per-team and global concurrency of heavy operations (packages/platform/src/budgets). */
   budgets: BudgetGate;
+  /** Mail to dashboard users (reputation alerts), through the same intake as the API's; null when not configured. */
+  systemMail: SystemMailer | null;
 }
 
 export class WorkerConfigError extends Error {}
@@ -66,10 +70,15 @@ export function createWorkerDeps(config: Config, overrides: Partial<WorkerDeps> 
     });
     base.log.info({ delayMs: config.SES_EVENT_SIMULATOR_DELAY_MS }, 'SES event simulator on: accepted messages get simulated SES events');
   }
+  // The worker's own intake for system mail: the API's path (sender rule, suppressions, group
+  // committer) on the worker's pool; used a few times a day, so no pool of its own.
+  const systemMail =
+    overrides.systemMail !== undefined ? overrides.systemMail : createSystemMailer(createEmailIntake({ ...base, sql }), config);
   return {
     ...base,
     sql,
     ses,
+    systemMail,
     send: overrides.send ?? sendSettings(config),
     metrics: overrides.metrics ?? createMetrics('worker'),
     heavySql: overrides.heavySql ?? createHeavySql(config, (err) => base.log.warn({ err }, 'heavy pool connection lost')),

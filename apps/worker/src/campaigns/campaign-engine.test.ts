@@ -286,3 +286,27 @@ it('campaigns still start and finish after Redis lost every key, scan scheduler 
   await env.waitFor(async () => (await campaign(id)).status === 'SENT', 30_000);
   expect(sentTo(domain)).toBe(10);
 });
+
+it("a variable without its own fallback takes the book's registry fallback; one with its own keeps it", async () => {
+  const domain = 'registry.test';
+  const book = await seedContactBook(env.deps.db, env.teamId, { subscribed: 2 }, { domain });
+  await env.deps.db.contactProperty.createMany({
+    data: [
+      { contactBookId: book.id, name: 'Company', type: 'STRING', fallback: 'your company' },
+      { contactBookId: book.id, name: 'plan', type: 'STRING', fallback: 'Basic' },
+    ],
+  });
+  await insertScheduledCampaign(env.deps.db, {
+    teamId: env.teamId,
+    domainId: env.domain.id,
+    contactBookId: book.id,
+    from: `news@${env.domain.name}`,
+    scheduledAt: new Date(t - 1000),
+    html: '<p>At {{company}} on {{PLAN}}, or {{plan,fallback=Free}}</p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a>',
+  });
+  await env.waitFor(async () => sentTo(domain) >= 2, 30_000);
+  const body = (to: string) => env.ses.messagesTo(to)[0].raw.replace(/=\r?\n/g, '');
+  // s1 has no Company property (odd i), s2 has Co2: only the missing one falls back.
+  expect(body(`s1@${domain}`)).toContain('At your company on Basic, or Free');
+  expect(body(`s2@${domain}`)).toContain('At Co2 on Basic, or Free');
+});

@@ -29,6 +29,11 @@ async function otherTeam(): Promise<number> {
   return (await createTeam(env.deps.db, `Team ${newId()}`)).id;
 }
 
+/**
+ * A campaign of `subscribed` contacts, created an hour ahead so that no scan starts it while the test
+ * sets it up (a segment, a held row); `due()` then makes it due in one update, as scheduled or (with
+ * `running`) as the scan leaves a started one.
+ */
 async function campaignFor(teamId: number, domain: string, subscribed: number, opts: { running?: boolean; scheduledAt?: Date } = {}) {
   const book = await seedContactBook(env.deps.db, teamId, { subscribed }, { domain });
   const id = await insertScheduledCampaign(env.deps.db, {
@@ -36,11 +41,15 @@ async function campaignFor(teamId: number, domain: string, subscribed: number, o
     domainId: env.domain.id,
     contactBookId: book.id,
     from: `news@${env.domain.name}`,
-    scheduledAt: opts.scheduledAt ?? new Date(Date.now() - 1000),
+    scheduledAt: new Date(Date.now() + 3_600_000),
   });
-  // Already started, as the scan leaves it.
-  if (opts.running) await env.deps.db.campaign.update({ where: { id }, data: { status: 'RUNNING' } });
-  return { id, book: book.id };
+  const due = async (data: { segmentId?: string } = {}) => {
+    await env.deps.db.campaign.update({
+      where: { id },
+      data: { ...data, scheduledAt: opts.scheduledAt ?? new Date(Date.now() - 1000), ...(opts.running ? { status: 'RUNNING' } : {}) },
+    });
+  };
+  return { id, book: book.id, due };
 }
 
 /**
@@ -69,9 +78,11 @@ describe("one team's slow preparation", () => {
   it("delays neither another team's campaign nor the periodic jobs, and once it fails for good it is paused with its reason and not run again", async () => {
     const a = await campaignFor(env.teamId, 'held.test', 30, { running: true, scheduledAt: new Date(Date.now() - 60_000) });
     const lock = await holdPreparation(a.id, a.book);
+    await a.due();
     try {
       const teamB = await otherTeam();
       const b = await campaignFor(teamB, 'free.test', 20);
+      await b.due();
       const lockedAt = Date.now();
       // B is started, prepared, sent and finished: every step of it ran while A's preparation could not.
       await env.waitFor(async () => (await campaign(b.id)).status === 'SENT', 30_000);
@@ -100,7 +111,7 @@ describe("one team's slow preparation", () => {
 
 describe('a segment filter over the cost budget (saved before the budget existed)', () => {
   it('is never evaluated: the campaign is paused at once with the reason, and no recipient is written', async () => {
-    const { id, book } = await campaignFor(env.teamId, 'costly.test', 10);
+    const { id, book, due } = await campaignFor(env.teamId, 'costly.test', 10);
     // 20 groups of 20 long `contains` values, written past the API's validation as an old row is.
     const conditions = Array.from({ length: 20 }, (_, g) => ({
       match: 'any',
@@ -114,7 +125,8 @@ describe('a segment filter over the cost budget (saved before the budget existed
     await env.deps.db.segment.create({
       data: { id: segmentId, teamId: env.teamId, contactBookId: book, name: 'Costly', filter: { match: 'all', conditions } },
     });
-    await env.deps.db.campaign.update({ where: { id }, data: { segmentId } });
+    // Due only now: a scan that started it before the segment was attached would send to the whole book.
+    await due({ segmentId });
     await env.waitFor(async () => (await campaign(id)).status === 'PAUSED', 30_000);
     const paused = await campaign(id);
     expect(paused.pausedReason).toMatch(/too costly to evaluate/);
@@ -138,7 +150,7 @@ describe('prepareRecipients in keyset batches', () => {
       },
     });
     await env.deps.db.suppression.create({ data: { id: newId(), teamId: env.teamId, email: 's11@keyset.test', reason: 'MANUAL' } });
-    const { id } = await campaignFor(env.teamId, 'unused.test', 0, { scheduledAt: new Date(Date.now() + 3_600_000) });
+    const { id } = await campaignFor(env.teamId, 'unused.test', 0);
     await env.deps.db.campaign.update({ where: { id }, data: { contactBookId: book.id, segmentId } });
 
     const settings = { batchSize: 4, statementTimeoutMs: 5000 };

@@ -1,3 +1,4 @@
+import { pauseCampaignAndHoldEmails, resumePausedCampaign } from '@mailrail/domain/campaigns/campaign-state';
 import { statementText, type SqlExecutor, type SqlPool } from '@mailrail/platform/db/sql/executor';
 import { insertScheduledCampaign, seedContactBook } from '@mailrail/testing/campaign-fixtures';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../testing/worker-harness';
@@ -36,6 +37,13 @@ async function runningRampCampaign(domain: string): Promise<string> {
 }
 
 const emailsOf = (campaignId: string) => env.deps.db.email.count({ where: { campaignId } });
+const windowRows = async (campaignId: string) =>
+  (await env.deps.db.campaignWindow.findMany({ where: { campaignId }, orderBy: { number: 'asc' } })).map((w) => ({
+    number: w.number,
+    size: w.size,
+    queued: w.queued,
+    openedAt: w.openedAt.getTime(),
+  }));
 
 /** Every recipient has at most one email, and every QUEUED recipient's email exists. */
 async function expectOneEmailPerRecipient(campaignId: string): Promise<void> {
@@ -99,6 +107,14 @@ it('sends windows of 2, 4, 8, 10 and 6 and records each window on the campaign',
     // Nothing pending: no window opens.
     { number: 4, size: 10, startedAt: start + 4 * MINUTE },
   ]);
+  // Planned against actual, one row per window, written with its emails.
+  expect(await windowRows(id)).toEqual([
+    { number: 0, size: 2, queued: 2, openedAt: start },
+    { number: 1, size: 4, queued: 4, openedAt: start + MINUTE },
+    { number: 2, size: 8, queued: 8, openedAt: start + 2 * MINUTE },
+    { number: 3, size: 10, queued: 10, openedAt: start + 3 * MINUTE },
+    { number: 4, size: 10, queued: 6, openedAt: start + 4 * MINUTE },
+  ]);
   await expectOneEmailPerRecipient(id);
   expect(await env.deps.db.campaignEmail.count({ where: { campaignId: id, status: 'PENDING' } })).toBe(0);
 });
@@ -136,6 +152,14 @@ it('a crash while a window opens, and replays after it, neither send a window tw
     t += MINUTE;
   }
   expect(perWindow).toEqual([2, 4, 8, 10, 6]);
+  // The rolled-back runs counted nothing: each window's row holds what it sent, once.
+  expect((await windowRows(id)).map((w) => [w.size, w.queued])).toEqual([
+    [2, 2],
+    [4, 4],
+    [8, 8],
+    [10, 10],
+    [10, 6],
+  ]);
   await expectOneEmailPerRecipient(id);
   expect(await env.deps.db.campaignEmail.count({ where: { campaignId: id, status: 'PENDING' } })).toBe(0);
 });
@@ -163,4 +187,19 @@ it('a replay whose earlier run committed part of a window only fills the rest of
   expect(await emailsOf(id)).toBe(2 + 4);
   expect(await env.deps.db.campaign.findUniqueOrThrow({ where: { id } })).toMatchObject({ windowNumber: 1, windowSize: 4 });
   await expectOneEmailPerRecipient(id);
+});
+
+it("a pause takes the emails it holds back out of their window's count; they count in the window that sends them", async () => {
+  const id = await runningRampCampaign('ramp-pause.test');
+  await runCampaignWindow(env.deps, id); // window 0: 2 emails, which no worker claims here
+  expect((await windowRows(id)).map((w) => w.queued)).toEqual([2]);
+  expect(await pauseCampaignAndHoldEmails(env.deps.db, { id, teamId: env.teamId }, new Date(t))).toBe(true);
+  expect((await windowRows(id)).map((w) => w.queued)).toEqual([0]);
+  expect(await resumePausedCampaign(env.deps.db, { id, teamId: env.teamId }, new Date(t))).toBe(true);
+  t += MINUTE;
+  await runCampaignWindow(env.deps, id);
+  expect((await windowRows(id)).map((w) => [w.size, w.queued])).toEqual([
+    [2, 0],
+    [4, 4],
+  ]);
 });

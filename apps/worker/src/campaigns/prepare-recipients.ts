@@ -1,6 +1,8 @@
+import { campaignRecipientSkippedEventsSql } from '@mailrail/domain/sql/campaign-recipient-events';
 import { setLocalStatementTimeout, withTransaction, type TransactionalSqlExecutor } from '@mailrail/platform/db/sql/executor';
 import type { Config } from '@mailrail/platform/config/schema';
 import { segmentFilterSql } from '@mailrail/domain/audience/segments/segment-sql';
+import { suppressionJoinSql } from '@mailrail/domain/sql/suppression';
 import { segmentFilterCostProblem, storedSegmentFilter } from '@mailrail/domain/audience/segments/segment-filter';
 
 // A campaign's audience, fixed when it starts, written in keyset batches over the book's contacts
@@ -66,19 +68,25 @@ async function prepareRecipientBatch(
 ): Promise<BatchStep> {
   return withTransaction(sql, async (tx): Promise<BatchStep> => {
     await setLocalStatementTimeout(tx, settings.statementTimeoutMs);
-    const [c] = await tx.query<{ teamId: number; contactBookId: string | null; recipientsCursor: string | null; filter: unknown }>(
-      `SELECT k."teamId", k."contactBookId", k."recipientsCursor", s.filter
+    const [c] = await tx.query<{
+      teamId: number;
+      domainId: number | null;
+      contactBookId: string | null;
+      recipientsCursor: string | null;
+      filter: unknown;
+    }>(
+      `SELECT k."teamId", k."domainId", k."contactBookId", k."recipientsCursor", s.filter
          FROM "Campaign" k LEFT JOIN "Segment" s ON s.id = k."segmentId"
         WHERE k.id = $1 AND k."recipientsReadyAt" IS NULL AND k.status IN ('SCHEDULED', 'RUNNING')
         FOR UPDATE OF k`,
       [campaignId],
     );
     if (!c) return { outcome: 'stopped' };
-    const params: unknown[] = [campaignId, now, c.contactBookId, c.recipientsCursor ?? '', settings.batchSize, c.teamId];
+    const params: unknown[] = [campaignId, now, c.contactBookId, c.recipientsCursor ?? '', settings.batchSize, c.teamId, c.domainId];
     const filter = c.filter !== null && c.filter !== undefined ? storedSegmentFilter(c.filter) : null;
     const tooCostly = filter && segmentFilterCostProblem(filter);
     if (tooCostly) throw new SegmentTooCostly(tooCostly);
-    const inSegment = filter ? ` AND ${segmentFilterSql(filter, 'ct', params)}` : '';
+    const inSegment = filter ? ` AND ${segmentFilterSql(filter, 'ct', { teamId: c.teamId, now }, params)}` : '';
     const [slice] = await tx.query<{ last: string | null; looked: number }>(
       `WITH slice AS (
          SELECT id FROM "Contact" WHERE "contactBookId" = $3 AND id > $4 ORDER BY id LIMIT $5
@@ -88,8 +96,12 @@ async function prepareRecipientBatch(
                 CASE WHEN s.id IS NULL THEN 'PENDING' ELSE 'SUPPRESSED' END::"CampaignEmailStatus", s.reason::text,
                 $2::timestamptz, $2::timestamptz
            FROM slice JOIN "Contact" ct ON ct.id = slice.id AND ct.subscribed${inSegment}
-           LEFT JOIN "Suppression" s ON s."teamId" = $6 AND s.email = lower(ct.email)
+           ${suppressionJoinSql('s', '$6', 'ct.email')}
          ON CONFLICT DO NOTHING
+         RETURNING "campaignId", "contactId", email, status, reason, "updatedAt"
+       ), skipped_events AS (
+         -- Only the rows this statement inserted: a replayed batch writes no second event.
+         ${campaignRecipientSkippedEventsSql({ source: 'added', teamIdSql: '$6::int', domainIdSql: '$7::int' })}
        )
        SELECT max(id) AS last, count(*)::int AS looked FROM slice`,
       params,

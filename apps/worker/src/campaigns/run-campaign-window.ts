@@ -1,6 +1,8 @@
+import { campaignRecipientSkippedEventsSql } from '@mailrail/domain/sql/campaign-recipient-events';
 import { prepareCampaignBody } from '@mailrail/domain/campaigns/campaign-content';
 import { rampOf, windowSizeFor } from '@mailrail/domain/campaigns/ramp';
 import { renderCampaignEmail } from '@mailrail/domain/campaigns/render-campaign-email';
+import { registryFallbacks } from '@mailrail/domain/audience/properties/contact-properties';
 import {
   enqueueSendJobs,
   insertEmailRows,
@@ -9,6 +11,7 @@ import {
   type PreparedEmail,
 } from '@mailrail/domain/emails/create-emails';
 import { emailIdCreatedWithinSql } from '@mailrail/domain/sql/email-id-range';
+import { suppressionJoinSql } from '@mailrail/domain/sql/suppression';
 import { withTransaction, type SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import type { SuppressionReason } from '@mailrail/platform/db/generated/enums';
 import type { CampaignRecipientReason } from '@mailrail/domain/campaigns/recipient-outcomes';
@@ -54,6 +57,8 @@ interface CampaignForWindow {
   recipientsReadyAt: Date | null;
   region: string | null;
   variables: string[] | null;
+  /** The book's property registry (name, fallback), for the fallbacks of variables without their own. */
+  registry: { name: string; fallback: string | null }[] | null;
 }
 
 interface PendingRecipient {
@@ -66,7 +71,7 @@ interface PendingRecipient {
   contactExists: boolean;
   /** False when the contact unsubscribed (or was deleted) after the campaign started. */
   stillSubscribed: boolean;
-  /** Set when the address was suppressed after the audience was fixed (a bounce from an earlier window). */
+  /** Set when the address was suppressed after the audience was fixed (a bounce from an earlier window, the API). */
   suppressedBecause: SuppressionReason | null;
 }
 
@@ -141,10 +146,11 @@ async function queueNextChunk(deps: CampaignWindowDeps, tx: SqlExecutor, campaig
   const prepared = prepareEmails(drafts, now);
   await insertEmailRows(tx, prepared, now);
   await markRecipientsQueued(tx, campaignId, prepared, now, after, lastContactId);
-  await markRecipientsSkipped(tx, campaignId, skipped, now);
+  await markRecipientsSkipped(tx, c, skipped, now);
   // lastSentAt is the opening of the current window (or the last chunk when there is no window).
-  if (budget.opens) await openWindow(tx, campaignId, now, budget.opens);
+  if (budget.opens) await openWindow(tx, campaignId, now, budget.opens, prepared.length);
   else if (c.batchWindowMinutes === 0) await setLastSentAt(tx, campaignId, now);
+  else await countInWindow(tx, campaignId, c.windowNumber, prepared.length);
   return {
     queued: prepared.length,
     skipped: skipped.length,
@@ -163,7 +169,10 @@ async function lockRunningCampaign(tx: SqlExecutor, campaignId: string): Promise
   const rows = await tx.query<CampaignForWindow>(
     `SELECT c.id, c."teamId", c."domainId", c.status, c."from", c.subject, c."previewText", c.html, c."replyTo", c.cc, c.bcc,
             c."batchSize", c."batchWindowMinutes", c."lastSentAt", c."rampStart", c."rampFactor", c."windowNumber", c."windowSize",
-            c."recipientsReadyAt", d.region, b.variables
+            c."recipientsReadyAt", d.region, b.variables,
+            (SELECT json_agg(json_build_object('name', p.name, 'fallback', p.fallback))
+               FROM "ContactProperty" p
+              WHERE p."contactBookId" = c."contactBookId" AND p.fallback IS NOT NULL) AS registry
        FROM "Campaign" c
        LEFT JOIN "Domain" d ON d.id = c."domainId"
        LEFT JOIN "ContactBook" b ON b.id = c."contactBookId"
@@ -233,8 +242,7 @@ async function takePendingRecipients(tx: SqlExecutor, c: RunningCampaign, limit:
        -- The bound on ct.id repeats the one on contactId so that the contacts' index scan starts
        -- at this chunk, not at the book's first contact (a merge join read every earlier contact).
        LEFT JOIN "Contact" ct ON ct.id = ce."contactId" AND ct.id > $3
-       -- Suppressions are stored lower-cased, as preparation looks them up.
-       LEFT JOIN "Suppression" s ON s."teamId" = $4 AND s.email = lower(ce.email)
+       ${suppressionJoinSql('s', '$4', 'ce.email')}
       WHERE ce."campaignId" = $1 AND ce.status = 'PENDING' AND ce."contactId" > $3
       ORDER BY ce."contactId"
       LIMIT $2`,
@@ -258,7 +266,7 @@ function draftCampaignEmails(
   pending: PendingRecipient[],
 ): { drafts: EmailDraft[]; skipped: SkippedRecipient[] } {
   const body = prepareCampaignBody({ subject: c.subject, html: c.html, previewText: c.previewText });
-  const campaign = { id: c.id, bookVariables: c.variables ?? [] };
+  const campaign = { id: c.id, bookVariables: c.variables ?? [], propertyFallbacks: registryFallbacks(c.registry) };
   const region = c.region ?? deps.config.AWS_REGION;
   const drafts: EmailDraft[] = [];
   const skipped: SkippedRecipient[] = [];
@@ -312,23 +320,46 @@ async function markRecipientsQueued(
   );
 }
 
-async function markRecipientsSkipped(tx: SqlExecutor, campaignId: string, skipped: SkippedRecipient[], now: Date): Promise<void> {
+/** Records each skipped recipient's status and reason, and its `campaign.recipient_skipped` event, in one statement. */
+async function markRecipientsSkipped(tx: SqlExecutor, c: RunningCampaign, skipped: SkippedRecipient[], now: Date): Promise<void> {
   if (!skipped.length) return;
   await tx.execute(
-    `UPDATE "CampaignEmail" ce SET status = u.status::"CampaignEmailStatus", reason = u.reason, "updatedAt" = $5
-       FROM unnest($2::text[], $3::text[], $4::text[]) AS u(contact_id, status, reason)
-      WHERE ce."campaignId" = $1 AND ce."contactId" = u.contact_id`,
-    [campaignId, skipped.map((s) => s.contactId), skipped.map((s) => s.status), skipped.map((s) => s.reason), now],
+    `WITH marked AS (
+       UPDATE "CampaignEmail" ce SET status = u.status::"CampaignEmailStatus", reason = u.reason, "updatedAt" = $5
+         FROM unnest($2::text[], $3::text[], $4::text[]) AS u(contact_id, status, reason)
+        WHERE ce."campaignId" = $1 AND ce."contactId" = u.contact_id AND ce.status = 'PENDING'
+        RETURNING ce."campaignId", ce."contactId", ce.email, ce.status, ce.reason, ce."updatedAt"
+     )
+     ${campaignRecipientSkippedEventsSql({ source: 'marked', teamIdSql: '$6::int', domainIdSql: '$7::int' })}`,
+    [c.id, skipped.map((s) => s.contactId), skipped.map((s) => s.status), skipped.map((s) => s.reason), now, c.teamId, c.domainId],
   );
 }
 
-/** Opens a window: its start, number and size, in the chunk's transaction. */
-async function openWindow(tx: SqlExecutor, campaignId: string, now: Date, w: WindowToOpen): Promise<void> {
+/**
+ * Opens a window: its start, number and size on the campaign, and its row of planned against
+ * actual (CampaignWindow) with this chunk's emails, in the chunk's transaction.
+ */
+async function openWindow(tx: SqlExecutor, campaignId: string, now: Date, w: WindowToOpen, queued: number): Promise<void> {
   await tx.execute(`UPDATE "Campaign" SET "lastSentAt" = $2, "windowNumber" = $3, "windowSize" = $4, "updatedAt" = $2 WHERE id = $1`, [
     campaignId,
     now,
     w.number,
     w.size,
+  ]);
+  await tx.execute(
+    `INSERT INTO "CampaignWindow" ("campaignId", number, size, "openedAt", queued) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT ("campaignId", number) DO NOTHING`,
+    [campaignId, w.number, w.size, now, queued],
+  );
+}
+
+/** A later chunk of the open window adds its emails to the window's row (none for a window opened before the rows existed). */
+async function countInWindow(tx: SqlExecutor, campaignId: string, windowNumber: number | null, queued: number): Promise<void> {
+  if (windowNumber === null || queued === 0) return;
+  await tx.execute(`UPDATE "CampaignWindow" SET queued = queued + $3 WHERE "campaignId" = $1 AND number = $2`, [
+    campaignId,
+    windowNumber,
+    queued,
   ]);
 }
 

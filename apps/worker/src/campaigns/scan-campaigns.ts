@@ -1,4 +1,7 @@
+import { campaignRecipientSkippedEventsSql } from '@mailrail/domain/sql/campaign-recipient-events';
 import { clearDeadJob } from '@mailrail/platform/queue/dead-jobs';
+import { emailIdPrefixAt } from '@mailrail/platform/ids';
+import { insertEventsSql } from '@mailrail/domain/events/insert-events';
 import type { WorkerDeps } from '../deps';
 import { queueCampaignPreparation } from './campaign-preparation';
 
@@ -73,7 +76,11 @@ export async function scanCampaigns(deps: WorkerDeps): Promise<ScanResult> {
 
 /**
  * QUEUED recipients whose email is settled: SENT once SES accepted it, else SUPPRESSED (reason: the
- * suppression's, from the email's skipped `to`) or FAILED (reason: the email's status).
+ * suppression's, from the email's skipped `to`) or FAILED (reason: the email's status). Each
+ * recipient that becomes SENT gets its built-in `campaign.sent` event in the same statement: a
+ * recipient becomes SENT once, so its event is written once. A recipient suppressed after its
+ * email was written (suppressAddresses withdrew it) gets its `campaign.recipient_skipped` webhook
+ * event here too, like those the preparation and the windows skip.
  */
 export async function recordOutcomes(deps: Pick<WorkerDeps, 'sql'>, campaignId: string, now: Date): Promise<number> {
   const rows = await deps.sql.query<{ sent: number }>(
@@ -92,13 +99,28 @@ export async function recordOutcomes(deps: Pick<WorkerDeps, 'sql'>, campaignId: 
          FROM "Email" e
         WHERE ce."campaignId" = $1 AND ce.status = 'QUEUED' AND e.id = ce."emailId"
           AND (e."sesEmailId" IS NOT NULL OR e."latestStatus" IN ('FAILED', 'REJECTED', 'RENDERING_FAILURE', 'CANCELLED', 'SUPPRESSED'))
-       RETURNING ce.status
+       RETURNING ce."campaignId", ce."contactId", ce."emailId", ce.email, ce.status, ce.reason, ce."updatedAt"
+     ), skipped_events AS (
+       ${campaignRecipientSkippedEventsSql({
+         source: 'settled',
+         teamIdSql: '(SELECT "teamId" FROM "Campaign" WHERE id = $1)',
+         domainIdSql: '(SELECT "domainId" FROM "Campaign" WHERE id = $1)',
+       })}
      ), counted AS (
        UPDATE "Campaign" SET sent = sent + (SELECT count(*) FROM settled WHERE status = 'SENT')
         WHERE id = $1 AND EXISTS (SELECT 1 FROM settled WHERE status = 'SENT')
+     ), builtin_events AS (
+       ${insertEventsSql(
+         `SELECT NULL::text AS id, k."teamId", 'campaign.sent' AS name, c.id AS "contactId", c."contactBookId",
+                 jsonb_build_object('campaignId', k.id, 'emailId', s."emailId") AS properties,
+                 NULL::text AS "externalId", 'mailrail' AS source, NULL::timestamptz AS "occurredAt"
+            FROM settled s JOIN "Campaign" k ON k.id = $1 JOIN "Contact" c ON c.id = s."contactId"
+           WHERE s.status = 'SENT'`,
+         { idPrefixSql: '$3', createdAtSql: '$2' },
+       )}
      )
      SELECT count(*)::int AS sent FROM settled WHERE status = 'SENT'`,
-    [campaignId, now],
+    [campaignId, now, emailIdPrefixAt(now.getTime())],
   );
   return rows[0].sent;
 }

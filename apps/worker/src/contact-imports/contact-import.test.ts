@@ -97,6 +97,26 @@ describe('re-importing an export', () => {
   });
 });
 
+describe('typed properties', () => {
+  it('stores a boolean property in its typed form (yes → "true"); a value that does not read as its type is kept as written', async () => {
+    const book = await newBook();
+    await env.deps.db.contactProperty.createMany({
+      data: [
+        { contactBookId: book, name: 'vip', type: 'BOOLEAN', position: 0 },
+        { contactBookId: book, name: 'ltv', type: 'NUMBER', position: 1 },
+      ],
+    });
+    const csv = 'email,vip,ltv,note\na@x.org,Yes,250,yes\nb@x.org,off,n/a,no\nc@x.org,maybe,,\n';
+    const id = await stage(book, csv);
+    await runContactImport(ports(), id);
+    expect(await counters(id)).toMatchObject({ status: 'COMPLETED', created: 3, rejected: 0 });
+    const [a, b, c] = await contactsOf(book);
+    expect(a.properties).toEqual({ vip: 'true', ltv: '250', note: 'yes' });
+    expect(b.properties).toEqual({ vip: 'false', ltv: 'n/a', note: 'no' });
+    expect(c.properties).toEqual({ vip: 'maybe' });
+  });
+});
+
 describe('a 10,000-row file with 17 bad rows', () => {
   it('imports the good rows and reports the 17 others with their lines and reasons', async () => {
     const book = await newBook();

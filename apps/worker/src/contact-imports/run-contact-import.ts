@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type * as CsvParse from 'csv-parse';
 import { loadOnFirstUse } from '@mailrail/platform/process/load-on-first-use';
 import { rowToContact, type ImportTarget as ColumnTarget } from '@mailrail/domain/audience/imports/csv-mapping';
+import type { PropertyType } from '@mailrail/domain/audience/properties/contact-properties';
 import { importCsvOptions, lineBreaksInside, MAX_RECORD_BYTES, rejectRowText } from '@mailrail/domain/audience/imports/csv-format';
 import type { Clock } from '@mailrail/platform/clock';
 import type { TransactionalSqlExecutor } from '@mailrail/platform/db/sql/executor';
@@ -46,6 +47,8 @@ interface ImportRow {
   checkpointRecords: number;
   teamId: number;
   variables: string[];
+  /** The book's typed properties (name → type), read when the run starts. */
+  propertyTypes: Record<string, PropertyType>;
   emitEvents: boolean;
 }
 
@@ -58,6 +61,8 @@ async function startImport(ports: ContactImportPorts, importId: string): Promise
      FROM "ContactBook" b
      WHERE i.id = $1 AND i.status IN ('QUEUED', 'RUNNING') AND b.id = i."contactBookId"
      RETURNING i.id, i."contactBookId", i.status, i."onExisting", i.columns, i."checkpointRecords", b."teamId", b.variables,
+       (SELECT coalesce(jsonb_object_agg(p.name, lower(p.type::text)), '{}'::jsonb) FROM "ContactProperty" p
+         WHERE p."contactBookId" = b.id) AS "propertyTypes",
        EXISTS (SELECT 1 FROM "Webhook" w WHERE w."teamId" = b."teamId" AND w.status = 'ACTIVE'
                AND (cardinality(w.events) = 0 OR w.events && $3::text[])) AS "emitEvents"`,
     [importId, ports.clock.now(), CONTACT_EVENTS],
@@ -184,7 +189,7 @@ async function importRecords(ports: ContactImportPorts, row: ImportRow, target: 
     if (record++ < row.checkpointRecords) continue;
     const result = out.record.some((cell) => cell.includes(NUL))
       ? { ok: false as const, reason: 'The row contains a NUL character (byte 0), which a contact cannot hold' }
-      : rowToContact(row.columns, out.record);
+      : rowToContact(row.columns, out.record, row.propertyTypes);
     if (result.ok) batch.contacts.push(result.contact);
     else batch.rejects.push({ line, reason: result.reason, row: withoutNul(rejectRowText(out.record)) });
     batch.records++;

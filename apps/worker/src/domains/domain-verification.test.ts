@@ -8,7 +8,12 @@ import { createQueueFactory, queueNames, queuePrefix, type QueueFactory } from '
 import { createRedis, type Redis } from '@mailrail/platform/redis/client';
 import { createTeam } from '@mailrail/domain/teams/api-keys';
 import { domainView } from '@mailrail/domain/domains/domain-view';
-import { enqueueDomainVerification, nextCronTime } from '@mailrail/domain/domains/verification-schedule';
+import {
+  DNS_PROPAGATION_HOURS,
+  enqueueDomainVerification,
+  nextCronTime,
+  propagationEndsAt,
+} from '@mailrail/domain/domains/verification-schedule';
 import { parseDomainName } from '@mailrail/domain/domains/domain-name';
 import { splitTxtValue } from '@mailrail/domain/domains/dns-records';
 import { type Config } from '@mailrail/platform/config/schema';
@@ -31,7 +36,19 @@ let redis: Redis;
 let queues: QueueFactory;
 let deps: DomainVerificationDeps;
 let teamId: number;
-const clock = new Date('2026-11-20T10:17:00Z');
+let clock = new Date('2026-11-20T10:17:00Z');
+/** Once DNS has had its time: DNS_PROPAGATION_HOURS after `clock`, when the domains below are added. */
+const afterPropagation = () => new Date(propagationEndsAt(clock).getTime() + 60_000);
+/** Runs `work` with the clock at `at`, then puts it back. */
+async function at<T>(when: Date, work: () => Promise<T>): Promise<T> {
+  const saved = clock;
+  clock = when;
+  try {
+    return await work();
+  } finally {
+    clock = saved;
+  }
+}
 
 beforeAll(async () => {
   dnsServer = await startTestDnsServer();
@@ -80,7 +97,7 @@ function correctZone(d: Domain, overrides: Record<string, TestZoneEntry | undefi
   const parsed = parseDomainName(d.name);
   const apex = parsed.ok ? parsed.apex : d.name;
   const zone: Record<string, TestZoneEntry | undefined> = {
-    [`usesend._domainkey.${d.name}`]: { txt: [splitTxtValue(`p=${d.publicKey}`)] },
+    [`${d.dkimSelector}._domainkey.${d.name}`]: { txt: [splitTxtValue(`p=${d.publicKey}`)] },
     [`mail.${d.name}`]: {
       txt: [['v=spf1 include:amazonses.com ~all']],
       mx: [{ exchange: `feedback-smtp.${d.region}.amazonses.com`, priority: 10 }],
@@ -135,7 +152,7 @@ describe('verifying a domain', () => {
     await db.domain.update({ where: { id: d.id }, data: { isVerifying: true } });
     dnsServer.setZone(
       correctZone(d, {
-        [`usesend._domainkey.wrong.example.com`]: { txt: [splitTxtValue(`p=${other.publicKey}`)] },
+        [`mailrail._domainkey.wrong.example.com`]: { txt: [splitTxtValue(`p=${other.publicKey}`)] },
         [`mail.wrong.example.com`]: {
           txt: [['v=spf1 include:_spf.google.com ~all']],
           mx: [{ exchange: 'mx.elsewhere.net', priority: 10 }],
@@ -143,7 +160,8 @@ describe('verifying a domain', () => {
         ['_dmarc.example.com']: undefined,
       }),
     );
-    await verify(d.id);
+    const later = afterPropagation();
+    await at(later, () => verify(d.id));
     const after = await row(d.id);
     expect(after).toMatchObject({
       status: 'FAILED',
@@ -155,25 +173,25 @@ describe('verifying a domain', () => {
       verificationError: 'DNS_RECORDS_INVALID',
     });
     expect(after.errorMessage).toContain(
-      "DKIM TXT record at usesend._domainkey.wrong.example.com does not contain this domain's public key",
+      "DKIM TXT record at mailrail._domainkey.wrong.example.com does not contain this domain's public key",
     );
     expect(after.errorMessage).toContain('SPF TXT record at mail.wrong.example.com does not include amazonses.com');
     expect(after.errorMessage).toContain(
       'MX record at mail.wrong.example.com points to mx.elsewhere.net instead of feedback-smtp.us-east-1.amazonses.com',
     );
     // Not verified yet: checked again at the frequent cadence.
-    expect(after.nextCheckAt).toEqual(nextCronTime(config.DOMAIN_CHECK_CRON, clock));
+    expect(after.nextCheckAt).toEqual(nextCronTime(config.DOMAIN_CHECK_CRON, later));
     expect(await eventTypes(d.id)).toEqual(['domain.created', 'domain.updated']);
   });
 
   it('says "not found" for missing records, then recovers once they are published', async () => {
     const d = await addDomain('later.example.com');
     dnsServer.setZone({});
-    await verify(d.id);
+    await at(afterPropagation(), () => verify(d.id));
     const failed = await row(d.id);
     expect(failed.status).toBe('FAILED');
     expect(failed.errorMessage).toBe(
-      'DKIM TXT record at usesend._domainkey.later.example.com not found; SPF TXT record at mail.later.example.com not found; MX record at mail.later.example.com not found',
+      'DKIM TXT record at mailrail._domainkey.later.example.com not found; SPF TXT record at mail.later.example.com not found; MX record at mail.later.example.com not found',
     );
     dnsServer.setZone(correctZone(d));
     await verify(d.id);
@@ -181,10 +199,49 @@ describe('verifying a domain', () => {
     expect(await eventTypes(d.id)).toEqual(['domain.created', 'domain.updated', 'domain.verified']);
   });
 
+  it(`stays PENDING, saying what is not found yet and when it is checked next, for ${DNS_PROPAGATION_HOURS} hours; then FAILED`, async () => {
+    const d = await addDomain('new.example.com');
+    await db.domain.update({ where: { id: d.id }, data: { isVerifying: true } });
+    dnsServer.setZone({ [`${d.dkimSelector}._domainkey.new.example.com`]: { txt: [splitTxtValue(`p=${d.publicKey}`)] } });
+    const hours = (h: number) => new Date(clock.getTime() + h * 3_600_000);
+    for (const h of [0, 1, 24, DNS_PROPAGATION_HOURS - 1]) {
+      expect(await at(hours(h), () => verify(d.id))).toEqual({ domainId: d.id, status: 'PENDING' });
+      const pending = await row(d.id);
+      expect(pending).toMatchObject({
+        status: 'PENDING',
+        verificationError: 'DNS_RECORDS_PROPAGATING',
+        // The records are not FAILED either: the found DKIM one as SES has it, the others not seen yet.
+        spfDetails: 'PENDING',
+        errorMessage: 'SPF TXT record at mail.new.example.com not found; MX record at mail.new.example.com not found',
+        // "Not seen yet" answers the request to check: the next check is hours away.
+        isVerifying: false,
+        nextCheckAt: nextCronTime(config.DOMAIN_CHECK_CRON, hours(h)),
+      });
+      expect(domainView(pending)).toMatchObject({
+        propagationEndsAt: hours(DNS_PROPAGATION_HOURS).toISOString(),
+        nextCheckAt: nextCronTime(config.DOMAIN_CHECK_CRON, hours(h)).toISOString(),
+      });
+    }
+    // No status change while pending: no event either.
+    expect(await eventTypes(d.id)).toEqual(['domain.created']);
+    expect(await at(hours(DNS_PROPAGATION_HOURS), () => verify(d.id))).toEqual({ domainId: d.id, status: 'FAILED' });
+    expect(await row(d.id)).toMatchObject({ verificationError: 'DNS_RECORDS_INVALID', isVerifying: false, spfDetails: 'FAILED' });
+    expect(await eventTypes(d.id)).toEqual(['domain.created', 'domain.updated']);
+  });
+
+  it('a domain that has verified once is FAILED at once when its records go, propagation window or not', async () => {
+    const d = await addDomain('once.example.com');
+    dnsServer.setZone(correctZone(d));
+    expect(await verify(d.id)).toEqual({ domainId: d.id, status: 'SUCCESS' });
+    dnsServer.setZone({});
+    expect(await verify(d.id)).toEqual({ domainId: d.id, status: 'FAILED' });
+    expect(domainView(await row(d.id)).propagationEndsAt).toBeNull();
+  });
+
   it('reads SERVFAIL as TEMPORARY_FAILURE, and keeps a verified domain verified through it', async () => {
     const d = await addDomain('flaky.example.com');
     await db.domain.update({ where: { id: d.id }, data: { isVerifying: true } });
-    dnsServer.setZone(correctZone(d, { 'usesend._domainkey.flaky.example.com': { servfail: true } }));
+    dnsServer.setZone(correctZone(d, { 'mailrail._domainkey.flaky.example.com': { servfail: true } }));
     await verify(d.id);
     const temp = await row(d.id);
     expect(temp).toMatchObject({
@@ -194,7 +251,7 @@ describe('verifying a domain', () => {
       isVerifying: true,
       verificationError: 'DNS_SERVER_ERROR',
     });
-    expect(temp.errorMessage).toMatch(/usesend\._domainkey\.flaky\.example\.com.*ESERVFAIL/);
+    expect(temp.errorMessage).toMatch(/mailrail\._domainkey\.flaky\.example\.com.*ESERVFAIL/);
 
     dnsServer.setZone(correctZone(d));
     await verify(d.id);
@@ -291,7 +348,9 @@ describe('one name in two teams (one shared SES identity)', () => {
     // Team A (the name's real owner) publishes its records; SES verifies the shared identity.
     dnsServer.setZone(correctZone(a));
     expect(await verify(a.id)).toEqual({ domainId: a.id, status: 'SUCCESS' });
-    expect(await verify(b.id)).toEqual({ domainId: b.id, status: 'FAILED' });
+    expect(await verify(b.id)).toEqual({ domainId: b.id, status: 'PENDING' });
+    expect(await row(b.id)).toMatchObject({ verificationError: 'DNS_RECORDS_PROPAGATING' });
+    expect(await at(afterPropagation(), () => verify(b.id))).toEqual({ domainId: b.id, status: 'FAILED' });
     const failedB = await row(b.id);
     expect(failedB).toMatchObject({ hasEverVerified: false, verificationError: 'OWNERSHIP_RECORD_MISSING' });
     expect(failedB.errorMessage).toContain('_mailrail-verification.shared.example.com');

@@ -7,11 +7,13 @@ import { type Redis } from '@mailrail/platform/redis/client';
 import { foldCounterDeltas } from '@mailrail/domain/ses-events/counter-deltas';
 import { purgeExpiredIdempotencyRecords } from '@mailrail/domain/emails/idempotency';
 import { scanCampaigns } from '../campaigns/scan-campaigns';
+import { automationTick } from '../automations/automation-tick';
 import { sweepContactImports } from '../contact-imports/sweep-imports';
 import type { WorkerDeps } from '../deps';
 import { enqueueDueDomainChecks } from '../domains/domain-verification';
 import { emailPartitionSettings, maintainEmailPartitions } from '@mailrail/domain/email-log/email-partitions';
-import { pruneRequestLog } from '@mailrail/domain/request-log/prune-request-log';
+import { pruneEvents } from '@mailrail/domain/events/prune-events';
+import { maintainRequestLogPartitions, requestLogPartitionSettings } from '@mailrail/domain/request-log/request-log-partitions';
 import { sweepUnsentEmails } from '../send/sweep-unsent-emails';
 import { pruneSesNotifications } from '../ses-events/prune-notifications';
 import { pruneWebhookEvents } from '../webhooks/prune-events';
@@ -72,13 +74,39 @@ export function periodicJobs(config: Config): PeriodicJob[] {
     {
       name: 'reputation-alerts',
       cron: '*/5 * * * *',
-      // Admin mail needs the dashboard mail path, which lives in the API: not wired here yet.
-      run: (deps) => evaluateReputationAlerts({ db: deps.db, sql: deps.sql, clock: deps.clock, log: deps.log, mailAdmins: null }),
+      run: (deps) =>
+        evaluateReputationAlerts({
+          ...deps,
+          mailAdmins: deps.systemMail,
+          minSent: deps.config.REPUTATION_ALERT_MIN_SENT,
+          publicUrl: deps.config.PUBLIC_URL,
+        }),
     },
+    // Like the email log's: days ahead, whole days dropped past REQUEST_LOG_RETENTION_DAYS.
     {
-      name: 'request-log-prune',
+      name: 'request-log-partitions',
       everyMs: 3_600_000,
-      run: async (deps) => ({ deleted: await pruneRequestLog(deps.sql, deps.config.REQUEST_LOG_RETENTION_DAYS, deps.clock.now()) }),
+      run: (deps) => maintainRequestLogPartitions(deps.sql, requestLogPartitionSettings(deps.config), deps.clock.now()),
+    },
+    // Custom events past EVENT_RETENTION_DAYS, and their keys (docs/custom-events.md).
+    {
+      name: 'event-prune',
+      everyMs: 3_600_000,
+      run: (deps) => pruneEvents(deps.sql, deps.config.EVENT_RETENTION_DAYS, deps.clock.now(), deps.config.PERIODIC_MAX_BATCHES_PER_RUN),
+    },
+    // Automations: enrollment from new events, then due steps, per-team budgets (docs/automations.md).
+    {
+      name: 'automation-tick',
+      everyMs: config.AUTOMATION_TICK_MS,
+      run: (deps) =>
+        automationTick(deps, {
+          perTeam: deps.config.AUTOMATION_TEAM_BUDGET,
+          total: deps.config.AUTOMATION_TICK_BUDGET,
+          enrollBatch: deps.config.AUTOMATION_ENROLL_BATCH,
+          concurrency: deps.config.AUTOMATION_STEP_CONCURRENCY,
+          // Steps stop at four fifths of the interval: with enrollment, the tick ends before the next is due.
+          maxMs: Math.floor(deps.config.AUTOMATION_TICK_MS * 0.8),
+        }),
     },
     ...webhookPeriodicJobs(config),
   ];

@@ -11,21 +11,26 @@ import {
 } from '@mailrail/domain/reputation/rates';
 import { allTeamsReputationWindow, reputationWindowDays, type WindowedReputation } from '@mailrail/domain/reputation/reputation-window';
 import { recordWebhookEvent } from '@mailrail/domain/webhooks/outbox';
+import { linkMessage, type SystemMailer } from '@mailrail/domain/system-mail/system-mail';
 
 // Alerts when a team's windowed bounce or complaint rate rises past SES's review or pause mark
-// (docs/events.md "Reputation window and alerts"): a `reputation.threshold_crossed` webhook
-// event and, when an admin mailer is given, a message to the team's admins. Once per crossing: ReputationAlertState keeps the
-// level each rate was last seen at, updated in the transaction that writes the event.
-
-/** One admin message; null in the deps when the server has no dashboard mail. */
-export type AdminAlertMailer = (message: { to: string; subject: string; text: string }) => Promise<unknown>;
+// (docs/deliverability.md "Reputation alerts"): a `reputation.threshold_crossed` webhook event
+// and a message to each of the team's admins through the system mailer. Once per crossing:
+// ReputationAlertState keeps the level each rate was last seen at, updated in the transaction that
+// writes the event. A window with fewer than `minSent` sent emails is judged healthy: one
+// complaint among a few hundred emails is past SES's mark without saying anything yet.
 
 export interface ReputationAlertDeps {
   db: Db;
   sql: SqlExecutor;
   clock: Clock;
   log: Logger;
-  mailAdmins: AdminAlertMailer | null;
+  /** The system mailer (packages/domain/src/system-mail); null when the server has no dashboard mail. */
+  mailAdmins: SystemMailer | null;
+  /** REPUTATION_ALERT_MIN_SENT: no alert while the window holds fewer sent emails. */
+  minSent: number;
+  /** PUBLIC_URL: the dashboard's base, for the message's link to the team's overview. */
+  publicUrl: string;
 }
 
 const METRICS = [
@@ -56,6 +61,10 @@ const emptyWindow = (now: Date): WindowedReputation => ({
   complaintRate: 0,
 });
 
+/** The level a rate is judged at: healthy while the window is below the minimum volume. */
+const judgedLevel = (deps: Pick<ReputationAlertDeps, 'minSent'>, window: WindowedReputation, m: Metric): ReputationLevel =>
+  window.sent < deps.minSent ? 'healthy' : reputationLevel(window[m.rate], SES_THRESHOLDS[m.rate]);
+
 /** One run: every team above a mark now, or stored above one (its rate may have fallen). */
 export async function evaluateReputationAlerts(deps: ReputationAlertDeps): Promise<{ teams: number; alerts: number }> {
   const now = deps.clock.now();
@@ -64,7 +73,7 @@ export async function evaluateReputationAlerts(deps: ReputationAlertDeps): Promi
     where: { OR: [{ bounceLevel: { not: 'HEALTHY' } }, { complaintLevel: { not: 'HEALTHY' } }] },
     select: { teamId: true },
   });
-  const above = [...windows].filter(([, w]) => METRICS.some((m) => reputationLevel(w[m.rate], SES_THRESHOLDS[m.rate]) !== 'healthy'));
+  const above = [...windows].filter(([, w]) => METRICS.some((m) => judgedLevel(deps, w, m) !== 'healthy'));
   const teamIds = new Set([...above.map(([teamId]) => teamId), ...stored.map((s) => s.teamId)]);
   let alerts = 0;
   for (const teamId of teamIds) {
@@ -91,7 +100,7 @@ async function evaluateTeam(deps: ReputationAlertDeps, teamId: number, window: W
     const levels = {} as Record<Metric['column'], StoredLevel>;
     for (const m of METRICS) {
       const previousLevel = fromStored(state[m.column]);
-      const level = reputationLevel(window[m.rate], SES_THRESHOLDS[m.rate]);
+      const level = judgedLevel(deps, window, m);
       levels[m.column] = toStored(level);
       if (!crossedUpward(previousLevel, level) || level === 'healthy') continue;
       const crossing = { metric: m.rate, level, previousLevel, rate: window[m.rate], threshold: SES_THRESHOLDS[m.rate][level] };
@@ -108,6 +117,7 @@ async function evaluateTeam(deps: ReputationAlertDeps, teamId: number, window: W
   });
 }
 
+/** One message per admin of the team; one admin's refused message does not hold back the others. */
 async function mailAdmins(deps: ReputationAlertDeps, teamId: number, crossings: ReputationCrossing[], window: WindowedReputation) {
   if (!deps.mailAdmins) return;
   const team = await deps.db.team.findUnique({
@@ -115,17 +125,24 @@ async function mailAdmins(deps: ReputationAlertDeps, teamId: number, crossings: 
     select: { name: true, memberships: { where: { role: 'ADMIN' }, select: { user: { select: { email: true } } } } },
   });
   if (!team) return;
-  const lines = crossings.map((c) => {
-    const label = METRICS.find((m) => m.rate === c.metric)!.label;
-    const what = c.level === 'pause' ? 'the mark at which SES may pause sending' : 'the mark at which SES reviews an account';
-    return `- The ${label} is ${c.rate.toFixed(3)} %, at or above ${c.threshold} %, ${what}.`;
-  });
-  const text = [
-    `Team ${team.name}: over the last ${window.days} days (${window.from} to ${window.to}, UTC), of ${window.sent} emails sent:`,
-    ...lines,
-    '',
-    'The Overview page of the dashboard shows the figures; the bounces and complaints are in the email log.',
-  ].join('\n');
-  const subject = `mailrail: ${team.name}'s ${crossings.map((c) => METRICS.find((m) => m.rate === c.metric)!.label).join(' and ')} crossed SES's ${crossings.some((c) => c.level === 'pause') ? 'pause' : 'review'} mark`;
-  for (const { user } of team.memberships) await deps.mailAdmins({ to: user.email, subject, text });
+  const labelOf = (c: ReputationCrossing) => METRICS.find((m) => m.rate === c.metric)!.label;
+  const lines = [
+    `Team "${team.name}": over the last ${window.days} days (${window.from} to ${window.to}, UTC), of ${window.sent} emails sent:`,
+    ...crossings.map((c) => {
+      const what = c.level === 'pause' ? 'the mark at which SES may pause sending' : 'the mark at which SES reviews an account';
+      const count = c.metric === 'bounceRate' ? `${window.hardBounced} hard bounces` : `${window.complained} complaints`;
+      return `The ${labelOf(c)} is ${c.rate.toFixed(3)} % (${count}), at or above ${c.threshold} %, ${what}.`;
+    }),
+    'The bounces and complaints are in the email log; the addresses that bounced or complained are suppressed. ' +
+      'You get this message once per crossing: again only after the rate falls below the mark and rises past it once more.',
+  ];
+  const subject = `mailrail: ${team.name}'s ${crossings.map(labelOf).join(' and ')} crossed SES's ${crossings.some((c) => c.level === 'pause') ? 'pause' : 'review'} mark`;
+  const action = { label: 'Open the overview', url: `${deps.publicUrl}/teams/${teamId}` };
+  for (const { user } of team.memberships) {
+    try {
+      await deps.mailAdmins(linkMessage(user.email, subject, lines, action));
+    } catch (err) {
+      deps.log.warn({ err, teamId }, 'reputation alert mail to an admin not sent');
+    }
+  }
 }

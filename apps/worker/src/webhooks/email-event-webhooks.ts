@@ -1,4 +1,4 @@
-import { recordEmailStatusEvent, type EmailEventExtras } from '@mailrail/domain/webhooks/payloads';
+import { EMAIL_FOR_WEBHOOK_COLUMNS, recordEmailStatusEvent, type EmailEventExtras } from '@mailrail/domain/webhooks/payloads';
 import { type Clock } from '@mailrail/platform/clock';
 import { type EmailEventRecorded } from '@mailrail/domain/ses-events/process-ses-event';
 import { type Db } from '@mailrail/platform/db/client';
@@ -50,18 +50,7 @@ export function emailEventWebhooks(db: Db, clock: Clock) {
     if (!(await teamHasWebhooks(recorded.email.teamId))) return;
     const email = await tx.email.findUnique({
       where: { id: recorded.email.id },
-      select: {
-        id: true,
-        teamId: true,
-        from: true,
-        to: true,
-        subject: true,
-        campaignId: true,
-        contactId: true,
-        domainId: true,
-        templateId: true,
-        skippedRecipients: true,
-      },
+      select: EMAIL_FOR_WEBHOOK_COLUMNS,
     });
     if (email) await recordEmailStatusEvent(tx, email, recorded.status, recorded.occurredAt, extrasFrom(recorded));
   };
