@@ -1,6 +1,6 @@
 import { lazy, Suspense } from 'react';
 import { useSearchParams } from 'react-router';
-import type { CampaignListItem, Counts, Domain, TimeSeries } from '../api/types';
+import type { CampaignList, Counts, Domain, TimeSeries } from '../api/types';
 import { useTeamQuery } from '../api/team-query';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { Field } from '../ui/Field';
@@ -38,7 +38,7 @@ export default function AnalyticsPage() {
     campaignId: campaignId || undefined,
   });
   const domains = useTeamQuery<Domain[]>(['domains'], '/v1/domains');
-  const campaigns = useTeamQuery<{ campaigns: CampaignListItem[] }>(['campaigns'], '/v1/campaigns', { page: 1 });
+  const campaigns = useTeamQuery<CampaignList>(['campaigns'], '/v1/campaigns', { page: 1 });
   const campaignName = campaigns.data?.campaigns.find((c) => c.id === campaignId)?.name;
   const domainName = domains.data?.find((d) => String(d.id) === domainId)?.name;
   const scope =

@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiPermission } from '@mailrail/platform/db/generated/enums';
 import { api } from '../api/client';
-import type { ApiKey, Domain } from '../api/types';
+import type { ApiKey, CreatedApiKey, Domain } from '../api/types';
 import { teamKey, useTeamQuery } from '../api/team-query';
 import { FirstEmailSnippet } from '../overview/FirstEmailSnippet';
 import { useTeam } from '../session/session';
@@ -120,7 +120,7 @@ function CreateKey({ domains }: { domains: Domain[] }) {
     dialog,
   } = useFormDialog({
     mutationFn: () =>
-      api.post<ApiKey & { apiKey: string }>(`${base}/api-keys`, {
+      api.post<CreatedApiKey>(`${base}/api-keys`, {
         name: name.trim(),
         permission,
         domainId: domainId ? Number(domainId) : null,
@@ -150,8 +150,9 @@ function CreateKey({ domains }: { domains: Domain[] }) {
             <code data-testid="new-api-key">{created.apiKey}</code>
             <CopyButton value={created.apiKey} label="Copy the API key" />
           </div>
-          <p className="muted small">Send a first email with it:</p>
+          <p className="muted small">Send a first email with it (the key is filled in):</p>
           <FirstEmailSnippet
+            apiKey={created.apiKey}
             domain={domains.find((d) => d.id === created.domainId)?.name ?? domains.find((d) => d.status === 'SUCCESS')?.name}
           />
           <div className="dialog-actions">

@@ -1,451 +1,157 @@
-// The answers of the routes the dashboard calls (docs/dashboard-api.md; the /v1 ones are the public
-// API's, documented at /api/v1/doc). Only what the pages read is typed here.
-import type { Explanation } from '@mailrail/domain/deliverability/explanations';
-import type {
-  ApiPermission,
-  DomainStatus,
-  EmailSource,
-  EmailStatus,
-  SuppressionReason,
-  WebhookDeliveryStatus,
-  WebhookStatus,
-} from '@mailrail/platform/db/generated/enums';
+// The answers of the routes the dashboard calls (docs/dashboard-api.md), as aliases of the types
+// generated (`npm run api:types`; docs/dashboard.md, "Wire types") from two OpenAPI documents, so
+// a change of a schema shows here as a type error:
+// - the public API's routes, which the dashboard calls under /teams/{id}/v1 (./generated/openapi.ts);
+// - the dashboard-only routes (apps/api/src/dashboard: session, email log, overview, members...),
+//   from the dashboard's own document (./generated/dashboard.ts).
+import type { components, paths } from './generated/openapi';
+import type { components as DashboardComponents, paths as DashboardPaths } from './generated/dashboard';
 
-import type { CampaignRecipientCounts, CampaignRecipientOutcome } from '@mailrail/domain/campaigns/recipient-outcomes';
+type Schemas = components['schemas'];
+type DashboardSchemas = DashboardComponents['schemas'];
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Json<R> = R extends { content: { 'application/json': infer T } } ? T : never;
+/** The JSON body of a route's success answer (200, or 202 for work queued), as its document declares it. */
+type SuccessOf<Op> = Op extends { responses: infer R }
+  ? { [S in keyof R]: S extends 200 | 201 | 202 ? Json<R[S]> : never }[keyof R]
+  : never;
+/** A public route's success answer. */
+type Answer<P extends keyof paths, M extends Method> = SuccessOf<paths[P][M]>;
+/** A dashboard-only route's success answer. */
+type DashboardAnswer<P extends keyof DashboardPaths, M extends Method> = SuccessOf<DashboardPaths[P][M]>;
 
-export type Role = 'ADMIN' | 'MEMBER';
+// ---- The public API's routes (generated) ----
 
-export interface Session {
-  user: { id: number; email: string; hasPassword: boolean };
-  teams: { id: number; name: string; role: Role }[];
-  csrfToken: string;
-  expiresAt: string;
-}
+/** GET /v1/events: events (custom or built-in), newest first (docs/custom-events.md). */
+export type EventsPage = Answer<'/api/v1/events', 'get'>;
+export type EventItem = EventsPage['data'][number];
 
-export interface EmailLogItem {
-  id: string;
-  from: string;
-  to: string[];
-  subject: string;
-  latestStatus: EmailStatus;
-  source: EmailSource;
-  domainId: number | null;
-  campaignId: string | null;
-  scheduledAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+/** A transactional template (GET /v1/templates): `content` is the visual editor's document when it was written with it. */
+export type Template = Schemas['Template'];
+/** POST /v1/templates/{id}/preview. */
+export type TemplatePreview = Answer<'/api/v1/templates/{templateId}/preview', 'post'>;
 
-export interface EmailLogPage {
-  data: EmailLogItem[];
-  nextCursor: string | null;
-  /** The planner's estimate of the emails matching (first page only): shown as "about". */
-  estimatedTotal?: number;
-}
-
+/** GET /v1/emails/{id}. */
+export type EmailDetail = Answer<'/api/v1/emails/{emailId}', 'get'>;
 /** An attachment as GET /v1/emails/{id} lists it (`attachmentList`): never its content. */
-export interface AttachmentSummary {
-  filename: string;
-  contentType: string;
-  size: number;
-}
-
-export interface EmailEvent {
-  emailId: string;
-  status: EmailStatus;
-  createdAt: string;
-  data: unknown;
-}
-
-export interface EmailDetail extends Omit<EmailLogItem, 'campaignId'> {
-  attachmentList: AttachmentSummary[];
-  html: string | null;
-  text: string | null;
-  replyTo: string[];
-  cc: string[];
-  bcc: string[];
-  emailEvents: EmailEvent[];
-  recipients: EmailRecipient[];
-}
-
+export type AttachmentSummary = EmailDetail['attachmentList'][number];
+export type EmailEvent = EmailDetail['emailEvents'][number];
 /** A recipient of an email and its outcome (GET /v1/emails/{id}, `recipients`). */
-export interface EmailRecipient {
-  email: string;
-  type: 'to' | 'cc' | 'bcc';
-  status: EmailStatus;
-  reason: string | null;
-  statusAt: string | null;
-  explanation: Explanation | null;
-}
+export type EmailRecipient = EmailDetail['recipients'][number];
 
 /** GET /v1/addresses/{address}: "Why didn't this arrive?" (docs/deliverability.md). */
-export interface AddressReport {
-  address: string;
-  suppression: {
-    reason: SuppressionReason;
-    createdAt: string;
-    updatedAt: string;
-    causedByEmailId: string | null;
-    explanation: Explanation;
-    cause: Explanation | null;
-  } | null;
-  contacts: {
-    contactBookId: string;
-    contactBookName: string;
-    contactId: string;
-    subscribed: boolean;
-    unsubscribeReason: 'UNSUBSCRIBED' | 'BOUNCED' | 'COMPLAINED' | null;
-    state: 'SUBSCRIBED' | 'UNSUBSCRIBED' | 'PENDING_CONFIRMATION';
-    createdAt: string;
-    updatedAt: string;
-  }[];
-  messages: {
-    emailId: string;
-    subject: string;
-    from: string;
-    createdAt: string;
-    campaign: { id: string; name: string } | null;
-    type: 'to' | 'cc' | 'bcc';
-    status: EmailStatus;
-    statusAt: string | null;
-    explanation: Explanation | null;
-  }[];
-  nextCursor: string | null;
-}
+export type AddressReport = Answer<'/api/v1/addresses/{address}', 'get'>;
 
-export interface DnsRecord {
-  type: 'MX' | 'TXT';
-  name: string;
-  value: string;
-  valueChunks?: string[];
-  ttl: string;
-  priority?: string;
-  status: DomainStatus;
-  recommended?: boolean;
-}
+export type Domain = Schemas['Domain'];
+export type DnsRecord = Domain['dnsRecords'][number];
+export type DnsRecordPurpose = DnsRecord['purpose'];
+/** PUT /v1/domains/{id}/verify. */
+export type DomainVerifyStarted = Answer<'/api/v1/domains/{id}/verify', 'put'>;
 
-export interface Domain {
-  id: number;
-  name: string;
-  status: DomainStatus;
-  region: string;
-  clickTracking: boolean;
-  openTracking: boolean;
-  isVerifying: boolean;
-  errorMessage: string | null;
-  verificationError: string | null;
-  lastCheckedTime: string | null;
-  createdAt: string;
-  dnsRecords: DnsRecord[];
-}
+export type Suppression = Schemas['Suppression'];
+/** GET /v1/suppressions. */
+export type SuppressionPage = Answer<'/api/v1/suppressions', 'get'>;
 
-export interface ApiKey {
-  id: number;
-  name: string;
-  permission: ApiPermission;
-  domainId: number | null;
-  partialToken: string;
-  lastUsed: string | null;
-  createdAt: string;
-}
+export type Webhook = Schemas['Webhook'];
+/** GET /v1/webhooks. */
+export type WebhookList = Answer<'/api/v1/webhooks', 'get'>;
+/** POST /v1/webhooks: the webhook with its signing secret, shown once. */
+export type CreatedWebhook = Answer<'/api/v1/webhooks', 'post'>;
+/** POST /v1/webhooks/{id}/rotate-secret: the webhook with its new secret. */
+export type RotatedWebhook = Answer<'/api/v1/webhooks/{id}/rotate-secret', 'post'>;
+/** POST /v1/webhooks/{id}/test. */
+export type WebhookTestSent = Answer<'/api/v1/webhooks/{id}/test', 'post'>;
+/** GET /v1/webhooks/{id}/deliveries. */
+export type WebhookDeliveryPage = Answer<'/api/v1/webhooks/{id}/deliveries', 'get'>;
 
-export interface Suppression {
-  id: string;
-  email: string;
-  reason: SuppressionReason;
-  source: string | null;
-  createdAt: string;
-}
-
-export interface Webhook {
-  id: string;
-  url: string;
-  description: string | null;
-  events: string[];
-  domainIds: number[];
-  status: WebhookStatus;
-  enabled: boolean;
-  consecutiveFailures: number;
-  lastSuccessAt: string | null;
-  lastFailureAt: string | null;
-  createdAt: string;
-}
-
-export interface WebhookDelivery {
-  id: string;
-  eventId: string;
-  eventType: string;
-  status: WebhookDeliveryStatus;
-  attempt: number;
-  responseStatus: number | null;
-  durationMs: number | null;
-  responseText: string | null;
-  lastError: string | null;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Counts {
-  sent: number;
-  delivered: number;
-  bounced: number;
-  complained: number;
-  opened: number;
-  clicked: number;
-}
-
+/** GET /v1/analytics/email-time-series. */
+export type TimeSeries = Answer<'/api/v1/analytics/email-time-series', 'get'>;
+/** Sent, delivered, bounced, complained, opened and clicked emails of a period. */
+export type Counts = TimeSeries['totalCounts'];
 /** Percentages: delivery, bounces and complaints of sent; opens and clicks of delivered. */
-export interface OutcomeRates {
-  deliveryRate: number;
-  openRate: number;
-  clickRate: number;
-  bounceRate: number;
-  complaintRate: number;
-}
+export type OutcomeRates = TimeSeries['totalRates'];
 
-/** Reputation over the recent window SES judges (hard bounces and complaints of sent). */
-export interface ReputationWindow {
-  days: number;
-  from: string;
-  to: string;
-  sent: number;
-  hardBounced: number;
-  complained: number;
-  bounceRate: number;
-  complaintRate: number;
-}
+export type ContactBook = Schemas['ContactBook'];
+/** A contact in GET .../contacts: with `suppressed`, whether the address is on the team's suppression list. */
+export type ContactListItem = Schemas['ContactListItem'];
+export type Segment = Schemas['Segment'];
+export type SegmentFilter = Schemas['SegmentFilter'];
+export type SegmentGroup = Extract<SegmentFilter['conditions'][number], { conditions: unknown }>;
+export type SegmentCondition = SegmentGroup['conditions'][number];
+export type SegmentOperator = SegmentCondition['operator'];
+export type SegmentValue = NonNullable<SegmentCondition['value']>;
+/** POST .../segments/preview. */
+export type SegmentPreview = Answer<'/api/v1/contactBooks/{contactBookId}/segments/preview', 'post'>;
 
-export interface Overview {
-  today: Counts;
-  todayRates: OutcomeRates;
-  last30Days: Counts;
-  last30DaysRates: OutcomeRates;
-  series: (Counts & { date: string })[];
-  reputation: {
-    delivered: number;
-    hardBounced: number;
-    complained: number;
-    bounceRate: number;
-    complaintRate: number;
-    window: ReputationWindow;
-  };
-  thresholds: { bounceRate: { review: number; pause: number }; complaintRate: { review: number; pause: number } };
-}
+/** POST .../imports/preview. */
+export type ImportPreview = Answer<'/api/v1/contactBooks/{contactBookId}/imports/preview', 'post'>;
+export type ContactImport = Schemas['ContactImport'];
+/** One entry of a book's typed property registry (GET .../contactBooks/{id}/properties). */
+export type ContactProperty = Schemas['ContactProperty'];
+export type PropertyType = ContactProperty['type'];
+/** GET and PUT .../contactBooks/{id}/properties. */
+export type ContactPropertyList = Answer<'/api/v1/contactBooks/{contactBookId}/properties', 'get'>;
 
-export interface Member {
-  userId: number;
-  email: string;
-  role: Role;
-  joinedAt: string;
-}
-
-export interface Invitation {
-  id: number;
-  email: string;
-  role: Role;
-  invitedBy: string | null;
-  createdAt: string;
-  expiresAt: string;
-  expired: boolean;
-}
-
-export interface TeamSettings {
-  id: number;
-  name: string;
-  apiRateLimit: number | null;
-  effectiveRateLimit: number;
-  defaultRateLimit: number;
-  role: Role;
-}
-
-export interface Paged<T> {
-  data: T[];
-  count: number;
-}
-
-// ---- Audience and campaigns (issue 20; contract in /api/v1/doc) ----
-
-export interface ContactBook {
-  id: string;
-  name: string;
-  emoji: string;
-  properties: Record<string, string>;
-  variables: string[];
-  doubleOptInEnabled: boolean;
-  doubleOptInFrom: string | null;
-  doubleOptInSubject: string | null;
-  createdAt: string;
-  updatedAt: string;
-  _count: { contacts: number };
-  /** The subscribed contacts: the audience of a campaign to the whole book. */
-  subscribedCount: number;
-}
-
-export interface Contact {
-  id: string;
-  email: string;
-  firstName: string | null;
-  lastName: string | null;
-  subscribed: boolean;
-  /** In lists only: the address is on the team's suppression list. */
-  suppressed?: boolean;
-  properties: Record<string, string>;
-  contactBookId: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export type SegmentField = 'email' | 'firstName' | 'lastName' | 'subscribed' | 'createdAt' | 'updatedAt' | `properties.${string}`;
-export type SegmentOperator = 'equals' | 'notEquals' | 'contains' | 'startsWith' | 'endsWith' | 'gt' | 'lt' | 'isSet' | 'isNotSet' | 'in';
-export type SegmentValue = string | number | boolean | (string | number)[];
-
-export interface SegmentCondition {
-  field: SegmentField;
-  operator: SegmentOperator;
-  value?: SegmentValue;
-}
-export interface SegmentGroup {
-  match: 'all' | 'any';
-  conditions: SegmentCondition[];
-}
-export interface SegmentFilter {
-  match: 'all' | 'any';
-  conditions: (SegmentCondition | SegmentGroup)[];
-}
-
-export interface Segment {
-  id: string;
-  contactBookId: string;
-  name: string;
-  filter: SegmentFilter;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface SegmentPreview {
-  count: number;
-  subscribedCount: number;
-  contacts: Contact[];
-}
-
-export type ImportTarget = 'email' | 'firstName' | 'lastName' | 'subscribed' | 'ignore' | `properties.${string}`;
-
-export interface ImportPreview {
-  headers: string[];
-  mapping: Record<string, ImportTarget>;
-  sample: string[][];
-}
-
-export interface ContactImport {
-  id: string;
-  contactBookId: string;
-  fileName: string;
-  status: 'queued' | 'running' | 'completed' | 'failed';
-  onExisting: 'skip' | 'update';
-  rowsRead: number;
-  created: number;
-  updated: number;
-  skipped: number;
-  rejected: number;
-  suppressed: number;
-  error: string | null;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
-
-export type CampaignStatus = 'DRAFT' | 'SCHEDULED' | 'RUNNING' | 'PAUSED' | 'SENT';
-
-export interface CampaignRamp {
-  start: number;
-  factor: number;
-}
-
-export interface CampaignWindow {
-  number: number;
-  size: number;
-  startedAt: string;
-  nextAt: string;
-}
-
-export interface CampaignListItem {
-  id: string;
-  name: string;
-  from: string;
-  subject: string;
-  status: CampaignStatus;
-  scheduledAt: string | null;
-  total: number;
-  sent: number;
-  delivered: number;
-  unsubscribed: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Campaign extends CampaignListItem {
-  previewText: string | null;
-  contactBookId: string | null;
-  /** null when the campaign targets the whole book. */
-  segmentId: string | null;
-  html: string | null;
-  content: string | null;
-  batchSize: number;
-  batchWindowMinutes: number;
-  ramp: CampaignRamp | null;
-  window: CampaignWindow | null;
-  opened: number;
-  clicked: number;
-  bounced: number;
-  hardBounced: number;
-  complained: number;
-  rates: OutcomeRates;
-  replyTo: string[];
-  /** GET /v1/campaigns/{id} only; null until the audience is fixed. */
-  recipientOutcomes?: CampaignRecipientCounts | null;
-}
-
+export type Campaign = Schemas['Campaign'];
+/** GET /v1/campaigns/{id}: the campaign with its recipients' outcomes and its window plan. */
+export type CampaignDetail = Schemas['CampaignDetail'];
+export type CampaignStatus = Campaign['status'];
+/** GET /v1/campaigns. */
+export type CampaignList = Answer<'/api/v1/campaigns', 'get'>;
+export type CampaignWindowPlan = NonNullable<Schemas['CampaignWindowPlan']>;
+/** GET /v1/campaigns/{id}/check: what a send now would do, and what is wrong (errors block, warnings do not). */
+export type CampaignPreSendCheck = Schemas['CampaignPreSendCheck'];
 /** A page of GET /v1/campaigns/{id}/recipients. */
-export interface CampaignRecipientsPage {
-  recipients: {
-    contactId: string;
-    email: string;
-    outcome: CampaignRecipientOutcome;
-    reason: string | null;
-    emailId: string | null;
-  }[];
-  nextAfter: string | null;
-}
+export type CampaignRecipientsPage = Answer<'/api/v1/campaigns/{campaignId}/recipients', 'get'>;
+/** POST /v1/campaigns/{id}/preview. */
+export type CampaignPreview = Answer<'/api/v1/campaigns/{campaignId}/preview', 'post'>;
+/** POST /v1/campaigns/{id}/test. */
+export type CampaignTestSent = Answer<'/api/v1/campaigns/{campaignId}/test', 'post'>;
+/** POST /v1/campaigns/{id}/schedule with `dryRun`: when the campaign would start, in the team's time zone. */
+export type CampaignScheduleDryRun = Extract<Answer<'/api/v1/campaigns/{campaignId}/schedule', 'post'>, { timeZone: string }>;
 
-export interface CampaignPreview {
-  subject: string;
-  html: string;
-  text: string;
-  contact: { id: string; email: string } | null;
-}
+/** GET /v1/logs (docs/request-log.md). */
+export type RequestLogPage = Answer<'/api/v1/logs', 'get'>;
 
-export interface TimeSeries {
-  result: (Counts & { date: string })[];
-  totalCounts: Counts;
-  totalRates: OutcomeRates;
-}
+// ---- The dashboard-only routes (generated from apps/api/src/dashboard's declarations) ----
 
-/** An entry of GET /api/v1/logs (docs/request-log.md). */
-export interface RequestLogEntry {
-  id: string;
-  createdAt: string;
-  source: 'api' | 'smtp';
-  method: string;
-  path: string;
-  status: number;
-  error: { code: string; message: string } | null;
-  durationMs: number;
-  apiKey: { id: number; name: string | null } | null;
-  requestBody: unknown;
-}
+export type Session = DashboardSchemas['Session'];
+export type Role = Session['teams'][number]['role'];
 
-export interface RequestLogPage {
-  data: RequestLogEntry[];
-  nextCursor: string | null;
-}
+/** GET /teams/{id}/email-log. */
+export type EmailLogPage = DashboardAnswer<'/api/dashboard/teams/{teamId}/email-log', 'get'>;
+
+export type ApiKey = DashboardSchemas['ApiKey'];
+
+/** GET /teams/{id}/overview. */
+export type Overview = DashboardAnswer<'/api/dashboard/teams/{teamId}/overview', 'get'>;
+
+export type Member = DashboardSchemas['Member'];
+export type Invitation = DashboardSchemas['Invitation'];
+export type TeamSettings = DashboardSchemas['TeamSettings'];
+export type SmtpSettings = DashboardSchemas['SmtpSettings'];
+
+/** POST /teams/{id}/test-email. */
+export type TestEmailSent = DashboardAnswer<'/api/dashboard/teams/{teamId}/test-email', 'post'>;
+
+/** POST /teams/{id}/api-keys: the key with its secret, shown once. */
+export type CreatedApiKey = DashboardAnswer<'/api/dashboard/teams/{teamId}/api-keys', 'post'>;
+/** POST /teams (an operator's). */
+export type CreatedTeam = DashboardAnswer<'/api/dashboard/teams', 'post'>;
+/** POST /auth/logout-everywhere. */
+export type SignedOutEverywhere = DashboardAnswer<'/api/dashboard/auth/logout-everywhere', 'post'>;
+/** POST /invitations/lookup: what the accept page shows. */
+export type InvitationLookup = DashboardAnswer<'/api/dashboard/invitations/lookup', 'post'>;
+/** POST /invitations/accept: signed in (with the session) or not. */
+export type InvitationAccepted = DashboardAnswer<'/api/dashboard/invitations/accept', 'post'>;
+
+/** GET /v1/automations/{id}: the current version's definition, its status and run counts (docs/automations.md). */
+export type Automation = Answer<'/api/v1/automations/{automationId}', 'get'>;
+/** GET /v1/automations/{id}/steps: per-step counts. */
+export type AutomationStepCounts = Answer<'/api/v1/automations/{automationId}/steps', 'get'>;
+/** GET /v1/automations/{id}/runs. */
+export type AutomationRunsPage = Answer<'/api/v1/automations/{automationId}/runs', 'get'>;
+/** GET /v1/automations/{id}/runs/{runId}: a run and its log. */
+export type AutomationRunLog = Answer<'/api/v1/automations/{automationId}/runs/{runId}', 'get'>;
+/** POST /v1/automations/{id}/dry-run. */
+export type AutomationDryRun = Answer<'/api/v1/automations/{automationId}/dry-run', 'post'>;

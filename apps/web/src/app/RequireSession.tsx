@@ -23,17 +23,18 @@ export function RequireSession() {
   return <Outlet />;
 }
 
-/** `/` opens the first team (teams are ordered by name). */
+/** `/` opens the team used last (the server remembers it; the first by name for a new user). */
 export function FirstTeamRedirect({ to = '' }: { to?: string }) {
   const session = useSession();
   const location = useLocation();
-  const first = session.data?.teams[0];
-  if (!first) {
+  const teams = session.data?.teams ?? [];
+  const last = teams.find((t) => t.id === session.data?.lastTeamId) ?? teams[0];
+  if (!last) {
     return (
       <AuthCard title="You are not in a team yet">
         <p>Ask an admin of your team to invite {session.data?.user.email}; the invitation email has a link to join.</p>
       </AuthCard>
     );
   }
-  return <Navigate to={`/teams/${first.id}/${to}${location.search}`} replace />;
+  return <Navigate to={`/teams/${last.id}/${to}${location.search}`} replace />;
 }

@@ -1,9 +1,12 @@
-import { useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { NavLink, Outlet, useLocation, useNavigation, useParams } from 'react-router';
 import { useSession, type TeamContext } from '../session/session';
 import { PageHeader } from '../ui/PageHeader';
 import { TeamSwitcher } from './TeamSwitcher';
 import { UserMenu } from './UserMenu';
+
+// Only operators see it: its dialog stays out of everyone's first load.
+const CreateTeamDialog = lazy(() => import('./CreateTeamDialog'));
 
 const NAV: { to: string; label: string; adminOnly?: boolean }[] = [
   { to: '', label: 'Overview' },
@@ -11,12 +14,16 @@ const NAV: { to: string; label: string; adminOnly?: boolean }[] = [
   { to: 'request-log', label: 'Request log' },
   { to: 'addresses', label: "Why didn't this arrive?" },
   { to: 'contact-books', label: 'Contact books' },
+  { to: 'events', label: 'Events' },
+  { to: 'automations', label: 'Automations' },
   { to: 'campaigns', label: 'Campaigns' },
+  { to: 'templates', label: 'Templates' },
   { to: 'analytics', label: 'Analytics' },
   { to: 'domains', label: 'Domains' },
   { to: 'api-keys', label: 'API keys', adminOnly: true },
   { to: 'suppressions', label: 'Suppressions' },
   { to: 'webhooks', label: 'Webhooks' },
+  { to: 'smtp', label: 'SMTP' },
   { to: 'settings', label: 'Settings' },
 ];
 
@@ -58,6 +65,11 @@ export function TeamLayout() {
         </div>
         <div id="sidebar-menu" className="sidebar-menu" data-open={menuOpen}>
           <TeamSwitcher teams={session.teams} current={team ?? null} />
+          {session.user.operator && (
+            <Suspense fallback={null}>
+              <CreateTeamDialog />
+            </Suspense>
+          )}
           {team && (
             <nav aria-label="Main">
               <ul>
@@ -68,6 +80,13 @@ export function TeamLayout() {
                     </NavLink>
                   </li>
                 ))}
+                <li>
+                  {/* The OpenAPI reference the API serves (Swagger UI), outside the app. */}
+                  <a href="/api/v1/ui" target="_blank" rel="noopener">
+                    API reference<span className="visually-hidden"> (opens in a new tab)</span>
+                    <span aria-hidden="true"> ↗</span>
+                  </a>
+                </li>
               </ul>
             </nav>
           )}

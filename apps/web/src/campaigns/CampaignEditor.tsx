@@ -1,14 +1,17 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client';
-import type { Campaign, CampaignPreview, Contact, ContactBook, Segment } from '../api/types';
+import type { Campaign, CampaignPreview, CampaignTestSent, ContactBook, ContactListItem, Segment } from '../api/types';
 import { teamKey, useTeamQuery } from '../api/team-query';
-import { EmailHtmlPreview } from '../emails/EmailHtmlPreview';
 import { useTeam } from '../session/session';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { useDebounced } from '../ui/useDebounced';
 import { Field } from '../ui/Field';
 import { useToast } from '../ui/toast';
+import { variableChoices } from '../email-editor/documents';
+import { EmailBodyField, type BodyMode } from '../email-editor/EmailBodyField';
+import { EmailPreviewTabs } from '../email-editor/EmailPreviewTabs';
+import { useContactProperties } from '../contact-books/useContactProperties';
 
 const toList = (s: string) =>
   s
@@ -17,8 +20,9 @@ const toList = (s: string) =>
     .filter(Boolean);
 
 /**
- * The campaign's fields, audience, sending plan and HTML, with a preview rendered by the server for a
- * chosen contact (personalization resolved, the unsubscribe link shown) from the unsaved text.
+ * The campaign's fields, audience, sending plan and body (blocks in the visual editor, or raw HTML),
+ * with a preview rendered by the server for a chosen contact (personalization resolved, the
+ * unsubscribe link shown) from the unsaved body, at desktop and phone widths and as plain text.
  */
 export function CampaignEditor({ campaign: c, readOnly = false }: { campaign: Campaign; readOnly?: boolean }) {
   const { team, base, session } = useTeam();
@@ -30,8 +34,14 @@ export function CampaignEditor({ campaign: c, readOnly = false }: { campaign: Ca
   const [previewText, setPreviewText] = useState(c.previewText ?? '');
   const [replyTo, setReplyTo] = useState(c.replyTo.join(', '));
   const [bookId, setBookId] = useState(c.contactBookId ?? '');
+  // The variable picker offers the book's typed properties first, then its useSend variables.
+  const { properties } = useContactProperties(bookId);
   const [segmentId, setSegmentId] = useState(c.segmentId ?? '');
   const [html, setHtml] = useState(c.html ?? '');
+  // The stored editor JSON opens in the visual editor; a campaign made with HTML stays HTML until switched.
+  const [mode, setMode] = useState<BodyMode>(c.content || !c.html ? 'blocks' : 'html');
+  const [content, setContent] = useState(c.content ?? '');
+  const [testTo, setTestTo] = useState(session.user.email);
   const [batchSize, setBatchSize] = useState(String(c.batchSize));
   const [windowMinutes, setWindowMinutes] = useState(String(c.batchWindowMinutes));
   const [ramp, setRamp] = useState(!!c.ramp);
@@ -48,7 +58,7 @@ export function CampaignEditor({ campaign: c, readOnly = false }: { campaign: Ca
   // The contacts to preview for: the book's first 20, or 20 found by address or name (the list's search).
   const [contactSearch, setContactSearch] = useState('');
   const search = useDebounced(contactSearch.trim(), 300);
-  const contacts = useTeamQuery<Contact[]>(
+  const contacts = useTeamQuery<ContactListItem[]>(
     ['contact-books', bookId, 'contacts'],
     `/v1/contactBooks/${bookId}/contacts`,
     { limit: 20, search: search || undefined },
@@ -65,7 +75,7 @@ export function CampaignEditor({ campaign: c, readOnly = false }: { campaign: Ca
         replyTo: toList(replyTo),
         contactBookId: bookId,
         segmentId: segmentId || null,
-        html,
+        ...(mode === 'blocks' ? { content } : { html }),
         batchSize: Number(batchSize),
         batchWindowMinutes: Number(windowMinutes),
         ramp: ramp ? { start: Number(rampStart), factor: Number(rampFactor) } : null,
@@ -80,17 +90,25 @@ export function CampaignEditor({ campaign: c, readOnly = false }: { campaign: Ca
     save.mutate();
   };
 
-  const overrides = useDebounced(JSON.stringify({ contactId: contactId || undefined, subject, html, previewText }), 500);
+  const overrides = useDebounced(
+    JSON.stringify({
+      contactId: contactId || undefined,
+      subject,
+      previewText,
+      ...(mode === 'blocks' ? { content: content || undefined } : { html }),
+    }),
+    500,
+  );
   const preview = useQuery({
     queryKey: ['team', team.id, 'campaigns', c.id, 'preview', overrides],
     queryFn: () => api.post<CampaignPreview>(`${base}/v1/campaigns/${c.id}/preview`, JSON.parse(overrides)),
     placeholderData: (prev) => prev,
-    enabled: html.trim() !== '',
+    enabled: mode === 'blocks' ? content !== '' : html.trim() !== '',
   });
   const sendTest = useMutation({
     mutationFn: () =>
-      api.post<{ emailIds: string[] }>(`${base}/v1/campaigns/${c.id}/test`, { to: session.user.email, contactId: contactId || undefined }),
-    onSuccess: () => toast({ title: `Test sent to ${session.user.email}` }),
+      api.post<CampaignTestSent>(`${base}/v1/campaigns/${c.id}/test`, { to: toList(testTo), contactId: contactId || undefined }),
+    onSuccess: () => toast({ title: `Test sent to ${toList(testTo).join(', ')}` }),
   });
 
   return (
@@ -162,12 +180,18 @@ export function CampaignEditor({ campaign: c, readOnly = false }: { campaign: Ca
               </Field>
             </div>
           )}
-          <Field
-            label="HTML"
-            hint="Personalize with {{firstName}}, {{email}} or a property; the body must link {{usesend_unsubscribe_url}}."
-          >
-            <textarea className="html-editor" value={html} onChange={(e) => setHtml(e.target.value)} rows={14} spellCheck={false} />
-          </Field>
+          <EmailBodyField
+            mode={mode}
+            onMode={setMode}
+            content={content}
+            onContent={setContent}
+            html={html}
+            onHtml={setHtml}
+            variables={variableChoices([...properties.map((p) => p.name), ...(books.data?.find((b) => b.id === bookId)?.variables ?? [])])}
+            label="Email body"
+            htmlHint="Personalize with {{firstName}}, {{email}} or a property; the body must link {{usesend_unsubscribe_url}}. Saving HTML replaces the blocks."
+            readOnly={readOnly}
+          />
         </fieldset>
         <ErrorNotice error={save.error} />
         {!readOnly && (
@@ -204,8 +228,18 @@ export function CampaignEditor({ campaign: c, readOnly = false }: { campaign: Ca
               ))}
             </select>
           </Field>
-          <button type="button" className="btn" onClick={() => sendTest.mutate()} disabled={sendTest.isPending}>
-            {sendTest.isPending ? 'Sending…' : 'Send test to me'}
+        </div>
+        <div className="inline-form">
+          <Field label="Send a test to" hint="Up to 5 addresses, comma-separated.">
+            <input value={testTo} onChange={(e) => setTestTo(e.target.value)} maxLength={1000} />
+          </Field>
+          <button
+            type="button"
+            className="btn"
+            onClick={() => sendTest.mutate()}
+            disabled={sendTest.isPending || toList(testTo).length === 0 || toList(testTo).length > 5}
+          >
+            {sendTest.isPending ? 'Sending…' : 'Send test'}
           </button>
         </div>
         <p className="hint">The preview shows the text being edited; the test email and the campaign send what is saved.</p>
@@ -217,11 +251,7 @@ export function CampaignEditor({ campaign: c, readOnly = false }: { campaign: Ca
               <span className="muted">Subject:</span> {preview.data.subject}
               {preview.data.contact && <span className="muted"> — for {preview.data.contact.email}</span>}
             </p>
-            <EmailHtmlPreview html={preview.data.html} />
-            <details>
-              <summary>Text part</summary>
-              <pre className="text-part">{preview.data.text}</pre>
-            </details>
+            <EmailPreviewTabs html={preview.data.html} text={preview.data.text} />
           </>
         )}
       </section>

@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api } from '../api/client';
-import type { Campaign } from '../api/types';
+import type { CampaignDetail } from '../api/types';
 import { teamKey, useTeamQuery } from '../api/team-query';
 import { useTeam } from '../session/session';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
@@ -12,7 +12,7 @@ import { OutcomeRate } from '../ui/OutcomeRate';
 import { PageHeader } from '../ui/PageHeader';
 import { useToast } from '../ui/toast';
 import { CampaignEditor } from './CampaignEditor';
-import { CampaignProgress, CampaignStatusBadge } from './CampaignProgress';
+import { CampaignProgress, CampaignStatusBadge, WindowPlanTable } from './CampaignProgress';
 import { CampaignRecipients, skippedSentence } from './CampaignRecipients';
 import { ScheduleDialog } from './ScheduleDialog';
 
@@ -36,8 +36,8 @@ export default function CampaignPage() {
   const toast = useToast();
   const navigate = useNavigate();
   // Polled every 2 s while it runs or waits to start: the figures and the window move on their own.
-  const campaign = useTeamQuery<Campaign>(['campaigns', campaignId], `/v1/campaigns/${campaignId}`, undefined, {
-    refetchInterval: (q) => (LIVE.has((q.state.data as Campaign | undefined)?.status ?? '') ? 2000 : false),
+  const campaign = useTeamQuery<CampaignDetail>(['campaigns', campaignId], `/v1/campaigns/${campaignId}`, undefined, {
+    refetchInterval: (q) => (LIVE.has((q.state.data as CampaignDetail | undefined)?.status ?? '') ? 2000 : false),
   });
   const refresh = () => qc.invalidateQueries({ queryKey: teamKey(team.id, 'campaigns') });
   const action = (verb: 'pause' | 'resume') => async () => {
@@ -105,6 +105,13 @@ export default function CampaignPage() {
               </>
             }
           />
+          {c.status === 'PAUSED' && (
+            <p className="notice notice-info" data-testid="paused-choices">
+              Paused. <strong>Resume</strong> goes on where it stopped: now, or at its scheduled time if that is still ahead.{' '}
+              <strong>Reschedule</strong> picks a new time to go on from; nothing more is sent before it. Either way no one gets the email
+              twice.
+            </p>
+          )}
           {c.status !== 'DRAFT' && <Progress campaign={c} />}
           {c.recipientOutcomes && <CampaignRecipients campaign={c} live={LIVE.has(c.status)} />}
           {/* `total` is written when the recipients are fixed (the start); from then on PATCH answers 409,
@@ -116,7 +123,7 @@ export default function CampaignPage() {
   );
 }
 
-function Progress({ campaign: c }: { campaign: Campaign }) {
+function Progress({ campaign: c }: { campaign: CampaignDetail }) {
   return (
     <section className="card" aria-labelledby="progress-h">
       <div className="section-head">
@@ -125,7 +132,8 @@ function Progress({ campaign: c }: { campaign: Campaign }) {
       </div>
       <CampaignProgress sent={c.sent} total={c.total} label="Sent of all recipients" wide />
       {c.recipientOutcomes && <Outcomes outcomes={c.recipientOutcomes} />}
-      <table className="figures campaign-figures">
+      {/* Seven figures scroll sideways on a phone: focusable, so the keyboard can scroll them too. */}
+      <table className="figures campaign-figures" tabIndex={0}>
         <caption className="visually-hidden">Campaign figures</caption>
         <thead>
           <tr>
@@ -162,12 +170,13 @@ function Progress({ campaign: c }: { campaign: Campaign }) {
         {c.batchWindowMinutes > 0 ? ` every ${c.batchWindowMinutes} min` : ', no pause between windows'}
         {c.ramp && `, ramp from ${formatNumber(c.ramp.start)} ×${c.ramp.factor} per window`}.
       </p>
+      {c.windowPlan && <WindowPlanTable plan={c.windowPlan} current={c.status === 'RUNNING' ? (c.window?.number ?? null) : null} />}
     </section>
   );
 }
 
 /** Where every recipient is: the skipped ones in words, so the figures add up to the total. */
-function Outcomes({ outcomes: o }: { outcomes: NonNullable<Campaign['recipientOutcomes']> }) {
+function Outcomes({ outcomes: o }: { outcomes: NonNullable<CampaignDetail['recipientOutcomes']> }) {
   const skipped = skippedSentence(o);
   return (
     <p className="small" data-testid="recipient-outcomes">

@@ -1,5 +1,5 @@
-import type { CampaignStatus } from '../api/types';
-import { formatNumber } from '../ui/format';
+import type { CampaignStatus, CampaignWindowPlan } from '../api/types';
+import { formatDateTime, formatNumber } from '../ui/format';
 import { StatusBadge } from '../ui/StatusBadge';
 
 const TONE: Record<CampaignStatus, string> = { DRAFT: 'QUEUED', SCHEDULED: 'PENDING', RUNNING: 'SENT', PAUSED: 'PAUSED', SENT: 'SUCCESS' };
@@ -18,5 +18,45 @@ export function CampaignProgress({ sent, total, label, wide = false }: { sent: n
         {total > 0 ? `${formatNumber(sent)} / ${formatNumber(total)} (${pct} %)` : '—'}
       </span>
     </span>
+  );
+}
+
+/**
+ * Planned against actual per window (the server's windowPlan): what the ramp allows each window,
+ * what the engine sent in it, and the windows still to come.
+ */
+export function WindowPlanTable({ plan, current }: { plan: CampaignWindowPlan; current: number | null }) {
+  return (
+    <div className="table-wrap">
+      <table className="list window-plan" data-testid="window-plan">
+        <caption>Per window: planned and sent</caption>
+        <thead>
+          <tr>
+            <th scope="col">Window</th>
+            <th scope="col">Planned</th>
+            <th scope="col">Sent</th>
+            <th scope="col">Opened</th>
+          </tr>
+        </thead>
+        <tbody>
+          {plan.rows.map((w) => (
+            <tr
+              key={w.number}
+              aria-current={w.number === current ? 'step' : undefined}
+              className={w.number === current ? 'current' : undefined}
+            >
+              <td>
+                {w.number + 1}
+                {w.number === current && <span className="muted small"> (current)</span>}
+              </td>
+              <td>{formatNumber(w.planned)}</td>
+              <td>{w.sent === null ? <span className="muted">to come</span> : formatNumber(w.sent)}</td>
+              <td>{w.openedAt ? formatDateTime(w.openedAt, true) : '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {plan.more > 0 && <p className="muted small">and {formatNumber(plan.more)} more windows.</p>}
+    </div>
   );
 }

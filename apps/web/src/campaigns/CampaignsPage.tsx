@@ -1,7 +1,8 @@
 import { useState } from 'react';
+import { STARTER_DOCUMENT } from '@mailrail/domain/campaigns/campaign-starter';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api } from '../api/client';
-import type { Campaign, CampaignListItem, CampaignStatus, ContactBook, Domain } from '../api/types';
+import type { Campaign, CampaignList, CampaignStatus, ContactBook, Domain } from '../api/types';
 import { teamKey, useTeamQuery } from '../api/team-query';
 import { useTeam } from '../session/session';
 import { EmptyState } from '../ui/EmptyState';
@@ -19,16 +20,12 @@ import { DataTable } from '../ui/DataTable';
 const PAGE_SIZE = 30; // the server's page size for campaigns
 const STATUSES: CampaignStatus[] = ['DRAFT', 'SCHEDULED', 'RUNNING', 'PAUSED', 'SENT'];
 
-const STARTER_HTML = `<p>Hello {{firstName,fallback=there}},</p>
-<p>Write your message here.</p>
-<p style="font-size:12px;color:#6b7280"><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a></p>`;
-
 export default function CampaignsPage() {
   const { base } = useTeam();
   const [params, setParams] = useSearchParams();
   const page = Math.max(1, Number(params.get('page')) || 1);
   const status = params.get('status') ?? '';
-  const list = useTeamQuery<{ campaigns: CampaignListItem[]; totalPage: number }>(
+  const list = useTeamQuery<CampaignList>(
     ['campaigns'],
     '/v1/campaigns',
     { page, status: status || undefined },
@@ -36,9 +33,7 @@ export default function CampaignsPage() {
       placeholderData: (prev) => prev,
       // sending campaigns move: refresh while one is running or due
       refetchInterval: (q) =>
-        (q.state.data as { campaigns: CampaignListItem[] } | undefined)?.campaigns.some(
-          (c) => c.status === 'RUNNING' || c.status === 'SCHEDULED',
-        )
+        (q.state.data as CampaignList | undefined)?.campaigns.some((c) => c.status === 'RUNNING' || c.status === 'SCHEDULED')
           ? 3000
           : false,
     },
@@ -120,7 +115,8 @@ function CreateCampaign() {
         from: from.trim(),
         subject,
         contactBookId: bookId || books.data?.[0]?.id,
-        html: STARTER_HTML,
+        // New campaigns open in the visual editor (raw HTML stays a mode of the editor).
+        content: STARTER_DOCUMENT,
       }),
     toast: (c) => `Campaign "${c.name}" created`,
     invalidate: [teamKey(team.id, 'campaigns')],

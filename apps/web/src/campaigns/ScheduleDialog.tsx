@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../api/client';
-import type { Campaign } from '../api/types';
+import type { Campaign, CampaignScheduleDryRun } from '../api/types';
 import { teamKey } from '../api/team-query';
 import { useTeam } from '../session/session';
 import { ErrorNotice } from '../ui/ErrorNotice';
@@ -9,6 +9,7 @@ import { Field } from '../ui/Field';
 import { FormDialog } from '../ui/FormDialog';
 import { formatDateTime } from '../ui/format';
 import { useFormDialog } from '../ui/useFormDialog';
+import { PreSendCheckPanel, usePreSendCheck } from './PreSendCheck';
 
 type Mode = 'now' | 'at' | 'words';
 
@@ -24,7 +25,7 @@ export function ScheduleDialog({ campaign }: { campaign: Campaign }) {
   const scheduledAt = mode === 'at' ? (at ? new Date(at).toISOString() : '') : mode === 'words' ? words.trim() : undefined;
   const path = `${base}/v1/campaigns/${campaign.id}/schedule`;
   const check = useMutation({
-    mutationFn: () => api.post<{ scheduledAt: string; timeZone: string }>(path, { scheduledAt, dryRun: true }),
+    mutationFn: () => api.post<CampaignScheduleDryRun>(path, { scheduledAt, dryRun: true }),
   });
   const { mutation, submit, dialog } = useFormDialog({
     mutationFn: () => api.post(path, scheduledAt ? { scheduledAt } : {}),
@@ -34,6 +35,9 @@ export function ScheduleDialog({ campaign }: { campaign: Campaign }) {
   });
   const resolved = check.data;
   const needsCheck = mode !== 'now' && !resolved;
+  const preSend = usePreSendCheck(campaign.id, dialog.open);
+  // Errors block here as on the server; warnings are shown and the send goes ahead.
+  const blocked = !preSend.data?.ready;
   return (
     <FormDialog
       {...dialog}
@@ -46,6 +50,7 @@ export function ScheduleDialog({ campaign }: { campaign: Campaign }) {
       description="The recipients are fixed when the campaign starts: the subscribed contacts of its book or segment at that moment."
     >
       <form className="stack" onSubmit={submit()}>
+        <PreSendCheckPanel check={preSend} />
         <fieldset className="radio-group">
           <legend>When</legend>
           {(
@@ -111,11 +116,16 @@ export function ScheduleDialog({ campaign }: { campaign: Campaign }) {
         <ErrorNotice error={mutation.error} />
         <div className="dialog-actions">
           {needsCheck ? (
-            <button type="button" className="btn btn-primary" disabled={check.isPending || !scheduledAt} onClick={() => check.mutate()}>
+            <button
+              type="button"
+              className="btn btn-primary"
+              disabled={blocked || check.isPending || !scheduledAt}
+              onClick={() => check.mutate()}
+            >
               {check.isPending ? 'Checking…' : 'Check the time'}
             </button>
           ) : (
-            <button type="submit" className="btn btn-primary" disabled={mutation.isPending}>
+            <button type="submit" className="btn btn-primary" disabled={blocked || mutation.isPending}>
               {mode === 'now' ? 'Send now' : 'Confirm schedule'}
             </button>
           )}

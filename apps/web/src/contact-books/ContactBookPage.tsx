@@ -18,12 +18,14 @@ import { useFormDialog } from '../ui/useFormDialog';
 import { ContactsTab } from './ContactsTab';
 import { ExportTab } from './ExportTab';
 import { ImportTab } from './ImportTab';
+import { PropertiesTab } from './PropertiesTab';
 import { SegmentsTab } from './SegmentsTab';
 import { SettingsTab } from './SettingsTab';
 
 const TABS = [
   { value: 'contacts', label: 'Contacts' },
   { value: 'segments', label: 'Segments' },
+  { value: 'properties', label: 'Properties' },
   { value: 'import', label: 'Import' },
   { value: 'export', label: 'Export' },
   { value: 'settings', label: 'Settings' },
@@ -94,6 +96,9 @@ export default function ContactBookPage() {
             </Tabs.Content>
             <Tabs.Content value="segments" className="tab-panel">
               <SegmentsTab book={book.data} />
+            </Tabs.Content>
+            <Tabs.Content value="properties" className="tab-panel">
+              <PropertiesTab book={book.data} />
             </Tabs.Content>
             <Tabs.Content value="import" className="tab-panel">
               <ImportTab book={book.data} />

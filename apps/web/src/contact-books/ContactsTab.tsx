@@ -1,7 +1,8 @@
+import { useSearchParams } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client';
-import type { Contact, ContactBook } from '../api/types';
+import type { ContactBook, ContactListItem, ContactProperty } from '../api/types';
 import { teamKey, useTeamQuery } from '../api/team-query';
 import { useTeam } from '../session/session';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
@@ -16,6 +17,7 @@ import { useToast } from '../ui/toast';
 import { useFormDialog } from '../ui/useFormDialog';
 import { DataTable } from '../ui/DataTable';
 import { CursorPager } from '../ui/Pager';
+import { displayPropertyValue, propertyText, propertyTexts, useContactProperties } from './useContactProperties';
 
 const LIMIT = 50;
 
@@ -27,11 +29,13 @@ export function ContactsTab({ book }: { book: ContactBook }) {
   const { team, base } = useTeam();
   const qc = useQueryClient();
   const toast = useToast();
-  const [search, setSearch] = useState('');
+  // A link may open the tab searching (the events page links a contact by its address).
+  const [searchParams] = useSearchParams();
+  const [search, setSearch] = useState(searchParams.get('search') ?? '');
   const [subscribed, setSubscribed] = useState<'' | 'true' | 'false'>('');
   const [cursors, setCursors] = useState<string[]>([]); // `after` of each page walked past
   const after = cursors.at(-1);
-  const contacts = useTeamQuery<Contact[]>(
+  const contacts = useTeamQuery<ContactListItem[]>(
     ['contact-books', book.id, 'contacts'],
     `/v1/contactBooks/${book.id}/contacts`,
     { limit: LIMIT, after, search: search || undefined, subscribed: subscribed || undefined },
@@ -46,7 +50,8 @@ export function ContactsTab({ book }: { book: ContactBook }) {
     setCursors([]);
   };
   const rows = contacts.data ?? [];
-  const path = (c: Contact) => `${base}/v1/contactBooks/${book.id}/contacts/${c.id}`;
+  const { properties } = useContactProperties(book.id);
+  const path = (c: ContactListItem) => `${base}/v1/contactBooks/${book.id}/contacts/${c.id}`;
   return (
     <>
       <div className="section-head">
@@ -67,7 +72,7 @@ export function ContactsTab({ book }: { book: ContactBook }) {
             </button>
           </div>
         </form>
-        <ContactDialog book={book} />
+        <ContactDialog book={book} properties={properties} />
       </div>
       <ErrorNotice error={contacts.error} />
       {contacts.isPending && <Loading />}
@@ -77,65 +82,80 @@ export function ContactsTab({ book }: { book: ContactBook }) {
         </EmptyState>
       )}
       {rows.length > 0 && (
-        <DataTable
-          caption={<>Contacts of {book.name}</>}
-          columns={['Email', 'Name', 'Status', 'Added', { label: 'Actions', hidden: true }]}
-        >
-          {rows.map((c) => (
-            <tr key={c.id}>
-              <td className="truncate">{c.email}</td>
-              <td>{[c.firstName, c.lastName].filter(Boolean).join(' ') || <span className="muted">—</span>}</td>
-              <td>
-                <StatusBadge status={c.subscribed ? 'SUCCESS' : 'PAUSED'} label={c.subscribed ? 'subscribed' : 'unsubscribed'} />
-                {c.suppressed && (
-                  <>
-                    {' '}
-                    <span title="On your suppression list: no email reaches this address">
-                      <StatusBadge status="SUPPRESSED" label="suppressed" />
-                    </span>
-                  </>
-                )}
-              </td>
-              <td>{formatDateTime(c.createdAt)}</td>
-              <td className="row-actions">
-                <ContactDialog book={book} contact={c} />{' '}
-                {c.subscribed && (
-                  <button
-                    type="button"
-                    className="btn btn-small"
-                    aria-label={`Unsubscribe ${c.email}`}
-                    onClick={async () => {
-                      try {
-                        await api.patch(path(c), { subscribed: false });
-                        toast({ title: `${c.email} unsubscribed` });
-                      } catch (err) {
-                        toast({ title: 'Could not unsubscribe', description: (err as Error).message, error: true });
-                      }
-                      await refresh();
-                    }}
-                  >
-                    Unsubscribe
-                  </button>
-                )}{' '}
-                <ConfirmDialog
-                  trigger={
-                    <button type="button" className="btn btn-small btn-danger" aria-label={`Delete ${c.email}`}>
-                      Delete
+        // The class keeps the actions in view while a list with many property columns scrolls sideways.
+        <div className="contacts-list">
+          <DataTable
+            caption={<>Contacts of {book.name}</>}
+            columns={[
+              'Email',
+              'Name',
+              'Status',
+              ...properties.map((p) => (p.type === 'number' ? { label: p.name, numeric: true as const } : p.name)),
+              'Added',
+              { label: 'Actions', hidden: true },
+            ]}
+          >
+            {rows.map((c) => (
+              <tr key={c.id}>
+                <td className="truncate">{c.email}</td>
+                <td>{[c.firstName, c.lastName].filter(Boolean).join(' ') || <span className="muted">—</span>}</td>
+                <td>
+                  <StatusBadge status={c.subscribed ? 'SUCCESS' : 'PAUSED'} label={c.subscribed ? 'subscribed' : 'unsubscribed'} />
+                  {c.suppressed && (
+                    <>
+                      {' '}
+                      <span title="On your suppression list: no email reaches this address">
+                        <StatusBadge status="SUPPRESSED" label="suppressed" />
+                      </span>
+                    </>
+                  )}
+                </td>
+                {properties.map((p) => (
+                  <td key={p.name} className={p.type === 'number' ? 'num truncate property-cell' : 'truncate property-cell'}>
+                    {displayPropertyValue(p.type, propertyText(c.properties[p.name])) || <span className="muted">—</span>}
+                  </td>
+                ))}
+                <td>{formatDateTime(c.createdAt)}</td>
+                <td className="row-actions">
+                  <ContactDialog book={book} properties={properties} contact={c} />{' '}
+                  {c.subscribed && (
+                    <button
+                      type="button"
+                      className="btn btn-small"
+                      aria-label={`Unsubscribe ${c.email}`}
+                      onClick={async () => {
+                        try {
+                          await api.patch(path(c), { subscribed: false });
+                          toast({ title: `${c.email} unsubscribed` });
+                        } catch (err) {
+                          toast({ title: 'Could not unsubscribe', description: (err as Error).message, error: true });
+                        }
+                        await refresh();
+                      }}
+                    >
+                      Unsubscribe
                     </button>
-                  }
-                  title={`Delete ${c.email}?`}
-                  description={<p>The contact leaves this book. Emails already sent to it stay in the log.</p>}
-                  confirmLabel="Delete contact"
-                  onConfirm={async () => {
-                    await api.delete(path(c));
-                    toast({ title: `${c.email} deleted` });
-                    await qc.invalidateQueries({ queryKey: teamKey(team.id, 'contact-books') });
-                  }}
-                />
-              </td>
-            </tr>
-          ))}
-        </DataTable>
+                  )}{' '}
+                  <ConfirmDialog
+                    trigger={
+                      <button type="button" className="btn btn-small btn-danger" aria-label={`Delete ${c.email}`}>
+                        Delete
+                      </button>
+                    }
+                    title={`Delete ${c.email}?`}
+                    description={<p>The contact leaves this book. Emails already sent to it stay in the log.</p>}
+                    confirmLabel="Delete contact"
+                    onConfirm={async () => {
+                      await api.delete(path(c));
+                      toast({ title: `${c.email} deleted` });
+                      await qc.invalidateQueries({ queryKey: teamKey(team.id, 'contact-books') });
+                    }}
+                  />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        </div>
       )}
       <CursorPager
         page={cursors.length + 1}
@@ -148,8 +168,16 @@ export function ContactsTab({ book }: { book: ContactBook }) {
   );
 }
 
-/** Add a contact (no `contact`) or edit one: names, subscription and the book's properties. */
-function ContactDialog({ book, contact }: { book: ContactBook; contact?: Contact }) {
+/** Add a contact (no `contact`) or edit one: names, subscription and the book's properties, each by its type. */
+function ContactDialog({
+  book,
+  properties: registry,
+  contact,
+}: {
+  book: ContactBook;
+  properties: ContactProperty[];
+  contact?: ContactListItem;
+}) {
   const { team, base } = useTeam();
   const [email, setEmail] = useState('');
   const [firstName, setFirstName] = useState('');
@@ -161,7 +189,7 @@ function ContactDialog({ book, contact }: { book: ContactBook; contact?: Contact
     setFirstName(contact?.firstName ?? '');
     setLastName(contact?.lastName ?? '');
     setSubscribed(contact?.subscribed ?? true);
-    setProperties(contact?.properties ?? {});
+    setProperties(propertyTexts(contact?.properties ?? {}));
   };
   const body = { firstName, lastName, subscribed, properties };
   const { mutation, submit, dialog } = useFormDialog({
@@ -204,11 +232,25 @@ function ContactDialog({ book, contact }: { book: ContactBook; contact?: Contact
         <Field label="Last name">
           <input value={lastName} onChange={(e) => setLastName(e.target.value)} autoComplete="off" />
         </Field>
-        {book.variables.map((v) => (
-          <Field key={v} label={`Property: ${v}`}>
-            <input value={properties[v] ?? ''} onChange={(e) => setProperties({ ...properties, [v]: e.target.value })} autoComplete="off" />
-          </Field>
+        {registry.map((p) => (
+          <PropertyField
+            key={p.name}
+            property={p}
+            value={properties[p.name] ?? ''}
+            onChange={(v) => setProperties({ ...properties, [p.name]: v })}
+          />
         ))}
+        {book.variables
+          .filter((v) => !registry.some((p) => p.name.toLowerCase() === v.toLowerCase()))
+          .map((v) => (
+            <Field key={v} label={`Property: ${v}`}>
+              <input
+                value={properties[v] ?? ''}
+                onChange={(e) => setProperties({ ...properties, [v]: e.target.value })}
+                autoComplete="off"
+              />
+            </Field>
+          ))}
         <label>
           <input type="checkbox" checked={subscribed} onChange={(e) => setSubscribed(e.target.checked)} /> Subscribed
         </label>
@@ -220,5 +262,41 @@ function ContactDialog({ book, contact }: { book: ContactBook; contact?: Contact
         </div>
       </form>
     </FormDialog>
+  );
+}
+
+/**
+ * One typed property in the edit dialog. A value that does not read as its type (an imported "n/a"
+ * in a number) is shown as written in a text box, so opening and saving the dialog never loses it.
+ */
+function PropertyField({ property: p, value, onChange }: { property: ContactProperty; value: string; onChange: (v: string) => void }) {
+  const label = `Property: ${p.name}`;
+  const hint = p.fallback ? `When empty, emails use "${p.fallback}"` : undefined;
+  if (p.type === 'boolean' && ['', 'true', 'false'].includes(value.trim().toLowerCase()))
+    return (
+      <Field label={label} hint={hint}>
+        <select value={value.trim().toLowerCase()} onChange={(e) => onChange(e.target.value)}>
+          <option value="">not set</option>
+          <option value="true">yes</option>
+          <option value="false">no</option>
+        </select>
+      </Field>
+    );
+  const readsAsDay = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  if (p.type === 'date' && (value === '' || readsAsDay))
+    return (
+      <Field label={label} hint={hint}>
+        <input type="date" value={value} onChange={(e) => onChange(e.target.value)} />
+      </Field>
+    );
+  return (
+    <Field label={label} hint={hint}>
+      <input
+        value={value}
+        inputMode={p.type === 'number' ? 'decimal' : undefined}
+        onChange={(e) => onChange(e.target.value)}
+        autoComplete="off"
+      />
+    </Field>
   );
 }

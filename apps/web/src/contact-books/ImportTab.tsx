@@ -2,7 +2,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, downloadUrl } from '../api/client';
-import type { ContactBook, ContactImport, ImportPreview, ImportTarget } from '../api/types';
+import type { ImportTarget } from '@mailrail/domain/audience/imports/csv-mapping';
+import type { ContactBook, ContactImport, ImportPreview, PropertyType } from '../api/types';
 import { teamKey, useTeamQuery } from '../api/team-query';
 import { useTeam } from '../session/session';
 import { ErrorNotice } from '../ui/ErrorNotice';
@@ -10,6 +11,7 @@ import { Field } from '../ui/Field';
 import { formatDateTime, formatNumber } from '../ui/format';
 import { StatusBadge } from '../ui/StatusBadge';
 import { DataTable } from '../ui/DataTable';
+import { PROPERTY_TYPE_LABELS, useContactProperties } from './useContactProperties';
 
 // The server guesses the mapping from the file's first 64 KB (read here with File.slice, so a
 // 1,000,000-row file is not read into the page) and runs the import as a background job; this
@@ -32,17 +34,40 @@ export function ImportTab({ book }: { book: ContactBook }) {
   const bookPath = `${base}/v1/contactBooks/${book.id}`;
   const [file, setFile] = useState<File | null>(null);
   const [mapping, setMapping] = useState<Record<string, ImportTarget>>({});
+  // Header → the type the user confirmed (the server's suggestion, or the registered type of a known property).
+  const [types, setTypes] = useState<Record<string, PropertyType>>({});
+  const registry = useContactProperties(book.id);
   const [onExisting, setOnExisting] = useState<'skip' | 'update'>('skip');
   const [current, setCurrent] = useState<string | null>(null);
   const [inputKey, setInputKey] = useState(0); // a new file input (empty) after an upload
   const preview = useMutation({
     mutationFn: async (f: File) => api.postRaw<ImportPreview>(`${bookPath}/imports/preview`, await head(f), 'text/csv'),
-    onSuccess: (p) => setMapping(p.mapping),
+    onSuccess: (p) => {
+      // The document types a target as a string; the server's guesses are ImportTargets.
+      setMapping(p.mapping as Record<string, ImportTarget>);
+      const registered = new Map(registry.properties.map((r) => [r.name.toLowerCase(), r.type]));
+      setTypes(
+        Object.fromEntries(
+          p.headers.map((h) => {
+            const target = p.mapping[h] ?? '';
+            const known = target.startsWith('properties.') ? registered.get(target.slice(11).toLowerCase()) : undefined;
+            return [h, known ?? p.types[h] ?? 'string'];
+          }),
+        ),
+      );
+    },
   });
   const upload = useMutation({
     mutationFn: () => {
       const form = new FormData();
       form.append('mapping', JSON.stringify(mapping));
+      // The confirmed type of each column mapped to a property, by the property's name.
+      const propertyTypes = Object.fromEntries(
+        Object.entries(mapping)
+          .filter(([, t]) => t.startsWith('properties.'))
+          .map(([h, t]) => [t.slice(11), types[h] ?? 'string']),
+      );
+      form.append('propertyTypes', JSON.stringify(propertyTypes));
       form.append('onExisting', onExisting);
       form.append('file', file!); // last: the server may stream the file once the fields are read
       return api.postRaw<ContactImport>(`${bookPath}/imports`, form);
@@ -94,6 +119,10 @@ export function ImportTab({ book }: { book: ContactBook }) {
         {preview.isPending && <p className="muted">Reading the first rows…</p>}
         {preview.data && file && (
           <>
+            <p className="muted">
+              Check each property's type: numbers compare as numbers and dates as dates in segments. The type shown is what the first rows
+              suggest.
+            </p>
             <div className="table-wrap">
               <table className="import-mapping">
                 <caption className="visually-hidden">Columns of {file.name} and where they go</caption>
@@ -102,6 +131,7 @@ export function ImportTab({ book }: { book: ContactBook }) {
                     <th scope="col">Column</th>
                     <th scope="col">First values</th>
                     <th scope="col">Import as</th>
+                    <th scope="col">Type</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -127,6 +157,24 @@ export function ImportTab({ book }: { book: ContactBook }) {
                             </option>
                           ))}
                         </select>
+                      </td>
+                      <td>
+                        {mapping[h]?.startsWith('properties.') ? (
+                          <select
+                            aria-label={`Type of column ${h}`}
+                            value={types[h] ?? 'string'}
+                            onChange={(e) => setTypes({ ...types, [h]: e.target.value as PropertyType })}
+                          >
+                            {(Object.keys(PROPERTY_TYPE_LABELS) as PropertyType[]).map((t) => (
+                              <option key={t} value={t}>
+                                {PROPERTY_TYPE_LABELS[t]}
+                                {t === preview.data.types[h] && t !== 'string' ? ' (detected)' : ''}
+                              </option>
+                            ))}
+                          </select>
+                        ) : (
+                          <span className="muted">—</span>
+                        )}
                       </td>
                     </tr>
                   ))}

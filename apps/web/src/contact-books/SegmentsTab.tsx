@@ -11,7 +11,7 @@ import { Field } from '../ui/Field';
 import { formatDateTime } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import { useToast } from '../ui/toast';
-import { emptyFilter, SegmentBuilder, SegmentLivePreview } from './SegmentBuilder';
+import { emptyFilter, filterProblems, SegmentBuilder, SegmentLivePreview, useSegmentPreview } from './SegmentBuilder';
 import { DataTable } from '../ui/DataTable';
 
 /** Saved filters over this book: the list, and the builder for a new or an existing one. */
@@ -97,14 +97,26 @@ function SegmentEditor({ book, segment, onDone }: { book: ContactBook; segment: 
     e.preventDefault();
     save.mutate();
   };
+  const preview = useSegmentPreview(book, filter);
+  // A refused filter shows at its conditions; other errors (the name, a segment in use) here.
+  const saveProblems = filterProblems(save.error);
+  const filterRefused = saveProblems.byCondition.size > 0 || saveProblems.rest.length > 0;
   return (
     <form className="segment-editor" onSubmit={submit} aria-label={segment ? `Edit segment ${segment.name}` : 'New segment'}>
       <div className="stack">
         <Field label="Segment name">
           <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} autoComplete="off" />
         </Field>
-        <SegmentBuilder book={book} filter={filter} onChange={setFilter} />
-        <ErrorNotice error={save.error} />
+        <SegmentBuilder
+          book={book}
+          filter={filter}
+          onChange={(f) => {
+            setFilter(f);
+            save.reset(); // its issues name conditions by position, which an edit may move
+          }}
+          error={save.error ?? preview.error}
+        />
+        {!filterRefused && <ErrorNotice error={save.error} />}
         <div className="filter-actions">
           <button type="submit" className="btn btn-primary" disabled={save.isPending}>
             {save.isPending ? 'Saving…' : 'Save segment'}
@@ -114,7 +126,7 @@ function SegmentEditor({ book, segment, onDone }: { book: ContactBook; segment: 
           </button>
         </div>
       </div>
-      <SegmentLivePreview book={book} filter={filter} />
+      <SegmentLivePreview preview={preview} />
     </form>
   );
 }

@@ -1,18 +1,19 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api } from '../api/client';
-import type { Domain } from '../api/types';
+import type { Domain, DomainVerifyStarted } from '../api/types';
 import { teamKey, useTeamQuery } from '../api/team-query';
 import { useTeam } from '../session/session';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { ErrorNotice } from '../ui/ErrorNotice';
-import { formatDateTime, formatRelative } from '../ui/format';
 import { LabelledSwitch } from '../ui/LabelledSwitch';
 import { Loading } from '../ui/Loading';
 import { PageHeader } from '../ui/PageHeader';
 import { DomainStatusBadge } from '../ui/StatusBadge';
 import { useToast } from '../ui/toast';
+import { DnsProviderGuide } from './DnsProviderGuide';
 import { DnsRecordsTable } from './DnsRecordsTable';
+import { VerificationState } from './VerificationState';
 
 export default function DomainPage() {
   const { team, base } = useTeam();
@@ -28,7 +29,7 @@ export default function DomainPage() {
   });
   const refresh = () => qc.invalidateQueries({ queryKey: teamKey(team.id) });
   const checkNow = useMutation({
-    mutationFn: () => api.put<{ message: string }>(`${path}/verify`),
+    mutationFn: () => api.put<DomainVerifyStarted>(`${path}/verify`),
     onSuccess: (r) => (toast({ title: r.message }), refresh()),
   });
   const setTracking = useMutation({
@@ -82,16 +83,7 @@ export default function DomainPage() {
           />
           <section className="card" aria-labelledby="verify-h">
             <h2 id="verify-h">Verification</h2>
-            <p>
-              {d.status === 'SUCCESS'
-                ? 'Verified: mail can be sent from this domain.'
-                : 'Publish the records below at your DNS provider, then check again. DNS changes can take a while to show.'}
-            </p>
-            <p className="muted">
-              Last checked {formatRelative(d.lastCheckedTime)}
-              {d.lastCheckedTime && ` (${formatDateTime(d.lastCheckedTime)})`}.
-            </p>
-            {(d.errorMessage ?? d.verificationError) && <p className="notice notice-warn">{d.errorMessage ?? d.verificationError}</p>}
+            <VerificationState domain={d} />
             <button type="button" className="btn" onClick={() => checkNow.mutate()} disabled={checkNow.isPending || d.isVerifying}>
               {d.isVerifying ? 'Checking…' : 'Check now'}
             </button>
@@ -100,6 +92,10 @@ export default function DomainPage() {
           <section className="card" aria-labelledby="dns-h">
             <h2 id="dns-h">DNS records</h2>
             <DnsRecordsTable records={d.dnsRecords} />
+          </section>
+          <section className="card" aria-labelledby="providers-h">
+            <h2 id="providers-h">Where to add them</h2>
+            <DnsProviderGuide domain={d} />
           </section>
           <section className="card" aria-labelledby="tracking-h">
             <h2 id="tracking-h">Tracking</h2>

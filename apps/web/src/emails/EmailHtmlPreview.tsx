@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 
 // The email's HTML in a sandboxed frame: no scripts, forms, popups or navigation (sandbox=""),
 // and a Content-Security-Policy that blocks every remote load (tracking pixels, fonts, styles)
@@ -12,8 +12,30 @@ function framed(html: string, csp: string): string {
   return `<meta http-equiv="Content-Security-Policy" content="${csp}"><meta name="referrer" content="no-referrer">${html}`;
 }
 
-export function EmailHtmlPreview({ html }: { html: string }) {
+/**
+ * The scale at which a frame `renderWidth` wide fits its container (at most 1), followed as the
+ * container resizes: a desktop preview lays the email out at a desktop client's width (its columns
+ * side by side, as they are there) and shows it shrunk, not re-flowed to the card's width.
+ */
+function useFitScale(renderWidth: number | undefined) {
+  const box = useRef<HTMLDivElement>(null);
+  const [scale, setScale] = useState(1);
+  useEffect(() => {
+    const el = box.current;
+    if (!renderWidth || !el) return;
+    const fit = () => setScale(Math.min(1, el.clientWidth / renderWidth));
+    fit();
+    const observer = new ResizeObserver(fit);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [renderWidth]);
+  return { box, scale };
+}
+
+/** `renderWidth`: lay the email out this wide and shrink it to fit (the desktop preview); else the frame takes the card's width. */
+export function EmailHtmlPreview({ html, renderWidth }: { html: string; renderWidth?: number }) {
   const [remote, setRemote] = useState(false);
+  const { box, scale } = useFitScale(renderWidth);
   return (
     <div className="html-preview">
       <div className="html-preview-bar">
@@ -28,13 +50,16 @@ export function EmailHtmlPreview({ html }: { html: string }) {
           </>
         )}
       </div>
-      <iframe
-        key={String(remote)}
-        title="HTML part of the email"
-        sandbox=""
-        referrerPolicy="no-referrer"
-        srcDoc={framed(html, remote ? ALLOW_REMOTE_IMAGES : BLOCK_REMOTE)}
-      />
+      <div ref={box} className={renderWidth ? 'html-preview-fit' : undefined}>
+        <iframe
+          key={String(remote)}
+          title="HTML part of the email"
+          sandbox=""
+          referrerPolicy="no-referrer"
+          style={renderWidth ? { width: renderWidth, height: `${100 / scale}%`, transform: `scale(${scale})` } : undefined}
+          srcDoc={framed(html, remote ? ALLOW_REMOTE_IMAGES : BLOCK_REMOTE)}
+        />
+      </div>
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import type { CampaignListItem, Domain, EmailLogPage } from '../api/types';
+import type { CampaignList, Domain, EmailLogPage } from '../api/types';
 import { useTeamQuery } from '../api/team-query';
 import { FirstEmailSnippet } from '../overview/FirstEmailSnippet';
 import { useTeam } from '../session/session';
@@ -56,7 +56,7 @@ export default function EmailsPage() {
   });
   const domains = useTeamQuery<Domain[]>(['domains'], '/v1/domains');
   const domainName = (id: number | null) => domains.data?.find((d) => d.id === id)?.name ?? '';
-  const campaigns = useTeamQuery<{ campaigns: CampaignListItem[] }>(['campaigns'], '/v1/campaigns', { page: 1 });
+  const campaigns = useTeamQuery<CampaignList>(['campaigns'], '/v1/campaigns', { page: 1 });
   // The estimate comes with the first page; later pages keep showing it.
   const [estimate, setEstimate] = useState<{ key: string; total: number }>();
   const filterKey = params.toString();

@@ -10,4 +10,5 @@ export const EMAIL_SOURCE_LABELS: Record<EmailSource, string> = {
   SMTP: 'SMTP relay',
   CAMPAIGN: 'Campaign',
   SYSTEM: 'Sent by mailrail',
+  AUTOMATION: 'Automation',
 };

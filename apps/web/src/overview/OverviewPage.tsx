@@ -9,6 +9,7 @@ import { Loading } from '../ui/Loading';
 import { OutcomeRate } from '../ui/OutcomeRate';
 import { PageHeader } from '../ui/PageHeader';
 import { FirstEmailSnippet } from './FirstEmailSnippet';
+import { TestEmailButton } from './TestEmailButton';
 
 // uPlot draws on canvas and is only needed here: its own chunk, after the figures are shown.
 const DailyChart = lazy(() => import('../ui/DailyChart'));
@@ -188,6 +189,10 @@ function GetStarted({ domains }: { domains: Domain[] }) {
         <li>
           Send with it:
           <FirstEmailSnippet domain={verified?.name ?? domains[0]?.name} />
+        </li>
+        <li>
+          Or check that sending works first:
+          <TestEmailButton />
         </li>
       </ol>
     </section>

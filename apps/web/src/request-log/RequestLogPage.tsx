@@ -1,15 +1,14 @@
-import { useState, type FormEvent } from 'react';
-import { useSearchParams } from 'react-router';
 import type { RequestLogPage as Page } from '../api/types';
 import { useTeamQuery } from '../api/team-query';
 import { DataTable } from '../ui/DataTable';
 import { EmptyState } from '../ui/EmptyState';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { Field } from '../ui/Field';
-import { formatDateTime, formatRelative, toLocalInput } from '../ui/format';
+import { formatDateTime, formatRelative } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import { PageHeader } from '../ui/PageHeader';
 import { CursorPager } from '../ui/Pager';
+import { instant, localInput, useUrlFilters } from '../ui/url-filters';
 
 // The team's request log (GET /api/v1/logs). The filters live in the URL, so the email page can
 // link here filtered to the moment an email was created.
@@ -18,20 +17,8 @@ const FILTERS = ['status', 'path', 'apiKeyId', 'startDate', 'endDate'] as const;
 
 const tone = (status: number) => (status >= 500 ? 'bad' : status >= 400 ? 'warn' : 'good');
 
-/** A datetime-local value (the browser's zone) as an ISO instant, or the URL's ISO instant as it is. */
-function instant(value: string | null): string | undefined {
-  if (!value) return undefined;
-  const at = new Date(value);
-  return Number.isNaN(at.getTime()) ? undefined : at.toISOString();
-}
-
-/** The URL's instant as a datetime-local input shows it, in the browser's zone. */
-const localInput = (value: string | null) => (instant(value) ? toLocalInput(value!) : '');
-
 export default function RequestLogPage() {
-  const [params, setParams] = useSearchParams();
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors.at(-1);
+  const { params, cursor, cursors, setCursors, filtered, setFilters, applyFilters } = useUrlFilters(FILTERS);
   const query = {
     status: params.get('status') || undefined,
     path: params.get('path') || undefined,
@@ -41,26 +28,11 @@ export default function RequestLogPage() {
     limit: 50,
     cursor,
   };
-  const filtered = FILTERS.some((f) => params.get(f));
   const log = useTeamQuery<Page>(['request-log'], '/v1/logs', query, {
     refetchInterval: cursor ? false : 5000,
     placeholderData: (prev) => prev,
   });
 
-  const setFilters = (next: URLSearchParams) => {
-    setCursors([]);
-    setParams(next);
-  };
-  const applyFilters = (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget);
-    const next = new URLSearchParams();
-    for (const f of FILTERS) {
-      const v = String(form.get(f) ?? '').trim();
-      if (v) next.set(f, f === 'startDate' || f === 'endDate' ? (instant(v) ?? v) : v);
-    }
-    setFilters(next);
-  };
   const byKey = (id: number) => {
     const next = new URLSearchParams(params);
     next.set('apiKeyId', String(id));

@@ -2,23 +2,13 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, Navigate } from 'react-router';
 import { api } from '../api/client';
-import type { Role, Session } from '../api/types';
+import type { InvitationAccepted, InvitationLookup } from '../api/types';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { Field } from '../ui/Field';
 import { Loading } from '../ui/Loading';
 import { AuthCard } from './AuthCard';
 import { tokenFromHash } from './link-token';
 import { useSignedIn } from './session';
-
-interface InvitationLookup {
-  teamName: string;
-  email: string;
-  role: Role;
-  expiresAt: string;
-  needsPassword: boolean;
-}
-
-type AcceptAnswer = { accepted: true; signedIn: false; teamId: number } | ({ accepted: true; signedIn: true; teamId: number } & Session);
 
 /** `/invitations/accept#token=…`, from the invitation email. */
 export function AcceptInvitationPage() {
@@ -33,7 +23,7 @@ export function AcceptInvitationPage() {
     staleTime: Infinity,
   });
   const accept = useMutation({
-    mutationFn: () => api.post<AcceptAnswer>('/invitations/accept', lookup.data?.needsPassword ? { token, password } : { token }),
+    mutationFn: () => api.post<InvitationAccepted>('/invitations/accept', lookup.data?.needsPassword ? { token, password } : { token }),
     onSuccess: (a) => {
       if (a.signedIn) signedIn(a);
     },

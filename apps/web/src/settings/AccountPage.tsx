@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { api, setCsrfToken } from '../api/client';
+import type { SignedOutEverywhere } from '../api/types';
 import { sessionKey, useTeam } from '../session/session';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { Field } from '../ui/Field';
@@ -28,7 +29,7 @@ export default function AccountPage() {
     },
   });
   const everywhere = useMutation({
-    mutationFn: () => api.post<{ sessionsEnded: number }>('/auth/logout-everywhere'),
+    mutationFn: () => api.post<SignedOutEverywhere>('/auth/logout-everywhere'),
     onSuccess: () => {
       setCsrfToken(null);
       qc.clear();

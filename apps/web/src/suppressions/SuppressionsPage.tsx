@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { SuppressionReason } from '@mailrail/platform/db/generated/enums';
 import { api } from '../api/client';
-import type { Paged, Suppression } from '../api/types';
+import type { Suppression, SuppressionPage } from '../api/types';
 import { teamKey, useTeamQuery } from '../api/team-query';
 import { useTeam } from '../session/session';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
@@ -30,7 +30,7 @@ export default function SuppressionsPage() {
   const [params, setParams] = useSearchParams();
   const page = Math.max(1, Number(params.get('page')) || 1);
   const search = params.get('search') ?? '';
-  const list = useTeamQuery<Paged<Suppression>>(
+  const list = useTeamQuery<SuppressionPage>(
     ['suppressions'],
     '/v1/suppressions',
     { page, limit: LIMIT, search: search || undefined },

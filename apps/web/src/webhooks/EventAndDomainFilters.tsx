@@ -1,5 +1,5 @@
 import { webhookEventTypes } from '@mailrail/domain/webhooks/events';
-import type { Domain } from '../api/types';
+import type { Domain, Webhook } from '../api/types';
 
 /** Which events and domains a webhook receives; nothing ticked means all of them. */
 export function EventAndDomainFilters({
@@ -9,8 +9,8 @@ export function EventAndDomainFilters({
   onDomainIds,
   domains,
 }: {
-  events: string[];
-  onEvents: (e: string[]) => void;
+  events: Webhook['events'];
+  onEvents: (e: Webhook['events']) => void;
   domainIds: number[];
   onDomainIds: (d: number[]) => void;
   domains: Domain[];

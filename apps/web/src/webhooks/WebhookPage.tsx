@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { WebhookDeliveryStatus } from '@mailrail/platform/db/generated/enums';
 import { api } from '../api/client';
-import type { Domain, Paged, Webhook, WebhookDelivery } from '../api/types';
+import type { Domain, RotatedWebhook, Webhook, WebhookDeliveryPage, WebhookTestSent } from '../api/types';
 import { teamKey, useTeamQuery } from '../api/team-query';
 import { useTeam } from '../session/session';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
@@ -36,7 +36,7 @@ export default function WebhookPage() {
     onSuccess: () => (toast({ title: 'Webhook saved' }), refresh()),
   });
   const sendTest = useMutation({
-    mutationFn: () => api.post<{ eventId: string }>(`${path}/test`),
+    mutationFn: () => api.post<WebhookTestSent>(`${path}/test`),
     onSuccess: () => (toast({ title: 'Test event queued', description: 'It shows in the delivery log below once sent.' }), refresh()),
   });
   const w = hook.data;
@@ -71,7 +71,7 @@ export default function WebhookPage() {
                     </p>
                   }
                   confirmLabel="Rotate secret"
-                  onConfirm={async () => setSecret((await api.post<{ secret: string }>(`${path}/rotate-secret`)).secret)}
+                  onConfirm={async () => setSecret((await api.post<RotatedWebhook>(`${path}/rotate-secret`)).secret)}
                 />
                 <ConfirmDialog
                   trigger={
@@ -131,7 +131,7 @@ function Filters({
 }: {
   webhook: Webhook;
   domains: Domain[];
-  onSave: (c: { events: string[]; domainIds: number[] }) => void;
+  onSave: (c: Pick<Webhook, 'events' | 'domainIds'>) => void;
   saving: boolean;
 }) {
   const [events, setEvents] = useState(webhook.events);
@@ -153,7 +153,7 @@ const LIMIT = 20;
 function Deliveries({ rel, webhookId }: { rel: string; webhookId: string }) {
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState('');
-  const deliveries = useTeamQuery<Paged<WebhookDelivery>>(
+  const deliveries = useTeamQuery<WebhookDeliveryPage>(
     ['webhook', webhookId, 'deliveries'],
     `${rel}/deliveries`,
     { page, limit: LIMIT, status: status || undefined },

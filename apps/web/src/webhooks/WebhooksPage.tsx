@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api/client';
-import type { Domain, Paged, Webhook } from '../api/types';
+import type { CreatedWebhook, Domain, Webhook, WebhookList } from '../api/types';
 import { teamKey, useTeamQuery } from '../api/team-query';
 import { useTeam } from '../session/session';
 import { EmptyState } from '../ui/EmptyState';
@@ -19,7 +19,7 @@ import { DataTable } from '../ui/DataTable';
 
 export default function WebhooksPage() {
   const { base } = useTeam();
-  const hooks = useTeamQuery<Paged<Webhook>>(['webhooks'], '/v1/webhooks');
+  const hooks = useTeamQuery<WebhookList>(['webhooks'], '/v1/webhooks');
   const domains = useTeamQuery<Domain[]>(['domains'], '/v1/domains');
   return (
     <>
@@ -63,7 +63,7 @@ function CreateWebhook({ domains }: { domains: Domain[] }) {
   const { team, base } = useTeam();
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
-  const [events, setEvents] = useState<string[]>([]);
+  const [events, setEvents] = useState<Webhook['events']>([]);
   const [domainIds, setDomainIds] = useState<number[]>([]);
   const {
     mutation: create,
@@ -72,7 +72,7 @@ function CreateWebhook({ domains }: { domains: Domain[] }) {
     dialog,
   } = useFormDialog({
     mutationFn: () =>
-      api.post<Webhook & { secret: string }>(`${base}/v1/webhooks`, {
+      api.post<CreatedWebhook>(`${base}/v1/webhooks`, {
         url: url.trim(),
         description: description.trim() || null,
         events,
