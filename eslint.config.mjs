@@ -79,7 +79,16 @@ const layering = rules.flatMap(([files, names, why]) => [
 ]);
 
 export default [
-  { ignores: ['**/node_modules/**', '**/dist/**', 'apps/web/.dist-*/**', '.cache/**', 'packages/platform/src/db/generated/**'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'apps/web/.dist-*/**',
+      '.cache/**',
+      'packages/platform/src/db/generated/**',
+      'apps/web/src/api/generated/**',
+    ],
+  },
   ...tseslint.configs.recommended.map((c) => ({ ...c, files: ['**/*.ts', '**/*.tsx'] })),
   {
     files: ['**/*.ts', '**/*.tsx'],

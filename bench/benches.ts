@@ -28,11 +28,16 @@ export const benches = {
   },
   // Issue 41 §3: the time the hostile inputs of issues 15 and 21 take (their tests check the answers).
   'hostile-input': { script: 'bench/hostile-input/run.ts' },
+  // Issue 42: the request log on and off, interleaved.
+  'request-log': { script: 'bench/request-log/run.ts', quickArgs: ['--duration', '3', '--rounds', '2'] },
   dashboard: {
     script: 'bench/dashboard/email-log.ts',
     args: ['--emails', '1000000', '--requests', '100'],
     quickArgs: ['--emails', '50000', '--requests', '20'],
   },
+  // Issue 45 §5: a burst of N enrollments and N waits due in one minute, with a bare BullMQ floor.
+  // 1,000,000 is the issue's size; bench/RESULTS.md says the size each recorded run used.
+  automations: { script: 'bench/automations/run.ts', args: ['1000000'], quickArgs: ['5000'] },
 } satisfies Record<string, Bench>;
 
 export type BenchName = keyof typeof benches;

@@ -1,11 +1,12 @@
-// `npm run bench -- --record`: the report becomes bench/RESULTS.md's "Latest" section (above the
-// hand-written sections, below the intro); the report it replaces moves to the top of the
-// "History" section at the end of the file. Nothing else in the file is touched.
-import { readFileSync, writeFileSync } from 'node:fs';
+// `npm run bench -- --record`: the report becomes bench/RESULTS.md's "Latest" section (below the
+// intro, above the sections that say how each bench is measured); the report it replaces moves to
+// the top of the "History" section of bench/HISTORY.md. Nothing else in either file is touched.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { trimTrailing } from '@mailrail/platform/text/trim';
 
 export const resultsFile = path.resolve(__dirname, 'RESULTS.md');
+const historyFile = path.resolve(__dirname, 'HISTORY.md');
 const LATEST = '## Latest `npm run bench`';
 const HISTORY = '## History of `npm run bench`';
 
@@ -21,7 +22,8 @@ function trimBlank(lines: string[]): string[] {
   return text ? text.split('\n') : [];
 }
 
-export function withReport(markdown: string, report: string): string {
+/** RESULTS.md with `report` as its "Latest" section, and the report it replaced (no lines when none). */
+function withReport(markdown: string, report: string): { markdown: string; previous: string[] } {
   const lines = trimTrailing(markdown, '\n').split('\n');
   const latest = [LATEST, '', ...trimBlank(report.split('\n')), ''];
 
@@ -35,14 +37,22 @@ export function withReport(markdown: string, report: string): string {
     previous = trimBlank(lines.slice(at + 1, end));
     lines.splice(at, end - at, ...latest);
   }
+  return { markdown: `${lines.join('\n')}\n`, previous };
+}
 
-  if (previous.length) {
-    if (!lines.includes(HISTORY)) lines.push('', HISTORY);
-    lines.splice(lines.indexOf(HISTORY) + 1, 0, '', ...previous);
-  }
+/** HISTORY.md with `previous` on top of its "History" section (the section is added when missing). */
+function withHistory(markdown: string, previous: string[]): string {
+  const lines = trimTrailing(markdown, '\n').split('\n');
+  if (!lines.includes(HISTORY)) lines.push('', HISTORY);
+  lines.splice(lines.indexOf(HISTORY) + 1, 0, '', ...previous);
   return `${lines.join('\n')}\n`;
 }
 
 export function recordReport(report: string): void {
-  writeFileSync(resultsFile, withReport(readFileSync(resultsFile, 'utf8'), report));
+  const { markdown, previous } = withReport(readFileSync(resultsFile, 'utf8'), report);
+  writeFileSync(resultsFile, markdown);
+  if (previous.length) {
+    const history = existsSync(historyFile) ? readFileSync(historyFile, 'utf8') : '# Benchmark history\n';
+    writeFileSync(historyFile, withHistory(history, previous));
+  }
 }

@@ -113,7 +113,7 @@ export function renderReport(ctx: RunContext, outcomes: Outcome[]): string {
     ...(notes.length
       ? [
           '',
-          "Missed: the cause found when the figure last fell short (analysed in bench/RESULTS.md), with this run's figures that bear on it:",
+          "Missed: the cause found when the figure last fell short (analysed in bench/HISTORY.md), with this run's figures that bear on it:",
           '',
           ...notes,
         ]

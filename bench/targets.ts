@@ -1,5 +1,5 @@
-// The figures `npm run bench` reports, their targets (from the issues; see bench/RESULTS.md's
-// Summary) and which way is better. `bench` names the script's result file (bench/out/<bench>.json),
+// The figures `npm run bench` reports, their targets (from the issues; bench/RESULTS.md's table
+// shows them) and which way is better. `bench` names the script's result file (bench/out/<bench>.json),
 // `key` the figure in it. A figure without a target is shown as measured only.
 import type { BenchName } from './benches';
 
@@ -21,7 +21,7 @@ export interface FigureSpec {
   target?: number;
   /** Which statistic of the samples the figure is, shown next to the value. */
   stat?: string;
-  /** Why the figure fell short when it last did, as analysed in bench/RESULTS.md; shown when it is missed. */
+  /** Why the figure fell short when it last did, as analysed in bench/HISTORY.md; shown when it is missed. */
   cause?: string;
   evidence?: Evidence[];
 }
@@ -164,7 +164,7 @@ export const figures: FigureSpec[] = [
     target: 0.8,
     stat: 'median of rounds',
     cause:
-      'the worker also claims and records each email in PostgreSQL (in groups) and moves BullMQ group jobs, and on two cores the emulator, PostgreSQL and Redis share its CPU: extra CPU per email anywhere is lost throughput (what remains is mostly PostgreSQL, about 0.25-0.3 ms per email; bench/RESULTS.md, 2026-11-29 19:50)',
+      'the worker also claims and records each email in PostgreSQL (in groups) and moves BullMQ group jobs, and on two cores the emulator, PostgreSQL and Redis share its CPU: extra CPU per email anywhere is lost throughput (what remains is mostly PostgreSQL, about 0.25-0.3 ms per email; bench/HISTORY.md, 2026-11-29 19:50)',
     evidence: [
       { key: 'workerCpuMsPerEmail', label: 'worker CPU per email', unit: 'ms' },
       { key: 'loopCpuMsPerEmail', label: 'bare SDK loop CPU per email', unit: 'ms' },
@@ -347,6 +347,48 @@ export const figures: FigureSpec[] = [
     better: 'lower',
     stat: 'p99',
   },
+  {
+    bench: 'dashboard',
+    key: 'apiWorstP50Ms',
+    label:
+      'GET /api/v1/emails on the same 1,000,000 emails, slowest of page 1 and the source and campaign filters (page and count), server time',
+    unit: 'ms',
+    better: 'lower',
+    target: 100,
+    stat: 'p50',
+  },
+  {
+    bench: 'dashboard',
+    key: 'apiWorstP99Ms',
+    label: 'GET /api/v1/emails, slowest of page 1 and the source and campaign filters, server time',
+    unit: 'ms',
+    better: 'lower',
+    stat: 'p99',
+  },
+  // Issue 42: what writing the request log costs the single send (bench/request-log/run.ts).
+  {
+    bench: 'request-log',
+    key: 'requestLogCost',
+    label:
+      'request log cost to POST /api/v1/emails: 1 - sends/s with it / sends/s without, interleaved rounds (`bench/request-log/run.ts`)',
+    unit: 'number',
+    better: 'lower',
+    target: 0.05,
+    stat: 'median of rounds',
+    evidence: [
+      { key: 'requestLogCpuCost', label: 'API CPU per send, with / without - 1', unit: 'number' },
+      { key: 'singleWithLogPerSec', label: 'sends/s with the log', unit: '/s' },
+      { key: 'singleWithoutLogPerSec', label: 'sends/s without', unit: '/s' },
+    ],
+  },
+  {
+    bench: 'request-log',
+    key: 'requestLogCpuCost',
+    label: "request log cost in the API's CPU per send (with / without - 1)",
+    unit: 'number',
+    better: 'lower',
+    stat: 'median of rounds',
+  },
   // The hostile inputs of issues 15 and 21, each its best of three (bench/hostile-input/run.ts);
   // the targets are the bounds their tests held before issue 41 moved the time here.
   {
@@ -391,5 +433,49 @@ export const figures: FigureSpec[] = [
     unit: 'ms',
     better: 'lower',
     target: 2000,
+  },
+  {
+    bench: 'automations',
+    key: 'enrollSeconds',
+    label: 'one burst of events enrolling every contact, burst to all runs (`bench/automations/run.ts`; size in its section)',
+    unit: 's',
+    better: 'lower',
+  },
+  {
+    bench: 'automations',
+    key: 'enrollWorkerPeakRssMb',
+    label: 'worker RSS during that enrollment (tsx)',
+    unit: 'MB',
+    better: 'lower',
+    target: 256,
+    stat: 'peak',
+  },
+  {
+    bench: 'automations',
+    key: 'timersDrainSeconds',
+    label: 'waits due in the same minute, first due to last fired',
+    unit: 's',
+    better: 'lower',
+  },
+  { bench: 'automations', key: 'timersLateP99Ms', label: 'timer lateness (fired minus due)', unit: 'ms', better: 'lower', stat: 'p99' },
+  { bench: 'automations', key: 'timersLateMaxMs', label: 'timer lateness (fired minus due)', unit: 'ms', better: 'lower', stat: 'max' },
+  {
+    bench: 'automations',
+    key: 'timersWorkerPeakRssMb',
+    label: 'worker RSS during the timer drain (tsx)',
+    unit: 'MB',
+    better: 'lower',
+    target: 256,
+    stat: 'peak',
+  },
+  { bench: 'automations', key: 'floorDrainSeconds', label: 'floor: bare BullMQ drain of as many delayed jobs', unit: 's', better: 'lower' },
+  { bench: 'automations', key: 'floorLateP99Ms', label: 'floor: BullMQ job lateness', unit: 'ms', better: 'lower', stat: 'p99' },
+  {
+    bench: 'automations',
+    key: 'otherTeamMaxMsDuringTimers',
+    label: "another team's automation email, event to SES, during the timer drain",
+    unit: 'ms',
+    better: 'lower',
+    stat: 'max',
   },
 ];

@@ -34,7 +34,7 @@ async function main() {
 }
 
 /**
- * The email log's day partitions from today on, as the worker's email-partitions job keeps them:
+ * The email log's and the request log's day partitions from today on, as the worker's jobs keep them:
  * an API that takes traffic before any worker ran would otherwise store its emails in the DEFAULT
  * partition, whose days then stay there (docs/email-log.md). Creates only; retention is the job's.
  */
@@ -43,11 +43,14 @@ async function createEmailLogDays(url: string) {
   const { configSchema } = await import('@mailrail/platform/config/schema');
   const { createSqlPool } = await import('@mailrail/platform/db/sql/executor');
   const { maintainEmailPartitions } = await import('@mailrail/domain/email-log/email-partitions');
+  const { maintainRequestLogPartitions } = await import('@mailrail/domain/request-log/request-log-partitions');
   const daysAhead = configSchema.shape.EMAIL_PARTITION_DAYS_AHEAD.parse(process.env.EMAIL_PARTITION_DAYS_AHEAD);
   const sql = createSqlPool(url, 1, () => undefined);
   try {
     const report = await maintainEmailPartitions(sql, { daysAhead, bodyRetentionDays: 0, retentionDays: 0 }, new Date());
     console.log(`email log: ${report.created.length} day partitions created (${daysAhead} days ahead)`);
+    const requests = await maintainRequestLogPartitions(sql, { daysAhead, retentionDays: 0 }, new Date());
+    console.log(`request log: ${requests.created.length} day partitions created (${daysAhead} days ahead)`);
   } finally {
     await sql.end();
   }

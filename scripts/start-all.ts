@@ -141,6 +141,8 @@ async function main() {
     env.DASHBOARD_MAIL_FROM = `mailrail <dashboard@${seeded.domain}>`;
     env.DASHBOARD_MAIL_TEAM_ID = String(seeded.mailTeamId);
   }
+  // The demo admin runs this instance, so it is its operator: it may create teams in the dashboard.
+  env.DASHBOARD_OPERATORS ??= seeded.user.email;
   // `node --import tsx` (not the tsx CLI) so that our SIGTERM reaches each process itself.
   const relay = !!(config.SMTP_PORT || config.SMTPS_PORT);
   for (const app of ['api', 'worker', ...(relay ? ['smtp' as const] : [])] as const) {

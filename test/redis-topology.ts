@@ -38,6 +38,10 @@ export const CLUSTER_TESTS: readonly string[] = [
   'apps/api/src/segments/segment-budget.test.ts',
   // A filter stopped by its timeout gives its budget place back.
   'apps/api/src/segments/segment-timeout.test.ts',
+  // The pre-send check counts the audience under the segment budget.
+  'apps/api/src/campaigns/pre-send.test.ts',
+  // Dashboard instance routes: the test email goes through the send path's intake and queue.
+  'apps/api/src/dashboard/instance/instance.test.ts',
   'apps/api/src/campaigns/campaign-ops.test.ts',
   'apps/api/src/campaigns/campaigns.test.ts',
   'apps/api/src/contact-imports/contact-imports.test.ts',
@@ -61,6 +65,8 @@ export const CLUSTER_TESTS: readonly string[] = [
   'apps/worker/src/campaigns/campaign-preparation.test.ts',
   'apps/worker/src/campaigns/campaign-ramp-crash.test.ts',
   'apps/worker/src/campaigns/campaign-ramp.test.ts',
+  'apps/worker/src/campaigns/campaign-skipped-webhooks.test.ts',
+  'apps/worker/src/campaigns/campaign-events.test.ts',
   'apps/worker/src/contact-imports/contact-import.test.ts',
   'apps/worker/src/contact-imports/import-fairness.test.ts',
   'apps/worker/src/domains/domain-verification.test.ts',
@@ -79,10 +85,14 @@ export const CLUSTER_TESTS: readonly string[] = [
   'apps/worker/src/ses-events/register.test.ts',
   'apps/worker/src/webhooks/webhook-delivery.test.ts',
   // Whole stacks: API, worker and relay together.
+  'test/e2e/automation-triggers.test.ts',
+  'test/e2e/automations.test.ts',
   'test/e2e/dashboard-mail.test.ts',
   'test/e2e/lifecycle.test.ts',
+  'test/e2e/mid-campaign-suppression.test.ts',
   'test/e2e/scheduling.test.ts',
   'test/e2e/segment-campaign.test.ts',
+  'test/e2e/engagement-segments.test.ts',
   'test/e2e/ses-event-simulator.test.ts',
   'test/e2e/smtp-relay.test.ts',
   // The timing checks (test/timing/README.md): scheduled sends (delayed jobs, the sweeper), the
@@ -95,6 +105,7 @@ export const TOPOLOGY_INDEPENDENT: readonly string[] = [
   // HTTP CRUD and reads through the API harness: PostgreSQL decides; their Redis use (the team
   // rate limit, the key cache) is the listed http/ and api-key-auth tests'.
   'apps/api/src/addresses/addresses.test.ts',
+  'apps/api/src/automations/automations.test.ts',
   'apps/api/src/analytics/analytics.test.ts',
   'apps/api/src/contact-books/contact-books.test.ts',
   'apps/api/src/contacts/contacts.test.ts',
@@ -106,10 +117,15 @@ export const TOPOLOGY_INDEPENDENT: readonly string[] = [
   'apps/api/src/dashboard/secrets.test.ts',
   'apps/api/src/dashboard/team/team-features.test.ts',
   'apps/api/src/emails/list-stream.test.ts',
+  // Custom events: their eventIds live in PostgreSQL only (EventKey), not in Redis.
+  'apps/api/src/events/events.test.ts',
+  'apps/api/src/events/builtin-events.test.ts',
   'apps/api/src/request-log/list-logs.test.ts',
   'apps/api/src/request-log/record-requests.test.ts',
   'apps/api/src/segments/segment-in-use.test.ts',
   'apps/api/src/segments/segments.test.ts',
+  'apps/api/src/segments/typed-properties.test.ts',
+  'apps/api/src/contact-properties/contact-properties.test.ts',
   'apps/api/src/suppressions/suppressions.test.ts',
   'apps/api/src/templates/templates.test.ts',
   // Answer shapes and input validation: the same whatever stores the keys.
@@ -124,7 +140,14 @@ export const TOPOLOGY_INDEPENDENT: readonly string[] = [
   // The build and the dashboard in a browser: what they check is not Redis.
   'test/build/compiled-output.test.ts',
   'test/dashboard/audience-campaigns.test.ts',
+  'test/dashboard/contact-properties.test.ts',
   'test/dashboard/dashboard.test.ts',
+  'test/dashboard/email-editor.test.ts',
+  'test/dashboard/engagement-segments.test.ts',
+  'test/dashboard/events.test.ts',
+  'test/dashboard/automations.test.ts',
+  'test/dashboard/templates.test.ts',
+  'test/dashboard/marketer-journey.test.ts',
   'test/e2e/campaign-editor.test.ts',
   // They make a client in passing, and what they check does not reach it: the admin CLI (its
   // revoke publishes once, to the Redis of its own environment, not the run's; it checks the
@@ -133,6 +156,9 @@ export const TOPOLOGY_INDEPENDENT: readonly string[] = [
   'packages/tools/src/cli/cli.test.ts',
   'packages/platform/src/config/config.test.ts',
   'test/bench/open-loop-load.test.ts',
+  // Reputation alerts: PostgreSQL decides a crossing; the alert mail's send jobs are enqueued by the
+  // email committer, whose Redis use the listed email-committer test covers.
+  'apps/worker/src/reputation/reputation-alerts.test.ts',
   // A worker stopping while its one Redis is cut behind a proxy: skipped on a cluster run, where
   // every node would need a proxy (test/scale/redis-outage-close.test.ts has the cluster's close).
   'test/timing/worker-shutdown.test.ts',

@@ -138,7 +138,7 @@ async function main() {
       for (let i = 0; i < RUNS; i++) wall.push((await call('POST', `/api/v1/contactBooks/${book}/segments/preview`, body)).ms);
       // The plan of the count, to see which index (if any) served it.
       const params: unknown[] = [book];
-      const where = segmentFilterSql(filter, 'c', params);
+      const where = segmentFilterSql(filter, 'c', { teamId: team.id, now }, params);
       const plan = await pg.query<{ 'QUERY PLAN': string }>(
         `EXPLAIN SELECT count(*), count(*) FILTER (WHERE c.subscribed) FROM "Contact" c WHERE c."contactBookId" = $1 AND ${where}`,
         params,

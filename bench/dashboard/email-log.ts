@@ -7,10 +7,12 @@
 // the socket, per request, sequential, keep-alive. Floors measured in the same run: GET /health
 // (express and loopback, no database), GET /api/dashboard/session (the session lookup every
 // dashboard request pays, plus one query) and the same page's SQL through Prisma without HTTP.
+// The public list, GET /api/v1/emails (useSend's page and count, with mailrail's source and campaign
+// filters), is measured on the same emails with a FULL key.
 //   npx tsx bench/dashboard/email-log.ts [--emails 1000000] [--requests 200] [--keep] [--seed-only]
 import http from 'node:http';
 import os from 'node:os';
-import { createTeam } from '@mailrail/domain/teams/api-keys';
+import { createApiKey, createTeam } from '@mailrail/domain/teams/api-keys';
 import { emailSearchTextSql } from '@mailrail/domain/sql/email-search';
 import { hashPassword } from '@mailrail/domain/users/passwords';
 import { type ApiDeps } from '../../apps/api/src/deps';
@@ -77,7 +79,7 @@ async function seed(deps: ApiDeps, teamId: number, domainIds: number[], count: n
 }
 
 async function main() {
-  const api = await startBenchApi({ DATABASE_POOL_SIZE: '10' });
+  const api = await startBenchApi({ DATABASE_POOL_SIZE: '10', API_RATE_LIMIT: '0' });
   const { databaseUrl, config, deps, server, base } = api;
 
   // Server time of each request, by URL.
@@ -251,7 +253,33 @@ async function main() {
       worst.p99 = Math.max(worst.p99, r.p99);
     }
     Object.assign(figures, { worstP50Ms: worst.p50, worstP99Ms: worst.p99 });
-    console.log(`worst scenario: p50 ${fmt(worst.p50)} ms, p99 ${fmt(worst.p99)} ms; load average at end: ${load()}`);
+
+    // GET /api/v1/emails: the public list (its page with bodies, and its count up to EMAIL_LIST_COUNT_CAP).
+    const { apiKey } = await createApiKey(deps.db, { teamId: team.id, permission: 'FULL' });
+    const bearer = { Authorization: `Bearer ${apiKey}` };
+    const apiScenarios: [string, string, string][] = [
+      ['apiPageDefault', 'GET /api/v1/emails, page 1, no filter', 'limit=50'],
+      ['apiSourceCommon', 'GET /api/v1/emails?source=SMTP (10 %)', 'limit=50&source=SMTP'],
+      ['apiSourceRare', 'GET /api/v1/emails?source=SYSTEM (0.5 %)', 'limit=50&source=SYSTEM'],
+      ['apiSourceTwo', 'GET /api/v1/emails, source=SMTP&source=SYSTEM', 'limit=50&source=SMTP&source=SYSTEM'],
+      ['apiCampaign', 'GET /api/v1/emails, one campaign (2.5 %)', `limit=50&campaignId=${campaignIds[1]}`],
+      ['apiCampaignPage', 'GET /api/v1/emails, one campaign, page 20', `limit=50&page=20&campaignId=${campaignIds[1]}`],
+    ];
+    const apiWorst = { p50: 0, p99: 0 };
+    for (const [key, label, query] of apiScenarios) {
+      const r = await measure(`/api/v1/emails?${query}`, bearer);
+      const answer = JSON.parse(r.body) as { data: unknown[]; count: number };
+      console.log(
+        `${label.padEnd(44)} ${String(answer.data.length).padStart(3)} rows: server p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, max ${fmt(r.max)} ms | count ${answer.count}`,
+      );
+      Object.assign(figures, { [`${key}P50Ms`]: r.p50, [`${key}P99Ms`]: r.p99 });
+      apiWorst.p50 = Math.max(apiWorst.p50, r.p50);
+      apiWorst.p99 = Math.max(apiWorst.p99, r.p99);
+    }
+    Object.assign(figures, { apiWorstP50Ms: apiWorst.p50, apiWorstP99Ms: apiWorst.p99 });
+    console.log(
+      `worst scenario: dashboard p50 ${fmt(worst.p50)} ms, p99 ${fmt(worst.p99)} ms; GET /api/v1/emails p50 ${fmt(apiWorst.p50)} ms, p99 ${fmt(apiWorst.p99)} ms; load average at end: ${load()}`,
+    );
     writeResult('dashboard', figures, { emails: EMAILS, otherTeamEmails: OTHER_TEAM_EMAILS, requests: REQUESTS, days: DAYS });
   } finally {
     if (KEEP) console.log(`kept the database: ${databaseUrl}`);

@@ -12,15 +12,11 @@
 // - contacts search/subscribed/after, segments, export: the segments work;
 // - imports (preview, upload, progress, rejects): the imports work;
 // - campaign PATCH, preview, test, schedule dryRun, ramp, window: the campaign-ops work.
-import http from 'node:http';
 import { simpleParser } from 'mailparser';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { listenBeforeApp } from '@mailrail/testing/listen-before-app';
+import type { Page } from 'playwright-core';
 import { waitFor } from '@mailrail/testing/wait-for';
-import { startTestApi, type TestApi } from '../../apps/api/src/testing/api-harness';
-import { startTestWorkerEnv, type TestWorkerEnv } from '../../apps/worker/src/testing/worker-harness';
-import { ensureWebBuilt } from '../../scripts/web-build';
-import { addUserWithPassword, browserPath, chromiumAvailable, expectAccessible, launchChromium, newContext, screenshot } from './browser';
+import type { TestWorkerEnv } from '../../apps/worker/src/testing/worker-harness';
+import { browserPath, chromiumAvailable, expectAccessible, PHONE_VIEWPORT, screenshot, startDashboardStack, VIEWPORT } from './browser';
 
 const ADMIN = { email: 'mia@acme.example', password: 'a marketer with a long password' };
 const BOOK = 'Newsletter';
@@ -49,12 +45,8 @@ const describeInBrowser = run ? describe : describe.skip;
 
 describeInBrowser('audience and campaigns in a browser', () => {
   let worker: TestWorkerEnv;
-  let api: TestApi;
-  let server: http.Server;
-  let base: string;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
+  let close: (() => Promise<void>) | undefined;
   let teamId: number;
   let bookPath = '';
   let campaignPath = '';
@@ -70,50 +62,20 @@ describeInBrowser('audience and campaigns in a browser', () => {
     worker.ses.messages.filter((m) => new RegExp(`^Subject: ${subject}\\r?$`, 'm').test(m.raw.split(/\r?\n\r?\n/)[0]));
 
   beforeAll(async () => {
-    if (!chromiumAvailable())
-      throw new Error('no chromium at /usr/bin/chromium: in CI, .ci/run installs it with `apt-get install -y chromium`');
-    ensureWebBuilt();
-    // Listening before the API exists: the API is built with its own URL (PUBLIC_URL).
-    const early = await listenBeforeApp();
-    server = early.server;
-    base = early.url;
     // The worker's team has the verified domain example.com; the simulator delivers 2 s after Send.
     // The test checks that SES gets every recipient exactly once. With the harness's 1 s SES timeout,
     // an answer that the busy test process (the fake SES, the API and chromium share it and the CPU)
     // sends late makes the worker send again what SES already took, as it must (SES's timeout
     // semantics, docs/worker.md). A clean-clone CI run once saw two recipients twice here, most
     // likely so (the logs were off). A longer timeout, and a lease that outlasts it, keep it out.
-    worker = await startTestWorkerEnv({
-      SES_EVENT_SIMULATOR: 'on',
-      SES_EVENT_SIMULATOR_DELAY_MS: '2000',
-      SES_TIMEOUT_MS: '5000',
-      SEND_LEASE_SECONDS: '15',
-    });
-    teamId = worker.teamId;
-    await worker.deps.db.team.update({ where: { id: teamId }, data: { name: 'Acme' } });
-    api = await startTestApi({ PUBLIC_URL: base }, { databaseUrl: worker.config.DATABASE_URL, redisPrefix: worker.config.REDIS_PREFIX });
-    await worker.start();
-    early.serve(api.app);
-    await addUserWithPassword(worker.deps.db, ADMIN, teamId, 'MEMBER');
-
-    browser = await launchChromium();
-    context = await newContext(browser, base);
-    page = await context.newPage();
-    page.setDefaultTimeout(30_000);
-    await page.goto('/sign-in');
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(new RegExp(`/teams/${teamId}/?$`));
+    ({ worker, teamId, page, close } = await startDashboardStack({
+      user: ADMIN,
+      workerConfig: { SES_EVENT_SIMULATOR: 'on', SES_EVENT_SIMULATOR_DELAY_MS: '2000', SES_TIMEOUT_MS: '5000', SEND_LEASE_SECONDS: '15' },
+      prepare: (w) => w.deps.db.team.update({ where: { id: w.teamId }, data: { name: 'Acme' } }),
+    }));
   }, 180_000);
 
-  afterAll(async () => {
-    await context?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await new Promise((r) => (server ? server.close(r) : r(null)));
-    await api?.close();
-    await worker?.close();
-  }, 120_000);
+  afterAll(() => close?.(), 120_000);
 
   // ---- routes that exist today ----
 
@@ -201,7 +163,8 @@ describeInBrowser('audience and campaigns in a browser', () => {
       await page.getByRole('heading', { name: 'Pro launch' }).waitFor();
       campaignPath = new URL(page.url()).pathname;
       expect(await page.getByLabel('Subject').inputValue()).toBe(SUBJECT);
-      expect(await page.getByLabel('HTML').inputValue()).toContain('{{usesend_unsubscribe_url}}');
+      // New campaigns open in the visual editor (test/dashboard/email-editor.test.ts builds one with blocks).
+      await page.getByRole('textbox', { name: 'Email body' }).getByRole('link', { name: 'Unsubscribe' }).waitFor();
       const row = await worker.deps.db.campaign.findFirstOrThrow({ where: { teamId, name: 'Pro launch' } });
       expect(row).toMatchObject({ status: 'DRAFT', subject: SUBJECT, from: 'News <news@example.com>' });
       await checkAndShoot(null, 'a draft campaign');
@@ -312,9 +275,27 @@ describeInBrowser('audience and campaigns in a browser', () => {
     async () => {
       await open(campaignPath);
       const dialog = page.getByRole('dialog');
+      // The untouched starter body cannot go out: the send dialog says why, and its send button waits.
+      await page.getByRole('button', { name: 'Schedule' }).click();
+      await dialog.getByTestId('presend-errors').filter({ hasText: 'Write your message here.' }).waitFor();
+      expect(await dialog.getByTestId('presend-audience').innerText()).toMatch(
+        /people get this campaign \(the subscribed contacts of its book/,
+      );
+      expect(await dialog.getByRole('button', { name: 'Send now' }).isDisabled()).toBe(true);
+      await expectAccessible(page, 'the send dialog with a blocking problem');
+      await screenshot(page, 'campaign-presend-blocked');
+      await page.setViewportSize(PHONE_VIEWPORT);
+      try {
+        await expectAccessible(page, 'the send dialog with a blocking problem, on a phone');
+      } finally {
+        await page.setViewportSize(VIEWPORT);
+      }
+      await page.keyboard.press('Escape');
       await page.getByLabel('Send to').selectOption({ label: 'Segment: Pro readers' });
+      // Raw HTML stays a mode of the editor.
+      await page.getByRole('radio', { name: 'HTML' }).check();
       await page
-        .getByLabel('HTML')
+        .getByRole('textbox', { name: 'HTML' })
         .fill('<p>Hi {{firstName,fallback=reader}}, plan {{plan}}.</p><p><a href="{{usesend_unsubscribe_url}}">Unsubscribe</a></p>');
       await page.getByLabel('Batch size').fill('100');
       await page.getByLabel('Window (minutes)').fill('1');
@@ -338,11 +319,11 @@ describeInBrowser('audience and campaigns in a browser', () => {
       const frame = page.frameLocator('iframe[title="HTML part of the email"]');
       await frame.getByText('Hi Reader80, plan pro.').waitFor();
       expect(await frame.getByRole('link', { name: 'Unsubscribe' }).getAttribute('href')).toMatch(/^https?:\/\//);
-      await page.getByText('Text part').click();
+      await page.getByRole('tab', { name: 'Plain text' }).click();
       await page.locator('.text-part').filter({ hasText: 'Hi Reader80' }).waitFor();
       await checkAndShoot('campaign-editor', 'the campaign editor');
 
-      await page.getByRole('button', { name: 'Send test to me' }).click();
+      await page.getByRole('button', { name: 'Send test' }).click();
       const test = await waitFor(() => worker.ses.messages.find((m) => m.destination.to.some((t) => t.includes(ADMIN.email))), {
         timeoutMs: 30_000,
         what: 'the test email',
@@ -351,6 +332,21 @@ describeInBrowser('audience and campaigns in a browser', () => {
 
       // In words: the server resolves it (dry run) and nothing changes until confirmed.
       await page.getByRole('button', { name: 'Schedule' }).click();
+      // The check now: the segment's subscribed readers exactly, and advice that does not block.
+      await dialog
+        .getByTestId('presend-audience')
+        .filter({
+          hasText: `${proSubscribed.length.toLocaleString('en-GB')} people get this campaign (the subscribed contacts of its segment`,
+        })
+        .waitFor();
+      await dialog.getByTestId('presend-warnings').filter({ hasText: 'No preview text' }).waitFor();
+      expect(await dialog.getByTestId('presend-errors').count()).toBe(0);
+      await page.setViewportSize(PHONE_VIEWPORT);
+      try {
+        await expectAccessible(page, 'the schedule dialog with its check, on a phone');
+      } finally {
+        await page.setViewportSize(VIEWPORT);
+      }
       await dialog.getByLabel(/In words/).check();
       await dialog.getByLabel('When, in words').fill('tomorrow 9am');
       await dialog.getByRole('button', { name: 'Check the time' }).click();
@@ -380,9 +376,22 @@ describeInBrowser('audience and campaigns in a browser', () => {
       const sentFigure = page.getByTestId('figure-sent');
       await sentFigure.filter({ hasText: /^10$/ }).waitFor({ timeout: 60_000 });
       await page.getByText(/Window \d+: up to 10 emails/).waitFor(); // the ramp's first window
+      // Planned against actual: window 1 planned 10 and sent 10; the next ones to come.
+      const plan = page.getByTestId('window-plan');
+      // (innerText: cells apart by tabs; a locator's hasText reads textContent, where they run together.)
+      await waitFor(async () => /^1 \(current\)\s+10\s+10\s/.test(await plan.getByRole('row').nth(1).innerText()), {
+        timeoutMs: 30_000,
+        what: 'window 1 planned 10 and sent 10',
+      });
+      expect(await plan.getByRole('row').nth(2).innerText()).toMatch(/^2\s+100\s+to come/);
       await checkAndShoot('campaign-running', 'a running campaign');
       await page.getByRole('button', { name: 'Pause' }).click();
       await page.getByText('paused', { exact: true }).first().waitFor();
+      // Paused: the page says how its two ways on differ.
+      await page
+        .getByTestId('paused-choices')
+        .filter({ hasText: /Resume goes on where it stopped.*Reschedule picks a new time/ })
+        .waitFor();
       await new Promise((r) => setTimeout(r, 3000));
       expect(campaignMessages(SUBJECT)).toHaveLength(10);
       // Another one unsubscribes while the campaign is paused, before its turn.
@@ -431,6 +440,22 @@ describeInBrowser('audience and campaigns in a browser', () => {
         .filter({ hasText: '2 not sent: 1 suppressed after a hard bounce, 1 unsubscribed after the campaign started.' })
         .waitFor();
       await page.getByTestId('rate-opened').filter({ hasText: '% of delivered' }).waitFor();
+      // Every window planned and sent: 10, 100, then the rest, which the third was planned at.
+      const rows = page.getByTestId('window-plan').locator('tbody tr');
+      const perWindow = async () =>
+        (await rows.allInnerTexts()).map((r) =>
+          r
+            .split(/\t|\n/)
+            .map((cell) => cell.trim())
+            .filter(Boolean)
+            .slice(0, 3)
+            .join(' ')
+            .replace(' (current)', ''),
+        );
+      expect(deliverable.length).toBeGreaterThan(110);
+      expect(deliverable.length).toBeLessThanOrEqual(210);
+      await waitFor(async () => (await perWindow()).length === 3, { timeoutMs: 10_000, what: 'three windows in the plan' });
+      expect(await perWindow()).toEqual(['1 10 10', '2 100 100', `3 ${deliverable.length - 110} ${deliverable.length - 110}`]);
       await checkAndShoot('campaign', 'a sent campaign');
 
       // Every recipient listed with its outcome; the two not sent to found by outcome, with why.

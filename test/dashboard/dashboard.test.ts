@@ -8,7 +8,9 @@
 // violation, and each is photographed at 1280×800 into docs/dashboard/.
 //
 // The steps share one browser session and build on each other, so they run in order.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
@@ -20,6 +22,7 @@ import { startTestDnsServer, type TestDnsServer, type TestZoneEntry } from '@mai
 import { listenBeforeApp } from '@mailrail/testing/listen-before-app';
 import { startReceiver, type Receiver } from '@mailrail/testing/webhook-receiver';
 import { waitFor } from '@mailrail/testing/wait-for';
+import { generateDevCertificate } from '@mailrail/platform/tls/self-signed';
 import { startTestApi, type TestApi } from '../../apps/api/src/testing/api-harness';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../../apps/worker/src/testing/worker-harness';
 import { ensureWebBuilt } from '../../scripts/web-build';
@@ -58,6 +61,9 @@ describeInBrowser('the dashboard in a browser', () => {
   let page: Page;
   let teamId: number;
   let apiKey = '';
+  // The SMTP relay's certificate as the operator configured it: the SMTP page shows its fingerprint.
+  let smtpTlsDir = '';
+  let smtpFingerprint = '';
 
   const { step, checkAndShoot } = browserPath(() => page);
 
@@ -112,9 +118,19 @@ describeInBrowser('the dashboard in a browser', () => {
       dkimSelector: DKIM_SELECTOR,
       verified: true,
     });
+    smtpTlsDir = mkdtempSync(path.join(os.tmpdir(), 'mailrail-dashboard-smtp-'));
+    const cert = await generateDevCertificate('smtp.acme.example');
+    writeFileSync(path.join(smtpTlsDir, 'cert.pem'), cert.cert);
+    writeFileSync(path.join(smtpTlsDir, 'key.pem'), cert.key);
+    smtpFingerprint = cert.fingerprint256;
     api = await startTestApi(
       {
         PUBLIC_URL: base,
+        // Ada runs this instance: she may create teams in the dashboard.
+        DASHBOARD_OPERATORS: ADMIN.email,
+        SMTP_SERVER_NAME: 'smtp.acme.example',
+        SMTP_TLS_CERT: path.join(smtpTlsDir, 'cert.pem'),
+        SMTP_TLS_KEY: path.join(smtpTlsDir, 'key.pem'),
         DNS_RESOLVER: dns.address,
         WEBHOOK_ALLOW_PRIVATE: 'true',
         DASHBOARD_MAIL_FROM: 'mailrail <dashboard@example.com>',
@@ -145,6 +161,7 @@ describeInBrowser('the dashboard in a browser', () => {
     await receiver?.close();
     await pixel?.close();
     await dns?.close();
+    if (smtpTlsDir) rmSync(smtpTlsDir, { recursive: true, force: true });
   }, 120_000);
 
   step(
@@ -197,17 +214,43 @@ describeInBrowser('the dashboard in a browser', () => {
       await dialog.getByRole('button', { name: 'Add domain' }).click();
       await page.getByRole('heading', { name: NEW_DOMAIN }).waitFor();
       await page.getByRole('heading', { name: 'DNS records' }).waitFor();
+      const domain = await api.deps.db.domain.findFirstOrThrow({ where: { teamId, name: NEW_DOMAIN } });
+      // A new domain gets mailrail's DKIM selector, and each record says what it is for and its zone.
+      expect(domain.dkimSelector).toBe('mailrail');
+      const dkimRow = page.getByTestId('dns-record-DKIM');
+      await dkimRow.getByText('Signs your mail').waitFor();
+      expect(await dkimRow.locator('code').first().innerText()).toBe('mailrail._domainkey.news');
+      expect(await dkimRow.getByText(/in the zone/).innerText()).toContain(ZONE);
+
+      // Before the records are published a check does not alarm: pending, what is not seen yet, and when it looks again.
+      const state = page.getByTestId('verification-state');
+      await state.getByText('Waiting for DNS.').waitFor();
+      await page.getByRole('button', { name: 'Check now' }).click();
+      await state.getByTestId('not-seen-yet').waitFor({ timeout: 30_000 });
+      expect(await state.innerText()).toMatch(/up to 72 hours[\s\S]*Next check in \d+ (hours?|minutes?)/);
+      expect((await api.deps.db.domain.findUniqueOrThrow({ where: { id: domain.id } })).status).toBe('PENDING');
+      await page.getByText('Cloudflare', { exact: true }).click();
+      await page.getByText('Paste the whole DKIM value as it is').waitFor();
+      await checkAndShoot('domain-pending', 'a new domain waiting for DNS');
+      await screenshot(page, 'domain-records', { scrollTo: '#dns-h' });
+      await page.setViewportSize(PHONE_VIEWPORT);
+      try {
+        await expectAccessible(page, 'a new domain waiting for DNS, on a phone');
+      } finally {
+        await page.setViewportSize(VIEWPORT);
+      }
 
       // Publish what the copy buttons put on the clipboard, as a customer pasting into their DNS provider would.
       const rows = page.locator('table.dns tbody tr');
       const zone: Record<string, TestZoneEntry> = {};
-      const domain = await api.deps.db.domain.findFirstOrThrow({ where: { teamId, name: NEW_DOMAIN } });
       for (let i = 0; i < (await rows.count()); i++) {
         const row = rows.nth(i);
-        const type = (await row.locator('td').first().innerText()).split('\n')[0].trim();
-        await row.getByRole('button', { name: /^Copy name/ }).click();
+        const type = (await row.locator('td').nth(1).innerText()).split('\n')[0].trim();
+        await row.getByRole('button', { name: /^Copy the name/ }).click();
         const name = `${await clipboard()}.${ZONE}`;
-        await row.getByRole('button', { name: /^Copy value/ }).click();
+        await row.getByRole('button', { name: /^Copy the full name/ }).click();
+        expect(await clipboard()).toBe(name);
+        await row.getByRole('button', { name: /^Copy the value/ }).click();
         const value = await clipboard();
         const entry = (zone[name] ??= {});
         if (type === 'MX') (entry.mx ??= []).push({ exchange: value, priority: 10 });
@@ -258,7 +301,19 @@ describeInBrowser('the dashboard in a browser', () => {
       expect(apiKey).toMatch(/^us_[a-z0-9]+_[a-f0-9]+$/);
       await dialog.getByRole('button', { name: 'Copy the API key' }).click();
       expect(await clipboard()).toBe(apiKey);
-      await checkAndShoot(null, 'the new-key dialog');
+      // The first-email examples carry the new key, in every language offered.
+      for (const [tab, words] of [
+        ['curl', 'Authorization: Bearer'],
+        ['usesend-js', "from 'usesend-js'"],
+        ['Python', 'requests.post('],
+        ['SMTP', '--auth-password'],
+      ]) {
+        await dialog.getByRole('tab', { name: tab }).click();
+        const code = dialog.getByRole('tabpanel').locator('pre');
+        await code.filter({ hasText: apiKey }).filter({ hasText: words }).waitFor();
+      }
+      await dialog.getByRole('tab', { name: 'usesend-js' }).click();
+      await checkAndShoot('api-key-created', 'the new-key dialog');
       await dialog.getByRole('button', { name: 'Done' }).click();
       const row = page.getByRole('row', { name: /shop/ });
       await row.waitFor();
@@ -731,6 +786,56 @@ describeInBrowser('the dashboard in a browser', () => {
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.waitForURL(new RegExp(`/teams/${teamId}/emails$`));
       await page.getByRole('heading', { name: 'Emails' }).waitFor();
+    },
+    120_000,
+  );
+
+  step(
+    'self-hosting: the SMTP page, a test email, the API reference, a team created by the operator, and signing in lands on it',
+    async () => {
+      await open('/smtp');
+      await page.getByRole('heading', { name: 'Connection settings' }).waitFor();
+      await page.getByText('smtp.acme.example').first().waitFor();
+      await page.getByText(smtpFingerprint).waitFor();
+      // The test email goes through the normal intake, from the team's verified domain to Ada.
+      await page.getByRole('button', { name: 'Send a test email' }).click();
+      const queued = page
+        .getByRole('status')
+        .filter({ hasText: `Test email queued from mailrail test <test@example.com> to ${ADMIN.email}` });
+      await queued.waitFor();
+      await checkAndShoot('smtp', 'the SMTP page');
+      await queued.getByRole('link', { name: 'Follow it in the email log' }).click();
+      await page.getByRole('heading', { name: 'Test email from mailrail' }).waitFor();
+
+      // The API reference is one link away, served by the API itself.
+      const reference = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /API reference/ });
+      expect(await reference.getAttribute('href')).toBe('/api/v1/ui');
+      expect((await fetch(`${base}/api/v1/ui`, { signal: AbortSignal.timeout(15_000) })).status).toBe(200);
+
+      // Ada is an operator (DASHBOARD_OPERATORS): she creates a team and lands on its overview.
+      await page.getByRole('button', { name: 'Create a team' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Team name').fill('Zeta Labs');
+      await checkAndShoot('create-team', 'the create-team dialog');
+      await dialog.getByRole('button', { name: 'Create team' }).click();
+      await page.waitForURL(/\/teams\/\d+\/?$/);
+      const zetaId = Number(new URL(page.url()).pathname.split('/')[2]);
+      expect(zetaId).not.toBe(teamId);
+      await page.getByRole('button', { name: /Team: Zeta Labs/ }).waitFor();
+      // A new team has no domain: the test email says why it cannot be sent.
+      await page.getByRole('button', { name: 'Send a test email' }).click();
+      await page.getByRole('alert').filter({ hasText: 'No test email was sent: This team has no domain yet' }).waitFor();
+      await checkAndShoot('overview-new-team', 'the overview of a new team');
+
+      // Signing in again lands on the team used last, not the first by name (Acme).
+      await page.getByRole('button', { name: /Account menu/ }).click();
+      await page.getByRole('menuitem', { name: 'Sign out' }).click();
+      await page.waitForURL(/\/sign-in/);
+      await page.getByLabel('Email').fill(ADMIN.email);
+      await page.getByLabel('Password').fill(ADMIN.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(new RegExp(`/teams/${zetaId}/?$`));
+      await open('/emails');
     },
     120_000,
   );

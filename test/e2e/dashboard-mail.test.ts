@@ -16,7 +16,7 @@ import { createApp } from '../../apps/api/src/app';
 import { closeApiDeps, createApiDeps, type ApiDeps } from '../../apps/api/src/deps';
 import { closeWorkerDeps, createWorkerDeps, type WorkerDeps } from '../../apps/worker/src/deps';
 import { startWorker, type RunningWorker } from '../../apps/worker/src/worker';
-import { STORED_SYSTEM_MAIL_TEXT } from '../../apps/api/src/dashboard/mail/dashboard-mail';
+import { STORED_SYSTEM_MAIL_TEXT } from '@mailrail/domain/system-mail/system-mail';
 
 const ORIGIN = 'http://dashboard.test';
 let databaseUrl: string;

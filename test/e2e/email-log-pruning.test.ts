@@ -13,7 +13,8 @@ import type { ApiDeps } from '../../apps/api/src/deps';
 import { emailLogPage } from '../../apps/api/src/dashboard/email-log/email-log';
 import { getEmail } from '../../apps/api/src/emails/get-email';
 import { listEmailsQuery, streamEmailList } from '../../apps/api/src/emails/list-emails';
-import { maintainEmailPartitions, partitionDay } from '@mailrail/domain/email-log/email-partitions';
+import { partitionDay } from '@mailrail/domain/day-partitions/day-partitions';
+import { maintainEmailPartitions } from '@mailrail/domain/email-log/email-partitions';
 import { countEmailsSince } from '../../apps/worker/src/campaigns/run-campaign-window';
 import { claimEmailForSending, claimEmailsForSending, inReplyToSesId } from '../../apps/worker/src/send/send-email';
 

@@ -55,13 +55,14 @@ export async function rowCounts(stack: Stack): Promise<Record<string, number>> {
 }
 
 // Tables that record requests, not data: the request log keeps every /api/v1 request of a known
-// team, refused ones included (docs/request-log.md), so it grows whatever a request did.
-const REQUEST_RECORDS = new Set(['RequestLog']);
+// team, refused ones included (docs/request-log.md), so it grows whatever a request did. It is
+// partitioned by day: "RequestLog_default", "RequestLog_p20261207", ...
+const isRequestRecord = (table: string) => table === 'RequestLog' || table.startsWith('RequestLog_');
 
 /** The data tables whose row count differs, as `table:before->after`. */
 export function countDiff(before: Record<string, number>, after: Record<string, number>): string[] {
   return Object.keys({ ...before, ...after })
-    .filter((t) => !REQUEST_RECORDS.has(t) && before[t] !== after[t])
+    .filter((t) => !isRequestRecord(t) && before[t] !== after[t])
     .map((t) => `${t}:${before[t] ?? 0}->${after[t] ?? 0}`);
 }
 
@@ -96,7 +97,18 @@ export async function createResources(stack: Stack, team: Team) {
     filter: { match: 'all', conditions: [{ field: 'email', operator: 'endsWith', value: '@example.org' }] },
   });
   const importId = await createImport(stack, team, book.id as string);
+  const event = await must('post', '/events', { name: 'signed_up', contactId: contact.contactId ?? contact.id });
+  const automation = await must('post', '/automations', {
+    name: 'A',
+    trigger: { type: 'event', event: 'signed_up' },
+    steps: [{ id: 'hi', type: 'sendEmail', from: `A <a@${team.domain.name}>`, subject: 'Hi', html: '<p>Hi</p>' }],
+  });
   return {
+    automationId: automation.id as string,
+    // No worker runs here, so the automation has no run: the automation's ownership check refuses first.
+    runId: 'no-run',
+    // GET /events/{eventId} takes mailrail's id of the event.
+    eventId: event.id as string,
     emailId: email.emailId as string,
     segmentId: segment.id as string,
     importId,
@@ -142,10 +154,13 @@ function plausibleBody(route: Route, ids: Awaited<ReturnType<typeof createResour
   if (route.method === 'put' && route.path.includes('/contacts/')) return { email: 'intruder@example.org' };
   if (route.path.startsWith('/emails/')) return { scheduledAt: new Date(Date.now() + 3_600_000).toISOString() };
   if (route.path.startsWith('/webhooks/')) return { description: 'taken over' };
+  if (route.path.startsWith('/automations/'))
+    return route.path.endsWith('/dry-run') ? { contactId: ids.contactId } : { name: 'taken over' };
   const filter = { match: 'all', conditions: [{ field: 'email', operator: 'contains', value: '@' }] };
   if (route.path.endsWith('/segments') || route.path.endsWith('/segments/preview')) return { name: 'taken over', filter };
   if (route.path.endsWith('/imports/preview')) return 'email\nintruder@example.org\n';
   if (route.path.endsWith('/test')) return { to: 'intruder@example.org' };
+  if (route.path.endsWith('/properties')) return { properties: [{ name: 'takenOver', type: 'string', fallback: '' }] };
   if (route.path.includes('/contacts/')) return { firstName: 'Mallory' };
   if (route.path.startsWith('/contacts') || route.path.endsWith('/contacts')) return { email: 'intruder@example.org' };
   return { name: 'taken over', subject: 'taken over' };

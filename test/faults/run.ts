@@ -3,7 +3,7 @@
 // when any fails. `-- --kills` runs only the scenarios that SIGKILL workers, `-- --no-kills` the
 // others: CI runs the kills beside the scale and cluster tests (they count, and mostly wait on
 // leases and in-doubt windows), the others alone. `npm run test:faults -- 5 2` runs a subset
-// (`-- fuzz` is scenario 8, `-- rate` scenario 9, `-- in-doubt` scenario 10, `-- noisy` scenario 11, `-- noisy-worker` scenario 12, `-- noisy-sends` scenario 13).
+// (`-- fuzz` is scenario 8, `-- rate` scenario 9, `-- in-doubt` scenario 10, `-- noisy` scenario 11, `-- noisy-worker` scenario 12, `-- noisy-sends` scenario 13, `-- automations` scenario 14).
 import { idempotencyUnderConcurrency, redisFlushMidRun, sesFaults, workerKilledMidBurst } from './send-scenarios';
 import { campaignWorkerKilled, campaignWorkerKilledWithSendEvents } from './campaign-scenario';
 import { crossTeamMatrix, malformedRequests } from './api-scenarios';
@@ -13,6 +13,7 @@ import { rateSharedByThreeWorkers } from '../timing/rate-scenario';
 import { noisyExportsAndSegments } from './noisy-neighbour-scenario';
 import { noisyImportsAndCampaigns } from './noisy-worker-scenario';
 import { noisySendsAndPreviews } from './noisy-sends-scenario';
+import { automationEnrollmentWithKills } from './automation-scenario';
 import { sizeName } from './sizes';
 import { resultLine, type ScenarioResult } from './stack';
 
@@ -42,6 +43,13 @@ const scenarios: {
     alias: 'in-doubt',
     name: 'worker SIGKILL x5 during a campaign with SES Send events',
     run: campaignWorkerKilledWithSendEvents,
+    kills: true,
+  },
+  {
+    n: '14',
+    alias: 'automations',
+    name: 'worker SIGKILL x2 and Redis flushed during an automation enrollment',
+    run: () => automationEnrollmentWithKills(),
     kills: true,
   },
 ];

@@ -16,4 +16,6 @@ export const sizes = {
   burstEmails: Number(process.env.FAULTS_BURST ?? sized(4_000, 20_000)),
   /** Scenario 3: emails sent through SES's throttles and timeouts. */
   sesFaultEmails: sized(1_000, 3_000),
+  /** Scenario 14: contacts one burst of events enrolls into the send → wait → send automation. */
+  automationContacts: Number(process.env.FAULTS_AUTOMATION ?? sized(1_000, 10_000)),
 };

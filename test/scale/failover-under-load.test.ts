@@ -8,7 +8,7 @@
 // Every email reaches SES exactly once and is SENT, with no stretch of one lease, one sweep and one
 // SES call in which none became SENT while some were not (how long the backlog takes is this
 // machine's speed: a figure), no process is restarted, and the API answers only 200, 409 or 503
-// (the client retries 409 and 503 with the same key). Figures: bench/RESULTS.md; how to run: docs/redis.md.
+// (the client retries 409 and 503 with the same key). Figures: bench/HISTORY.md; how to run: docs/redis.md.
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { loadavg } from 'node:os';
 
-// The scale proof's figures (bench/RESULTS.md copies them): printed, and appended with the time and
+// The scale proof's figures (bench/HISTORY.md copies them): printed, and appended with the time and
 // the load average to .cache/scale/figures.log, which outlives jest's console.
 const file = path.resolve(__dirname, '../../.cache/scale/figures.log');
 

@@ -12,10 +12,19 @@ const BUDGETED: Record<string, { operation: HeavyOperation; placeTakenIn: string
   'apps/api/src/segments/bounded-query.ts': { operation: 'segment', placeTakenIn: 'apps/api/src/segments/bounded-query.ts' },
   'apps/api/src/segments/service.ts': { operation: 'segment', placeTakenIn: 'apps/api/src/segments/bounded-query.ts' },
   'apps/api/src/segments/campaign-segment.ts': { operation: 'segment', placeTakenIn: 'apps/api/src/segments/bounded-query.ts' },
+  // The pre-send check counts the exact audience through evaluateSegment.
+  'apps/api/src/campaigns/pre-send.ts': { operation: 'segment', placeTakenIn: 'apps/api/src/segments/bounded-query.ts' },
+  // Per-step counts of an automation aggregate its runs and log under the team's segment budget.
+  'apps/api/src/automations/step-counts.ts': { operation: 'segment', placeTakenIn: 'apps/api/src/automations/step-counts.ts' },
   'apps/api/src/contacts/export.ts': { operation: 'export', placeTakenIn: 'apps/api/src/contacts/export.ts' },
   'apps/worker/src/campaigns/prepare-recipients.ts': {
     operation: 'campaign-preparation',
     placeTakenIn: 'apps/worker/src/campaigns/campaign-preparation.ts',
+  },
+  // A segment-entry trigger's batch evaluates the segment over contacts of the book.
+  'apps/worker/src/automations/contact-triggers.ts': {
+    operation: 'segment',
+    placeTakenIn: 'apps/worker/src/automations/contact-triggers.ts',
   },
   'apps/worker/src/campaigns/campaign-preparation.ts': {
     operation: 'campaign-preparation',

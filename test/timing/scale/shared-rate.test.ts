@@ -4,7 +4,7 @@
 // window holds more than 1.05 R recipients, and while a backlog waits the mean is at least 0.95 R.
 // A window is [t, t + 1 s) for t every arrival (sliding; no window placed anywhere holds more); the
 // mean is the recipients between the first and the last arrival over that time.
-// Figures: bench/RESULTS.md; how to run: docs/redis.md.
+// Figures: bench/HISTORY.md; how to run: docs/redis.md.
 import { startLocalRedisCluster, type LocalRedisCluster } from '@mailrail/testing/redis-cluster';
 import { busiestWeightedWindow, weightedRateBetweenFirstAndLast, type Arrival } from '@mailrail/testing/rate-windows';
 import { queueNames } from '@mailrail/platform/queue/queues';
