@@ -5,7 +5,7 @@ import { startTestApi, type TestApi, type TestTeam } from '../../apps/api/src/te
 import { automationTick } from '../../apps/worker/src/automations/automation-tick';
 import { advanceDueRuns } from '../../apps/worker/src/automations/advance-runs';
 import { enrollFromSources } from '../../apps/worker/src/automations/enroll-runs';
-import { runDueStep, type RunStepDeps } from '../../apps/worker/src/automations/run-step';
+import { runDueStep, runDueSteps, type RunStepDeps } from '../../apps/worker/src/automations/run-step';
 import { automationSendKey } from '../../apps/worker/src/automations/step-effects';
 
 // Automations end to end: definitions and events through the public API, the worker's runtime
@@ -440,8 +440,72 @@ describe('exactly once', () => {
     const contacts = await Promise.all(Array.from({ length: 8 }, () => newContact()));
     for (const c of contacts) await sendEvent('race.test', c.id);
     await tickUntil(async () => (await runsOf(id)).length === 8, 'eight runs');
-    await Promise.all([advanceDueRuns(runtime(), BUDGET), advanceDueRuns(runtime(), BUDGET), advanceDueRuns(runtime(), BUDGET)]);
+    const batched = { ...BUDGET, batch: 3 };
+    await Promise.all([advanceDueRuns(runtime(), batched), advanceDueRuns(runtime(), batched), advanceDueRuns(runtime(), batched)]);
     for (const c of contacts) expect(await emailsTo(c.email)).toHaveLength(1);
+  });
+
+  it('runs a batch of steps in one transaction; a step that throws holds back only its own run', async () => {
+    const id = await createActive({ name: 'Batch', trigger: { type: 'event', event: 'batch.test' }, steps: [send('s', 'Batched')] });
+    const contacts = await Promise.all(Array.from({ length: 6 }, () => newContact()));
+    for (const c of contacts) await sendEvent('batch.test', c.id);
+    await tickUntil(
+      async () => (await runsOf(id)).length === 6,
+      'six runs',
+      () => enrollFromSources(runtime(), 200),
+    );
+    const runs = await runsOf(id);
+    const victim = runs[2];
+    const victimEmail = contacts.find((c) => c.id === victim.contactId)!.email;
+    const throwing = runtime({
+      afterEffect: (runId) => {
+        if (runId === victim.id) throw new Error('bad run');
+      },
+    });
+    const counts = await advanceDueRuns(throwing, { ...BUDGET, batch: 10 });
+    expect(counts).toMatchObject({ finished: 5, skipped: 1 });
+    for (const c of contacts) expect(await emailsTo(c.email)).toHaveLength(c.email === victimEmail ? 0 : 1);
+    expect((await runsOf(id, victim.contactId))[0]).toMatchObject({ status: 'ACTIVE', stepCount: 0 });
+    // The next tick runs the held-back step, once; the others are not run again.
+    await advanceDueRuns(runtime(), { ...BUDGET, batch: 10 });
+    for (const c of contacts) expect(await emailsTo(c.email)).toHaveLength(1);
+    expect(await api.deps.db.automationRunLog.count({ where: { runId: { in: runs.map((r) => r.id) } } })).toBe(6);
+  });
+
+  it('a step later in a batch sees the contact as an earlier step of the batch left it', async () => {
+    const marker = await createActive({
+      name: 'Marker',
+      trigger: { type: 'event', event: 'mark.test' },
+      steps: [{ id: 'm', type: 'updateContact', properties: { tier: 'gold' } }],
+    });
+    const reader = await createActive({
+      name: 'Reader',
+      trigger: { type: 'event', event: 'mark.test' },
+      steps: [
+        {
+          id: 'b',
+          type: 'branch',
+          condition: { match: 'all', conditions: [{ source: 'contact', field: 'properties.tier', operator: 'equals', value: 'gold' }] },
+          then: 'gold',
+          else: 'plain',
+        },
+        send('gold', 'Gold'),
+        send('plain', 'Plain'),
+      ],
+    });
+    const c = await newContact({ tier: 'none' });
+    await sendEvent('mark.test', c.id);
+    await tickUntil(
+      async () => (await runsOf(marker, c.id)).length + (await runsOf(reader, c.id)).length === 2,
+      'both runs',
+      () => enrollFromSources(runtime(), 200),
+    );
+    const [m] = await runsOf(marker, c.id);
+    const [r] = await runsOf(reader, c.id);
+    const outcomes = await runDueSteps(runtime(), [m.id, r.id]);
+    expect(outcomes.get(m.id)).toBe('finished');
+    const [branch] = await api.deps.db.automationRunLog.findMany({ where: { runId: r.id, seq: 1 } });
+    expect(branch).toMatchObject({ outcome: 'then', nextStepId: 'gold' });
   });
 });
 

@@ -1,4 +1,4 @@
-import { runDueStep, type RunStepDeps, type StepOutcome } from './run-step';
+import { runDueSteps, type RunStepDeps, type StepOutcome } from './run-step';
 
 // Which due runs one tick advances, fairly: the due runs of ACTIVE automations are ranked within
 // their team by due time, and the tick takes the lowest ranks first, at most `perTeam` per team
@@ -10,8 +10,10 @@ import { runDueStep, type RunStepDeps, type StepOutcome } from './run-step';
 export interface AdvanceBudget {
   perTeam: number;
   total: number;
-  /** Runs advanced side by side (each its own transaction and connection); 1 when left out. */
+  /** Lanes advancing runs side by side (each its own transaction and connection); 1 when left out. */
   concurrency?: number;
+  /** Runs whose steps one transaction runs together (run-step.ts, runDueSteps); 1 when left out. */
+  batch?: number;
   /**
    * Wall-clock milliseconds after which the tick takes no further run (those stay due for the next
    * tick): enrollment and another team's new runs wait at most about this long behind a burst.
@@ -38,33 +40,48 @@ const FAIR_DUE_RUNS_SQL = `
   ORDER BY rank, "dueAt", id
   LIMIT $3`;
 
-/** Steps of one run one tick runs back to back (each its own transaction) while the next is due at once. */
+/** Steps of one run one tick runs back to back while the next is due at once. */
 export const MAX_STEPS_PER_RUN_PER_TICK = 20;
 
 export async function advanceDueRuns(deps: RunStepDeps, budget: AdvanceBudget): Promise<Record<StepOutcome, number>> {
   const counts: Record<StepOutcome, number> = { advanced: 0, continued: 0, finished: 0, waiting: 0, skipped: 0 };
   const rows = await deps.sql.query<{ id: string }>(FAIR_DUE_RUNS_SQL, [deps.clock.now(), budget.perTeam, budget.total]);
-  const advanceOne = async (id: string) => {
+  // Runs one step of each run of a batch in one transaction; a run whose next step is due at once
+  // (a send then a wait: the wait starts now, not a tick later) goes again with the others that are.
+  const advanceBatch = async (ids: string[]) => {
+    for (let n = 0; n < MAX_STEPS_PER_RUN_PER_TICK && ids.length; n++) {
+      const outcomes = await runBatchOrEach(ids);
+      for (const id of ids) counts[outcomes.get(id) ?? 'skipped']++;
+      ids = ids.filter((id) => outcomes.get(id) === 'continued');
+    }
+  };
+  const runBatchOrEach = async (ids: string[]): Promise<Map<string, StepOutcome>> => {
     try {
-      // A send then a wait: the wait starts now, not a tick later.
-      for (let n = 0; n < MAX_STEPS_PER_RUN_PER_TICK; n++) {
-        const outcome = await runDueStep(deps, id);
-        counts[outcome]++;
-        if (outcome !== 'continued') break;
-      }
+      return await runDueSteps(deps, ids);
     } catch (err) {
-      // The run stays due and is tried again next tick; one bad run does not stop the others.
-      deps.log.error({ err, runId: id }, 'automation step failed; retried next tick');
-      counts.skipped++;
+      if (ids.length === 1) {
+        // The run stays due and is tried again next tick; one bad run does not stop the others.
+        deps.log.error({ err, runId: ids[0] }, 'automation step failed; retried next tick');
+        return new Map([[ids[0], 'skipped']]);
+      }
+      // One run's step threw and rolled the batch back: each run alone, so it holds back only itself.
+      const outcomes = new Map<string, StepOutcome>();
+      for (const id of ids) for (const [k, v] of await runBatchOrEach([id])) outcomes.set(k, v);
+      return outcomes;
     }
   };
   // A step is a few round trips to PostgreSQL, mostly waiting: a few lanes side by side, each taking
-  // the next run in the fair order, drain a burst several times faster than one (bench/automations).
+  // the next batch of runs in the fair order, drain a burst several times faster than one.
   // The deadline is the machine's time, not the injected clock: it bounds work, it decides nothing.
   const deadline = budget.maxMs === undefined ? Infinity : performance.now() + budget.maxMs;
+  const batchSize = Math.max(1, budget.batch ?? 1);
   let next = 0;
   const lane = async () => {
-    while (next < rows.length && performance.now() < deadline) await advanceOne(rows[next++].id);
+    while (next < rows.length && performance.now() < deadline) {
+      const ids = rows.slice(next, next + batchSize).map((r) => r.id);
+      next += ids.length;
+      await advanceBatch(ids);
+    }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(budget.concurrency ?? 1, rows.length)) }, lane));
   return counts;

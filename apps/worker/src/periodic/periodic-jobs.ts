@@ -104,6 +104,7 @@ export function periodicJobs(config: Config): PeriodicJob[] {
           total: deps.config.AUTOMATION_TICK_BUDGET,
           enrollBatch: deps.config.AUTOMATION_ENROLL_BATCH,
           concurrency: deps.config.AUTOMATION_STEP_CONCURRENCY,
+          batch: deps.config.AUTOMATION_STEP_BATCH,
           // Steps stop at four fifths of the interval: with enrollment, the tick ends before the next is due.
           maxMs: Math.floor(deps.config.AUTOMATION_TICK_MS * 0.8),
         }),

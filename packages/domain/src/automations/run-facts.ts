@@ -55,6 +55,48 @@ async function eventSince(sql: SqlExecutor, teamId: number, contactId: string, n
   return row?.id ?? null;
 }
 
+export interface ContactAndSuppression {
+  contact: ContactFacts | null;
+  /** The contact's address is on its team's suppression list. */
+  suppressed: boolean;
+}
+const NO_CONTACT: ContactAndSuppression = { contact: null, suppressed: false };
+
+/**
+ * The contacts of many runs (of any teams) and whether each address is suppressed, in two
+ * statements: a batch of steps reads them once, not twice a run (run-step.ts). A contact of
+ * another team than its run's is left out, as if deleted.
+ */
+export async function loadContactsAndSuppressions(
+  sql: SqlExecutor,
+  runs: readonly Pick<RunForFacts, 'teamId' | 'contactId'>[],
+): Promise<Map<string, ContactAndSuppression>> {
+  const rows = await sql.query<ContactRow & { teamId: number }>(
+    `SELECT c.id, c.email, c."firstName", c."lastName", c.subscribed, c.properties, b."teamId"
+       FROM "Contact" c JOIN "ContactBook" b ON b.id = c."contactBookId"
+      WHERE c.id = ANY($1::text[])`,
+    [[...new Set(runs.map((r) => r.contactId))]],
+  );
+  const teamOf = new Map(runs.map((r) => [r.contactId, r.teamId]));
+  const contacts = rows.filter((r) => teamOf.get(r.id) === r.teamId);
+  const suppressed = contacts.length
+    ? await sql.query<{ teamId: number; email: string }>(
+        `SELECT s."teamId", s.email FROM "Suppression" s
+           JOIN unnest($1::int[], $2::text[]) AS k("teamId", email) ON s."teamId" = k."teamId" AND s.email = k.email`,
+        [contacts.map((c) => c.teamId), contacts.map((c) => c.email)],
+      )
+    : [];
+  const suppressedKeys = new Set(suppressed.map((r) => JSON.stringify([r.teamId, r.email])));
+  const found = new Map<string, ContactAndSuppression>();
+  for (const { teamId, ...c } of contacts) {
+    found.set(c.id, {
+      contact: { ...c, properties: asObject(c.properties) },
+      suppressed: suppressedKeys.has(JSON.stringify([teamId, c.email])),
+    });
+  }
+  return found;
+}
+
 export interface RunForFacts {
   teamId: number;
   contactId: string;
@@ -112,14 +154,15 @@ export async function loadConditionHooks(
 }
 
 /** Everything decideStep needs about one run's current step, at `now` (the engagement conditions' clock). */
-export async function loadStepFacts(sql: SqlExecutor, def: Definition, run: RunForFacts, stepId: string, now: Date): Promise<StepFacts> {
-  const contact = await loadContact(sql, run.teamId, run.contactId);
-  const [suppressed] = contact
-    ? await sql.query<{ n: number }>(`SELECT 1 AS n FROM "Suppression" WHERE "teamId" = $1 AND email = $2 LIMIT 1`, [
-        run.teamId,
-        contact.email,
-      ])
-    : [];
+export async function loadStepFacts(
+  sql: SqlExecutor,
+  def: Definition,
+  run: RunForFacts,
+  stepId: string,
+  now: Date,
+  known?: ContactAndSuppression,
+): Promise<StepFacts> {
+  const { contact, suppressed } = known ?? (await loadContactsAndSuppressions(sql, [run])).get(run.contactId) ?? NO_CONTACT;
   const goalReached = def.goal ? (await eventSince(sql, run.teamId, run.contactId, def.goal.event, run.enteredAt)) !== null : false;
   const step = def.steps.find((s) => s.id === stepId);
   const awaitedEventId =
@@ -129,7 +172,7 @@ export async function loadStepFacts(sql: SqlExecutor, def: Definition, run: RunF
   return {
     contact,
     context: asObject(run.context) as RunContext,
-    suppressed: Boolean(suppressed),
+    suppressed,
     goalReached,
     awaitedEventId,
     conditionHooks,

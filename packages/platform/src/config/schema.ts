@@ -480,7 +480,16 @@ export const configSchema = z.object({
     .min(1)
     .max(64)
     .default(4)
-    .describe('Automation runs one tick advances side by side, each in its own transaction (keep below DATABASE_POOL_SIZE)'),
+    .describe('Lanes of automation runs one tick advances side by side, each with its own transaction (keep below DATABASE_POOL_SIZE)'),
+  AUTOMATION_STEP_BATCH: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(100)
+    .describe(
+      'Automation runs whose due steps one transaction runs together (a lock, the contacts and suppressions, the log and the runs in one statement each); a step that fails rolls back its batch, whose runs are then run one by one',
+    ),
   PERIODIC_MAX_BATCHES_PER_RUN: z.coerce
     .number()
     .int()
