@@ -4,6 +4,7 @@ import type { ApiDeps } from '../deps';
 import express from 'express';
 import { badRequest } from '@mailrail/domain/errors/api-error';
 import { getImport, listImports, previewImport, sendRejectsCsv, startImport } from './service';
+import { NOT_MULTIPART } from './upload';
 import { bookPath, importPath, importView, PREVIEW_MAX_BYTES, previewResponse, uploadForm } from './schemas';
 
 // The preview takes the file's first bytes as they are (text/csv); the upload is multipart and
@@ -56,6 +57,8 @@ export const contactImportRoutes = [
     // multipart/form-data, read as a stream by the service.
     ownBody: 'stream',
     serve: async (deps, { auth, params }, req, res) => {
+      // Refused before the book is looked up, as the JSON routes refuse a body of another type.
+      if (!req.is('multipart/form-data')) throw badRequest(NOT_MULTIPART);
       res.status(202).json(await startImport(deps, auth, params.contactBookId, req));
     },
   }),

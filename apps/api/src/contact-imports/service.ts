@@ -18,7 +18,7 @@ import { parseOrThrow } from '../http/validate';
 import { findTeamContactBook } from '../contact-books/service';
 import { registerImportedProperties } from '../contact-properties/service';
 import { uploadFields, type ImportView } from './schemas';
-import { NOT_MULTIPART, notUtf8, receiveCsvUpload } from './upload';
+import { notUtf8, receiveCsvUpload } from './upload';
 
 const importNotFound = () => new ApiError('NOT_FOUND', 'Import not found');
 const SAMPLE_ROWS = 5;
@@ -78,12 +78,6 @@ export async function previewImport(deps: ApiDeps, auth: AuthContext, contactBoo
  */
 export async function startImport(deps: ApiDeps, auth: AuthContext, contactBookId: string, req: Request): Promise<ImportView> {
   const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
-  // After the book lookup (another team's book is a 404 whatever the body) and before an import
-  // row is opened.
-  if (!req.is('multipart/form-data')) {
-    req.resume();
-    throw badRequest(NOT_MULTIPART);
-  }
   const sql = prismaExecutor(deps.db);
   const id = newId();
   const { storedBytes } = await openImportWithinTeamCaps(deps, auth.teamId, { id, contactBookId: book.id }).catch((err: unknown) => {
