@@ -26,8 +26,13 @@ export async function openApiRoutes(stack: Stack): Promise<Route[]> {
 export async function call(stack: Stack, team: Team, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${stack.apiUrl}${path.startsWith('/api') ? '' : '/api/v1'}${path}`, {
     method: method.toUpperCase(),
-    headers: { ...team.auth, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    // A FormData body gets its multipart Content-Type (with the boundary) from fetch.
+    headers: {
+      ...team.auth,
+      ...(body === undefined || body instanceof FormData ? {} : { 'Content-Type': 'application/json' }),
+      ...headers,
+    },
+    body: body === undefined ? undefined : body instanceof FormData || typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
   let json: unknown = null;
@@ -128,12 +133,17 @@ export async function createResources(stack: Stack, team: Team) {
  * A one-row CSV import. The scenarios that probe routes run no worker, so it stays queued and moves
  * no row count while they check that nothing changed.
  */
-async function createImport(stack: Stack, team: Team, bookId: string): Promise<string> {
+/** An import upload's body: multipart/form-data with the CSV in its `file` part. */
+function csvUpload(csv: string): FormData {
   const form = new FormData();
-  form.append('file', new Blob(['email\nimported@example.org\n'], { type: 'text/csv' }), 'one.csv');
-  const res = await fetch(`${stack.apiUrl}/api/v1/contactBooks/${bookId}/imports`, { method: 'POST', headers: team.auth, body: form });
-  const started = (await res.json()) as { id?: string };
-  if (res.status !== 202 || !started.id) throw new Error(`POST imports → ${res.status}`);
+  form.append('file', new Blob([csv], { type: 'text/csv' }), 'one.csv');
+  return form;
+}
+
+async function createImport(stack: Stack, team: Team, bookId: string): Promise<string> {
+  const res = await call(stack, team, 'post', `/contactBooks/${bookId}/imports`, csvUpload('email\nimported@example.org\n'));
+  const started = res.json as { id?: string } | null;
+  if (res.status !== 202 || !started?.id) throw new Error(`POST imports → ${res.status}`);
   return started.id;
 }
 
@@ -159,6 +169,8 @@ function plausibleBody(route: Route, ids: Awaited<ReturnType<typeof createResour
   const filter = { match: 'all', conditions: [{ field: 'email', operator: 'contains', value: '@' }] };
   if (route.path.endsWith('/segments') || route.path.endsWith('/segments/preview')) return { name: 'taken over', filter };
   if (route.path.endsWith('/imports/preview')) return 'email\nintruder@example.org\n';
+  // The upload is multipart: a JSON body is refused for its type before the book is looked up.
+  if (route.method === 'post' && route.path.endsWith('/imports')) return csvUpload('email\nintruder@example.org\n');
   if (route.path.endsWith('/test')) return { to: 'intruder@example.org' };
   if (route.path.endsWith('/properties')) return { properties: [{ name: 'takenOver', type: 'string', fallback: '' }] };
   if (route.path.includes('/contacts/')) return { firstName: 'Mallory' };
