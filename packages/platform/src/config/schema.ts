@@ -454,7 +454,7 @@ export const configSchema = z.object({
     .int()
     .min(1)
     .max(100_000)
-    .default(1000)
+    .default(5000)
     .describe(
       "Automation runs one tick advances at most per team: runs are taken in order of their rank within their team, so another team's first due runs come before a burst's later ones",
     ),
@@ -463,7 +463,7 @@ export const configSchema = z.object({
     .int()
     .min(1)
     .max(1_000_000)
-    .default(2000)
+    .default(10000)
     .describe('Automation runs one tick advances at most across all teams (the next tick goes on)'),
   AUTOMATION_ENROLL_BATCH: z.coerce
     .number()
