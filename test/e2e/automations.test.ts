@@ -284,6 +284,41 @@ it('branches on a contact property, and an update step changes what later steps 
   expect(branch.detail).toContain('contact.properties.plan equals "pro" (was "free")');
 });
 
+it('update, add and remove steps change contacts as the contacts API does, with the same webhook rows and events', async () => {
+  const vip = (await request(api.app).post('/api/v1/contactBooks').set(team.auth).send({ name: 'VIP' }).expect(200)).body.id as string;
+  const id = await createActive({
+    name: 'Promote',
+    trigger: { type: 'event', event: 'promote' },
+    steps: [
+      { id: 'tier', type: 'updateContact', properties: { tier: 'gold', score: 3 } },
+      { id: 'add', type: 'addToBook', contactBookId: vip },
+      { id: 'remove', type: 'removeFromBook', contactBookId: vip },
+    ],
+  });
+  const c = await newContact({ tier: 'none' });
+  await sendEvent('promote', c.id);
+  await tickUntil(async () => (await runsOf(id, c.id))[0]?.status === 'COMPLETED', 'the run');
+  const contact = await api.deps.db.contact.findUniqueOrThrow({ where: { id: c.id } });
+  expect(contact.properties).toMatchObject({ tier: 'gold', score: 3 });
+  expect(await api.deps.db.contact.count({ where: { contactBookId: vip } })).toBe(0);
+  const hooks = await api.deps.db.webhookEvent.findMany({
+    where: { teamId: team.teamId, type: { startsWith: 'contact.' } },
+    orderBy: { createdAt: 'asc' },
+  });
+  const mine = hooks
+    .filter((h) => (h.data as { email?: string }).email === c.email)
+    .map((h) => [h.type, (h.data as { contactBookId?: string }).contactBookId]);
+  expect(mine).toEqual(
+    expect.arrayContaining([
+      ['contact.updated', bookId],
+      ['contact.created', vip],
+      ['contact.deleted', vip],
+    ]),
+  );
+  // The built-in event of the contact created in the VIP book, as for a contact created through the API.
+  expect(await api.deps.db.event.count({ where: { teamId: team.teamId, name: 'contact.created', contactBookId: vip } })).toBe(1);
+});
+
 it('an edit creates a new version: a running contact finishes on its old one, a new contact starts on the new one', async () => {
   const id = await createActive({
     name: 'Versioned',

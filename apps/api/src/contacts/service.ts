@@ -1,11 +1,8 @@
 import { ApiError } from '@mailrail/domain/errors/api-error';
-import { contactColumnsSql, contactEventsInsertSql, contactJsonSql } from '@mailrail/domain/sql/contact';
-import { contactEventsSql } from '@mailrail/domain/events/contact-events';
-import { newIds } from '@mailrail/domain/audience/contact-id';
+import { contactColumnsSql, contactJsonSql } from '@mailrail/domain/sql/contact';
 import { escapeLike } from '@mailrail/domain/audience/segments/segment-sql';
-import { canonicalProperties } from '@mailrail/domain/audience/contact-input';
 import { upsertContactsIntoBook } from '@mailrail/domain/audience/upsert-contacts';
-import { emailIdPrefixAt, newId } from '@mailrail/platform/ids';
+import { deleteContactsFromBook, updateContactInBook } from '@mailrail/domain/audience/contact-changes';
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
 import { type ContactBook } from '@mailrail/platform/db/generated/client';
 import { type Db } from '@mailrail/platform/db/client';
@@ -104,56 +101,13 @@ export async function getContactJson(deps: ApiDeps, auth: AuthContext, contactBo
 /** PATCH may re-subscribe (`subscribed:true` clears the reason); `false` unsubscribes. */
 export async function updateContact(deps: ApiDeps, auth: AuthContext, contactBookId: string, contactId: string, input: UpdateContactInput) {
   const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);
-  const params: unknown[] = [contactId, book.id, auth.teamId, deps.clock.now(), [newId()]];
-  const sets = [`"updatedAt" = $4::timestamptz`];
-  if (input.firstName !== undefined) sets.push(`"firstName" = $${params.push(input.firstName)}`);
-  if (input.lastName !== undefined) sets.push(`"lastName" = $${params.push(input.lastName)}`);
-  if (input.properties !== undefined) {
-    sets.push(`properties = c.properties || $${params.push(JSON.stringify(canonicalProperties(book.variables, input.properties)))}::jsonb`);
-  }
-  if (input.subscribed === true) sets.push(`subscribed = true, "unsubscribeReason" = NULL`);
-  if (input.subscribed === false) sets.push(`subscribed = false, "unsubscribeReason" = coalesce(c."unsubscribeReason", 'UNSUBSCRIBED')`);
-  // `old` locks the row first, so the built-in events compare with the state this update replaced.
-  const prefix = `$${params.push(emailIdPrefixAt(deps.clock.now().getTime()))}`;
-  const rows = await prismaExecutor(deps.db).query<{ id: string }>(
-    `WITH old AS (
-       SELECT id, subscribed, "unsubscribeReason" FROM "Contact" WHERE id = $1 AND "contactBookId" = $2 FOR UPDATE
-     ), changed AS (
-       UPDATE "Contact" c SET ${sets.join(', ')} FROM old WHERE c.id = old.id
-       RETURNING c.*, old.subscribed AS "wasSubscribed", old."unsubscribeReason" IS NOT NULL AS "hadReason"
-     ), events AS (
-       ${contactEventsInsertSql({ source: 'changed', teamIdSql: '$3', typeSql: `'contact.updated'`, idsParam: '$5', nowParam: '$4' })}
-     ), builtin_events AS (
-       ${contactEventsSql({
-         source: 'changed',
-         teamIdSql: '$3',
-         insertedSql: 'false',
-         wasSubscribedSql: 's."wasSubscribed"',
-         hadReasonSql: 's."hadReason"',
-         nowParam: '$4',
-         idPrefixParam: prefix,
-       })}
-     )
-     SELECT id FROM changed`,
-    params,
-  );
-  if (rows.length === 0) throw contactNotFound();
-  return { contactId: rows[0].id };
+  const id = await updateContactInBook(prismaExecutor(deps.db), book, contactId, input, deps.clock.now());
+  if (id === null) throw contactNotFound();
+  return { contactId: id };
 }
 
-async function deleteContactsWhere(deps: ApiDeps, auth: AuthContext, contactBookId: string, ids: string[]): Promise<number> {
-  const unique = [...new Set(ids)];
-  const rows = await prismaExecutor(deps.db).query<{ id: string }>(
-    `WITH gone AS (
-       DELETE FROM "Contact" c WHERE c."contactBookId" = $1 AND c.id = ANY($2::text[]) RETURNING c.*
-     ), events AS (
-       ${contactEventsInsertSql({ source: 'gone', teamIdSql: '$3', typeSql: `'contact.deleted'`, idsParam: '$5', nowParam: '$4' })}
-     )
-     SELECT id FROM gone`,
-    [contactBookId, unique, auth.teamId, deps.clock.now(), newIds(unique.length)],
-  );
-  return rows.length;
-}
+const deleteContactsWhere = (deps: ApiDeps, auth: AuthContext, contactBookId: string, ids: string[]) =>
+  deleteContactsFromBook(prismaExecutor(deps.db), { id: contactBookId, teamId: auth.teamId }, { ids }, deps.clock.now());
 
 export async function deleteContact(deps: ApiDeps, auth: AuthContext, contactBookId: string, contactId: string) {
   const book = await findTeamContactBook(deps.db, auth.teamId, contactBookId);

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Config } from '@mailrail/platform/config/schema';
 import type { SqlExecutor } from '@mailrail/platform/db/sql/executor';
 import { newId } from '@mailrail/platform/ids';
-import { newContactIds } from '@mailrail/domain/audience/contact-id';
+import { deleteContactsFromBook, updateContactInBook } from '@mailrail/domain/audience/contact-changes';
+import { upsertContactsIntoBook } from '@mailrail/domain/audience/upsert-contacts';
 import { buildOneClickUnsubscribeUrl, buildUnsubscribeUrl } from '@mailrail/domain/audience/links';
 import type { ContactFacts, RunContext } from '@mailrail/domain/automations/conditions';
 import type { StepEffect } from '@mailrail/domain/automations/step-decision';
@@ -95,39 +96,48 @@ export async function applyEffect(
       await insertEmailRows(tx, prepared, now, [{ teamId: run.teamId, key, bodyHash, emailIds: [prepared[0].created.id] }]);
       return { ok: true, emailId: prepared[0].created.id, prepared };
     }
-    case 'updateContact':
-      await tx.execute(`UPDATE "Contact" SET properties = properties || $2::jsonb, "updatedAt" = $3 WHERE id = $1`, [
-        contact.id,
-        JSON.stringify(effect.properties),
-        now,
-      ]);
+    // Through the contacts API's own update, merge and delete (packages/domain/src/audience): the
+    // same webhook rows and built-in events as a change made through the API.
+    case 'updateContact': {
+      const [book] = await tx.query<{ id: string; variables: string[] }>(
+        `SELECT b.id, b.variables FROM "Contact" c JOIN "ContactBook" b ON b.id = c."contactBookId" WHERE c.id = $1 AND b."teamId" = $2`,
+        [contact.id, run.teamId],
+      );
+      if (book) await updateContactInBook(tx, { ...book, teamId: run.teamId }, contact.id, { properties: effect.properties }, now);
       return { ok: true };
+    }
     case 'addToBook': {
-      const [book] = await tx.query<{ id: string }>(`SELECT id FROM "ContactBook" WHERE id = $1 AND "teamId" = $2`, [
-        effect.contactBookId,
-        run.teamId,
-      ]);
+      const [book] = await tx.query<{ id: string; variables: string[] }>(
+        `SELECT id, variables FROM "ContactBook" WHERE id = $1 AND "teamId" = $2`,
+        [effect.contactBookId, run.teamId],
+      );
       if (!book) return { ok: false, reason: `contact book ${effect.contactBookId} not found` };
-      await tx.execute(
-        `INSERT INTO "Contact" (id, "contactBookId", email, "firstName", "lastName", properties, subscribed, "createdAt", "updatedAt")
-         VALUES ($1, $2, $3, $4, $5, $6::jsonb, true, $7, $7) ON CONFLICT ("contactBookId", email) DO NOTHING`,
+      // A contact already in the book is left as it is; a new one is subscribed without a double
+      // opt-in (it is already the team's contact, as with an import).
+      await upsertContactsIntoBook(
+        tx,
+        {
+          contactBookId: book.id,
+          teamId: run.teamId,
+          variables: book.variables,
+          awaitConfirmation: false,
+          onExisting: 'SKIP',
+          emitEvents: true,
+        },
         [
-          newContactIds(1, now.getTime())[0],
-          book.id,
-          contact.email,
-          contact.firstName,
-          contact.lastName,
-          JSON.stringify(contact.properties),
-          now,
+          {
+            email: contact.email,
+            firstName: contact.firstName ?? undefined,
+            lastName: contact.lastName ?? undefined,
+            properties: textProperties(contact.properties),
+          },
         ],
+        now,
       );
       return { ok: true };
     }
     case 'removeFromBook':
-      await tx.execute(
-        `DELETE FROM "Contact" c USING "ContactBook" b WHERE b.id = c."contactBookId" AND b.id = $1 AND b."teamId" = $2 AND c.email = $3`,
-        [effect.contactBookId, run.teamId, contact.email],
-      );
+      await deleteContactsFromBook(tx, { id: effect.contactBookId, teamId: run.teamId }, { email: contact.email }, now);
       return { ok: true };
     case 'webhook':
       await tx.execute(
@@ -148,4 +158,11 @@ export async function applyEffect(
       );
       return { ok: true };
   }
+}
+
+/** A contact's properties as the contacts API takes them (text): numbers and booleans as written, nulls left out. */
+function textProperties(props: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(props)) if (v !== null && v !== undefined) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  return out;
 }

@@ -32,10 +32,10 @@ export const updateContactInput = z.object({
 });
 
 /** Keys that match a declared book variable case-insensitively take the variable's spelling. */
-export function canonicalProperties(variables: readonly string[], props: Record<string, string> | undefined): Record<string, string> {
+export function canonicalProperties<V>(variables: readonly string[], props: Record<string, V> | undefined): Record<string, V> {
   if (!props) return {};
   const byLower = new Map(variables.map((v) => [v.toLowerCase(), v]));
-  const out: Record<string, string> = {};
+  const out: Record<string, V> = {};
   for (const [k, v] of Object.entries(props)) out[byLower.get(k.toLowerCase()) ?? k] = v;
   return out;
 }
