@@ -67,6 +67,12 @@ const EMAIL_COLUMNS = `id, "teamId", "domainId", "campaignId", "contactId", "lat
  * Records the SNS message id and looks the email up by its SES id, in one round trip.
  * `fresh` is false when the message was processed before.
  */
+// The email's row is locked first (FOR NO KEY UPDATE, the lock countEmailStatus takes again at the
+// end), before any row other emails share (EmailActivity per address, suppressions): an event
+// whose status advance was a no-op used to take it only at the end, while an event of the same
+// email that advanced it waited for the shared row that the first held: a deadlock
+// (counter-deltas.test.ts, many events of one address). NO KEY, so another event's EmailEvent
+// insert (a KEY SHARE on the row) does not wait for it.
 async function claimNotificationAndFindEmail(
   tx: SqlExecutor,
   snsMessageId: string,
@@ -80,6 +86,7 @@ async function claimNotificationAndFindEmail(
      FROM (SELECT 1) AS one
      LEFT JOIN LATERAL (
        SELECT ${EMAIL_COLUMNS} FROM "Email" WHERE "sesEmailId" = $2 AND ($3::text IS NULL OR id = $3) ORDER BY "createdAt" DESC LIMIT 1
+       FOR NO KEY UPDATE
      ) AS e ON true`,
     // With our header's email id the lookup reads one partition of the email log, not every one.
     [snsMessageId, event.sesMessageId, event.headerEmailId],
@@ -96,7 +103,7 @@ async function claimNotificationAndFindEmail(
 
 async function findEmailBySesId(tx: SqlExecutor, sesMessageId: string): Promise<MatchedEmail | null> {
   const [email] = await tx.query<MatchedEmail>(
-    `SELECT ${EMAIL_COLUMNS} FROM "Email" WHERE "sesEmailId" = $1 ORDER BY "createdAt" DESC LIMIT 1`,
+    `SELECT ${EMAIL_COLUMNS} FROM "Email" WHERE "sesEmailId" = $1 ORDER BY "createdAt" DESC LIMIT 1 FOR NO KEY UPDATE`,
     [sesMessageId],
   );
   return email ?? null;
