@@ -24,12 +24,15 @@ interface ContactRow {
   properties: unknown;
 }
 
+// The columns of ContactRow, read by one contact's load and a batch's.
+const CONTACT_COLUMNS = 'c.id, c.email, c."firstName", c."lastName", c.subscribed, c.properties';
+
 const asObject = (v: unknown): Record<string, unknown> =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 export async function loadContact(sql: SqlExecutor, teamId: number, contactId: string): Promise<ContactFacts | null> {
   const [row] = await sql.query<ContactRow>(
-    `SELECT c.id, c.email, c."firstName", c."lastName", c.subscribed, c.properties
+    `SELECT ${CONTACT_COLUMNS}
        FROM "Contact" c JOIN "ContactBook" b ON b.id = c."contactBookId"
       WHERE c.id = $1 AND b."teamId" = $2`,
     [contactId, teamId],
@@ -72,7 +75,7 @@ export async function loadContactsAndSuppressions(
   runs: readonly Pick<RunForFacts, 'teamId' | 'contactId'>[],
 ): Promise<Map<string, ContactAndSuppression>> {
   const rows = await sql.query<ContactRow & { teamId: number }>(
-    `SELECT c.id, c.email, c."firstName", c."lastName", c.subscribed, c.properties, b."teamId"
+    `SELECT ${CONTACT_COLUMNS}, b."teamId"
        FROM "Contact" c JOIN "ContactBook" b ON b.id = c."contactBookId"
       WHERE c.id = ANY($1::text[])`,
     [[...new Set(runs.map((r) => r.contactId))]],
