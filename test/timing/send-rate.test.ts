@@ -1,13 +1,12 @@
 import { maxInAnyWindow } from '@mailrail/testing/rate-windows';
 import { startTestWorkerEnv, type TestWorkerEnv } from '../../apps/worker/src/testing/worker-harness';
-import { LATE_FOR_SLOT } from '../../apps/worker/src/send/ses-sender';
 
 // The per-region rate limit through the whole send path in one worker process: both lanes with a
 // backlog, at 20 messages per second. The limiter's own rules (spacing, horizon, shares) are
 // tested against a clock the test moves (apps/worker/src/send/rate-limits.test.ts); this is what
 // SES sees, so it is read from arrival times, with the tolerances the rules give (README.md):
 // - permits lie one interval (50 ms) apart, and a message leaves at its slot or, held to it,
-//   less than an interval late (send-worker.ts, lateAfterMs), else it books again: no one-second
+//   less than an interval late (send-pacing.ts, lateAfterMs), else it books again: no one-second
 //   window of releases holds more than the rate plus one;
 // - the fake SES shares this process's event loop: a request that left before a stall is stamped
 //   when the stall ends, with the one after it: one more at SES (fault scenario 9 reads the rate at
@@ -38,9 +37,9 @@ it('never exceeds the rate at SES, gives transactional mail at least its part, a
     const recipients = email.destination.to.length + email.destination.cc.length + email.destination.bcc.length;
     const entry = { to: email.destination.to[0], at: Date.now(), recipients };
     released.push(entry);
-    return send(email).catch((err: Error) => {
-      if (err.name === LATE_FOR_SLOT) released.splice(released.indexOf(entry), 1);
-      throw err;
+    return send(email).then((answer) => {
+      if (!answer.sent && answer.reason === 'late-for-slot') released.splice(released.indexOf(entry), 1);
+      return answer;
     });
   };
   // A warm worker first (its first SES calls open sockets and load the SDK's credential chain).

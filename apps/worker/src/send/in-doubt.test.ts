@@ -114,7 +114,7 @@ describe('campaign mail in doubt (SES_IN_DOUBT_CAMPAIGN=wait, the default)', () 
         ...env.deps.ses,
         sendRawEmail: async (email) => {
           const answer = await env.deps.ses.sendRawEmail(email);
-          await processSesEventJob({ db: env.deps.db }, sesSendEvent(id, answer.messageId));
+          if (answer.sent) await processSesEventJob({ db: env.deps.db }, sesSendEvent(id, answer.messageId));
           return answer;
         },
       },

@@ -189,6 +189,22 @@ describe('sendOneEmail', () => {
     expect(sentTo('throttled@example.net')).toBe(1);
   });
 
+  it('gives the attempt back to an email its lane paced, and retries one whose limiter could not be asked, never in doubt', async () => {
+    const [id] = await env.createEmails([{ to: ['paced@example.net'] }]);
+    const paced = { ...env.deps, sesCall: async () => ({ sent: false, reason: 'no-slot', retryInMs: 300 }) as const };
+    expect(await sendOneEmail(paced, id)).toEqual({ result: 'paced', retryInMs: 300 });
+    expect(await env.email(id)).toMatchObject({ latestStatus: 'QUEUED', sendAttempts: 0, sendLeaseUntil: null, sesCallStartedAt: null });
+    const message = 'booking the send rate failed: Connection is closed.';
+    const unreachable = { ...env.deps, sesCall: async () => ({ sent: false, reason: 'rate-unavailable', message }) as const };
+    expect(await sendOneEmail(unreachable, id)).toMatchObject({
+      result: 'retry',
+      failure: { kind: 'transient', name: 'SendRateUnavailable', message },
+    });
+    expect(await env.email(id)).toMatchObject({ latestStatus: 'QUEUED', sendAttempts: 1, sendLeaseUntil: null, sesCallStartedAt: null });
+    expect((await sendOneEmail(env.deps, id)).result).toBe('sent');
+    expect(sentTo('paced@example.net')).toBe(1);
+  });
+
   it('retries 5xx and timeouts with backoff, then fails when the attempts are spent', async () => {
     const deps = { ...env.deps, send: { ...env.deps.send, maxAttempts: 3 } };
     const [id] = await env.createEmails([{ to: ['flaky@example.net'] }]);

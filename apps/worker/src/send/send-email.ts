@@ -10,7 +10,8 @@ import type { AcceptanceRecorder } from './acceptance-committer';
 import { buildRawMessage, type EmailToRender } from './build-mime';
 import { clientMessageForSes } from './client-message';
 import { classifySesError, type SesFailure } from './ses-errors';
-import { CLAIM_RUNNING_OUT, type SesSender } from './ses-sender';
+import { sesCallNow, type PacingOutcome, type SesCall, type SesCallAnswer } from './send-pacing';
+import { type SesSender } from './ses-sender';
 
 // Sending one email, top to bottom: claim the row, build the MIME, call SES, record the result.
 // The claim is the exactly-once guard: a conditional UPDATE of the locked row that only one worker
@@ -47,6 +48,8 @@ export interface SendEmailDeps {
   /** The node-postgres pool for the hot path (a quarter of the CPU of a Prisma raw query). */
   sql: SqlExecutor;
   ses: SesSender;
+  /** The send lane's paced SES call (send-pacing.ts); without it SES is called at once. */
+  sesCall?: SesCall;
   log: Logger;
   send: SendSettings;
   /** The send workers' group committer; without it each acceptance is its own statement. */
@@ -66,8 +69,11 @@ export type SendOutcome =
   | { result: 'later'; delayMs: number; reason: 'leased' | 'not-due' | 'in-doubt' | 'claim-ran-out' }
   /** A transient SES error: the lease is released, try again after `delayMs`. */
   | { result: 'retry'; delayMs: number; failure: SesFailure }
-  /** SES throttled us: the attempt is given back, the caller slows the whole lane down. */
-  | { result: 'throttled'; failure: SesFailure };
+  /**
+   * Paced (no send slot soon enough on our own limiter) or throttled by SES: the attempt is given
+   * back, and the caller slows the lane or the region down (LanePacing.report).
+   */
+  | PacingOutcome;
 
 /** The claimed row: what the MIME needs, plus what the SES call and the retry policy need. */
 interface ClaimedEmail extends Omit<EmailToRender, 'inReplyToSesId'> {
@@ -194,10 +200,10 @@ export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promis
   // Before the claim statement, so the lease (which starts in it) surely outlasts this deadline;
   // what follows must leave room for the call's timeout and for recording its outcome.
   const startBy = Date.now() + send.leaseSeconds * 1000 - send.callTimeoutMs - RECORDING_MARGIN_MS;
-  const answer = await claimEmail(deps, emailId);
-  if (!answer) return { result: 'skipped', status: null };
-  if (!answer.claimed) return whyNotClaimed(answer.state);
-  const email = answer.email;
+  const claim = await claimEmail(deps, emailId);
+  if (!claim) return { result: 'skipped', status: null };
+  if (!claim.claimed) return whyNotClaimed(claim.state);
+  const email = claim.email;
   if (email.unfinishedCallStartedAt) {
     // In doubt and no Send event came within the wait (or the lane resends at once): SES may
     // already have delivered one copy. Logged so a duplicate can be traced.
@@ -221,51 +227,38 @@ export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promis
     await recordFailed(sql, emailId, failure);
     return { result: 'failed', failure };
   }
-  let messageId: string;
-  try {
-    ({ messageId } = await deps.ses.sendRawEmail({
-      region,
-      raw,
-      // Pinned to the From the intake checked against the team's domains, whatever the raw message says.
-      fromEmailAddress: bareAddress(email.from),
-      // The envelope takes bare addresses; names travel in the MIME headers only. For a client's
-      // own message these are its envelope recipients (RCPT TO), whatever its To and Cc headers say.
-      destination: { to: email.to.map(bareAddress), cc: email.cc.map(bareAddress), bcc: email.bcc.map(bareAddress) },
-      configurationSetName: configurationSetFor(send.configurationSetPrefix, email),
-      startBy,
-    }));
-  } catch (err) {
-    if ((err as Error | undefined)?.name === CLAIM_RUNNING_OUT) {
-      // SES was not called. Once the lease ends another worker may claim the email: hand it back
-      // only while the claim is still this one (no later claim counted another attempt).
-      await releaseLease(sql, emailId, { giveBackAttempt: true, onlyAttempt: email.sendAttempts });
-      deps.log.warn({ emailId }, 'the claim ran out before the SES call could start; claiming the email again');
-      return { result: 'later', delayMs: 0, reason: 'claim-ran-out' };
+  const callSes = deps.sesCall ?? sesCallNow(deps.ses);
+  const answer: SesCallAnswer | { sent: false; reason: 'ses-failed'; failure: SesFailure } = await callSes({
+    region,
+    raw,
+    // Pinned to the From the intake checked against the team's domains, whatever the raw message says.
+    fromEmailAddress: bareAddress(email.from),
+    // The envelope takes bare addresses; names travel in the MIME headers only. For a client's
+    // own message these are its envelope recipients (RCPT TO), whatever its To and Cc headers say.
+    destination: { to: email.to.map(bareAddress), cc: email.cc.map(bareAddress), bcc: email.bcc.map(bareAddress) },
+    configurationSetName: configurationSetFor(send.configurationSetPrefix, email),
+    startBy,
+  }).catch((err: unknown) => ({ sent: false, reason: 'ses-failed', failure: classifySesError(err) }) as const);
+  if (!answer.sent) {
+    switch (answer.reason) {
+      case 'claim-running-out':
+        // SES was not called. Once the lease ends another worker may claim the email: hand it back
+        // only while the claim is still this one (no later claim counted another attempt).
+        await releaseLease(sql, emailId, { giveBackAttempt: true, onlyAttempt: email.sendAttempts });
+        deps.log.warn({ emailId }, 'the claim ran out before the SES call could start; claiming the email again');
+        return { result: 'later', delayMs: 0, reason: 'claim-ran-out' };
+      case 'no-slot':
+        // SES was not called: the attempt is given back, as for a throttle.
+        await releaseLease(sql, emailId, { giveBackAttempt: true });
+        return { result: 'paced', retryInMs: answer.retryInMs };
+      case 'rate-unavailable':
+        // SES was not called, so the email is never in doubt: retried within its attempts.
+        return afterSesFailure(deps, email, { kind: 'transient', name: 'SendRateUnavailable', message: answer.message });
+      case 'ses-failed':
+        return afterSesFailure(deps, email, answer.failure);
     }
-    const failure = classifySesError(err);
-    if (failure.kind === 'permanent') {
-      await recordFailed(sql, emailId, failure);
-      return { result: 'failed', failure };
-    }
-    const inDoubtWaitSeconds = email.isMarketing ? send.inDoubtWaitSeconds.marketing : send.inDoubtWaitSeconds.transactional;
-    if (failure.outcomeUnknown && inDoubtWaitSeconds > 0 && email.sendAttempts < send.maxAttempts) {
-      // SES may have taken the message: in doubt, exactly as when a worker dies mid-call. The claim
-      // (lease plus the lane's in-doubt wait) and its call marker stay; the job looks again when it
-      // ends and sends again only if SES's Send event has not recorded the message meanwhile.
-      deps.log.warn({ emailId, error: failure }, 'SES call got no answer; the email is in doubt until its Send event or the in-doubt wait');
-      return { result: 'later', delayMs: (send.leaseSeconds + inDoubtWaitSeconds) * 1000 + AFTER_LEASE_MS, reason: 'in-doubt' };
-    }
-    if (failure.kind === 'throttled') {
-      await releaseLease(sql, emailId, { giveBackAttempt: true });
-      return { result: 'throttled', failure };
-    }
-    if (email.sendAttempts >= send.maxAttempts) {
-      await recordFailed(sql, emailId, failure, email.sendAttempts);
-      return { result: 'failed', failure };
-    }
-    await releaseLease(sql, emailId, { giveBackAttempt: false });
-    return { result: 'retry', delayMs: retryDelayMs(email.sendAttempts, send), failure };
   }
+  const messageId = answer.messageId;
 
   // SES has the message: from here on the only risk is losing this fact, so insist a little.
   // recordSesAcceptance writes nothing when SES's Send event came first and recorded it already.
@@ -274,6 +267,34 @@ export async function sendOneEmail(deps: SendEmailDeps, emailId: string): Promis
     acceptances ? acceptances.record(emailId, messageId) : recordSesAcceptance(sql, emailId, messageId),
   );
   return { result: 'sent', messageId };
+}
+
+/** A failed SES call (or one that could not start): fail, wait in doubt, give the attempt back, or retry. */
+async function afterSesFailure(deps: SendEmailDeps, email: ClaimedEmail, failure: SesFailure): Promise<SendOutcome> {
+  const { sql, send } = deps;
+  const emailId = email.id;
+  if (failure.kind === 'permanent') {
+    await recordFailed(sql, emailId, failure);
+    return { result: 'failed', failure };
+  }
+  const inDoubtWaitSeconds = email.isMarketing ? send.inDoubtWaitSeconds.marketing : send.inDoubtWaitSeconds.transactional;
+  if (failure.outcomeUnknown && inDoubtWaitSeconds > 0 && email.sendAttempts < send.maxAttempts) {
+    // SES may have taken the message: in doubt, exactly as when a worker dies mid-call. The claim
+    // (lease plus the lane's in-doubt wait) and its call marker stay; the job looks again when it
+    // ends and sends again only if SES's Send event has not recorded the message meanwhile.
+    deps.log.warn({ emailId, error: failure }, 'SES call got no answer; the email is in doubt until its Send event or the in-doubt wait');
+    return { result: 'later', delayMs: (send.leaseSeconds + inDoubtWaitSeconds) * 1000 + AFTER_LEASE_MS, reason: 'in-doubt' };
+  }
+  if (failure.kind === 'throttled') {
+    await releaseLease(sql, emailId, { giveBackAttempt: true });
+    return { result: 'throttled', failure };
+  }
+  if (email.sendAttempts >= send.maxAttempts) {
+    await recordFailed(sql, emailId, failure, email.sendAttempts);
+    return { result: 'failed', failure };
+  }
+  await releaseLease(sql, emailId, { giveBackAttempt: false });
+  return { result: 'retry', delayMs: retryDelayMs(email.sendAttempts, send), failure };
 }
 
 /**

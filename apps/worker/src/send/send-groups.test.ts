@@ -38,7 +38,7 @@ it('hands the unstarted emails of a group back when the worker closes, and anoth
   const unsent = await env.deps.db.email.findMany({ where: { id: { in: ids }, latestStatus: 'QUEUED' } });
   expect(unsent).toHaveLength(16 - sentByFirst);
   // A member may also have gone back to its queue as throttled: on a busy machine its message was
-  // late for its send slot three times (send-worker.ts, LATE_BOOKINGS). It then waits, delayed by
+  // late for its send slot three times (send-pacing.ts, LATE_BOOKINGS). It then waits, delayed by
   // one interval, in a job of its own like a handed-back one.
   const returned = (await queue.getJob(groupId))?.returnvalue as { result: string; outcomes: Record<string, number> };
   expect(returned.result).toBe('group');

@@ -1,4 +1,4 @@
-import { classifySesError, SES_NOT_CALLED } from './ses-errors';
+import { classifySesError } from './ses-errors';
 
 // Whether SES may have taken the message decides between a retry and the in-doubt wait.
 describe('classifySesError', () => {
@@ -11,11 +11,6 @@ describe('classifySesError', () => {
       const refused = Object.assign(new Error(`connect ${code}`), { code, $metadata: {} });
       expect(classifySesError(refused)).toEqual({ kind: 'transient', name: code, message: `connect ${code}` });
     }
-  });
-
-  it('calls a failure before the SES call (the rate booking lost Redis) transient, never of unknown outcome', () => {
-    const booking = Object.assign(new Error('booking the send rate failed: Connection is closed.'), { name: SES_NOT_CALLED });
-    expect(classifySesError(booking)).toEqual({ kind: 'transient', name: SES_NOT_CALLED, message: booking.message });
   });
 
   it('knows an answered error: throttled, transient (5xx) or permanent (4xx), never of unknown outcome', () => {

@@ -14,14 +14,7 @@ export interface SesFailure {
   outcomeUnknown?: true;
 }
 
-/** Our own limiter could not book a message's extra recipients soon enough (send-worker.ts): wait like a throttle. */
-export const SEND_RATE_LIMIT_WAIT = 'SendRateLimitWait';
-/**
- * The send path failed before it called SES (the shared rate limiter's Redis went away while the
- * permit was booked): SES cannot have the message, so the email is retried, never left in doubt.
- */
-export const SES_NOT_CALLED = 'SesNotCalled';
-const THROTTLING = new Set(['ThrottlingException', 'TooManyRequestsException', 'Throttling', 'RequestThrottled', SEND_RATE_LIMIT_WAIT]);
+const THROTTLING = new Set(['ThrottlingException', 'TooManyRequestsException', 'Throttling', 'RequestThrottled']);
 // Account or sending paused, quota resets: an operator or time fixes these, so they are retried
 // within the retry budget rather than failing the mail at once.
 const TRANSIENT_NAMES = new Set([
@@ -62,7 +55,6 @@ export function classifySesError(err: unknown): SesFailure {
   const message = e.message ?? String(err);
   const status = e.$metadata?.httpStatusCode;
   if (THROTTLING.has(name) || status === 429) return { kind: 'throttled', name, message };
-  if (name === SES_NOT_CALLED) return { kind: 'transient', name, message };
   // No HTTP answer at all (a timeout, a socket closed mid-call, an unparseable response): the
   // request may or may not have reached SES, unless it could not even connect.
   if (status === undefined) {

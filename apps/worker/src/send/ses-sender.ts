@@ -19,27 +19,33 @@ export interface RawEmailToSend {
   configurationSetName?: string;
   /**
    * Epoch ms after which the call must not start: the sender's claim on the email would no longer
-   * outlast it (send-email.ts). A later start throws a CLAIM_RUNNING_OUT error, SES never called.
+   * outlast it (send-email.ts). A later start answers 'claim-running-out', SES never called.
    */
   startBy?: number;
   /**
    * Epoch ms after which the request must not leave: it would reach SES late for its rate slot and
-   * bunch up with the next slot's message (send-worker.ts). A later dispatch throws a LATE_FOR_SLOT
-   * error, SES never called.
+   * bunch up with the next slot's message (send-pacing.ts). A later dispatch answers
+   * 'late-for-slot', SES never called.
    */
   leaveBy?: number;
 }
 
-export const CLAIM_RUNNING_OUT = 'ClaimRunningOut';
+/** What a call answers when SES answered, or when the call did not leave (SES errors are thrown as the SDK's). */
+export type SesSendAnswer =
+  | { sent: true; messageId: string }
+  /** Not sent: the claim on the email would end before SES answered (startBy passed). */
+  | { sent: false; reason: 'claim-running-out' }
+  /** Not sent: the request would leave after leaveBy, late for its rate slot. */
+  | { sent: false; reason: 'late-for-slot' };
 
-export function claimRunningOut(): Error {
-  return Object.assign(new Error('the claim on the email would end before SES answered'), { name: CLAIM_RUNNING_OUT });
-}
-
-export const LATE_FOR_SLOT = 'LateForSendSlot';
-
-function lateForSlot(lateByMs: number): Error {
-  return Object.assign(new Error(`the send slot passed ${lateByMs} ms ago`), { name: LATE_FOR_SLOT });
+/**
+ * How the dispatch guard refuses from inside the SDK's middleware stack, which can only resolve
+ * with a response or reject; sendRawEmail turns it into its answer, so it never leaves this module.
+ */
+class NotDispatched extends Error {
+  constructor(readonly reason: 'claim-running-out' | 'late-for-slot') {
+    super(reason);
+  }
 }
 
 /** The deadlines of the calls in progress, by their command's input (the object the middleware sees). */
@@ -49,7 +55,7 @@ const callDeadlines = new WeakMap<object, Deadlines>();
 /**
  * Checks a call's deadlines (startBy, leaveBy) at the last step before the SDK writes the request.
  * Checked when the call starts instead, they missed the SDK's own steps (serialising, signing,
- * between awaits), which in a busy process took up to 46 ms: enough for a paced message to reach
+ * between awaits), which in a busy process take tens of ms: enough for a paced message to reach
  * SES together with the next slot's. One middleware on the client, not one per command: the
  * client resolves its middleware stack once (cacheMiddleware), which a per-command middleware
  * would defeat, and each call's deadlines are found by its input. The client makes one attempt
@@ -65,14 +71,13 @@ function addDispatchGuard(client: SESv2Client): void {
       // Checked and handed to the HTTP handler in a process.nextTick callback, which runs once the
       // queue of promise continuations is empty: Node writes a request to its socket only then (its
       // socket is given on the next tick), and in a busy worker that queue (the other sends'
-      // signing, database answers) held a request checked from a continuation for up to 33 ms
-      // (fault scenario 9). The handler's steps up to the write run synchronously in this callback,
+      // signing, database answers) can hold a request checked from a continuation for tens of ms. The handler's steps up to the write run synchronously in this callback,
       // and the socket's tick follows it before any continuation.
       return new Promise((resolve, reject) => {
         process.nextTick(() => {
           const now = Date.now();
-          if (deadlines.startBy !== undefined && now > deadlines.startBy) return reject(claimRunningOut());
-          if (deadlines.leaveBy !== undefined && now > deadlines.leaveBy) return reject(lateForSlot(now - deadlines.leaveBy));
+          if (deadlines.startBy !== undefined && now > deadlines.startBy) return reject(new NotDispatched('claim-running-out'));
+          if (deadlines.leaveBy !== undefined && now > deadlines.leaveBy) return reject(new NotDispatched('late-for-slot'));
           // A throw here would escape the tick as an uncaught exception; the async middleware
           // before it turned one into a rejection of the call.
           try {
@@ -89,8 +94,8 @@ function addDispatchGuard(client: SESv2Client): void {
 }
 
 export interface SesSender {
-  /** Resolves with the SES message id once SES accepted the message; throws SDK errors as is. */
-  sendRawEmail(email: RawEmailToSend): Promise<{ messageId: string }>;
+  /** Answers SES's message id once SES accepted the message, or why the call did not leave; throws SDK errors as is. */
+  sendRawEmail(email: RawEmailToSend): Promise<SesSendAnswer>;
   /** SendQuota.MaxSendRate of the account in a region, or null when SES does not say. */
   getMaxSendRate(region: string): Promise<number | null>;
   close(): void;
@@ -101,9 +106,9 @@ export function createSesV2Sender(config: Pick<Config, 'SES_ENDPOINT' | 'SES_TIM
   const client = (region: string) => {
     let c = clients.get(region);
     if (!c) {
-      // Two lanes per region share the client: enough sockets for both. Resolving the SDK's
-      // middleware stack on every call was about 5 % of the worker's busy time, and the objects it
-      // builds live as long as the call, long enough to be promoted (docs/worker.md).
+      // Two lanes per region share the client: enough sockets for both. The middleware stack is
+      // resolved once (cacheMiddleware), not on every call: per call it costs CPU, and the objects
+      // it builds live as long as the call, long enough to be promoted (docs/worker.md).
       c = createSesClient(config, region, {
         timeoutMs: config.SES_TIMEOUT_MS,
         maxSockets: config.SEND_CONCURRENCY * 2,
@@ -131,9 +136,15 @@ export function createSesV2Sender(config: Pick<Config, 'SES_ENDPOINT' | 'SES_TIM
       if (email.startBy !== undefined || email.leaveBy !== undefined) {
         callDeadlines.set(input, { startBy: email.startBy, leaveBy: email.leaveBy });
       }
-      const out = await client(email.region).send(new SendEmailCommand(input));
-      if (!out.MessageId) throw new Error('SES answered without a MessageId');
-      return { messageId: out.MessageId };
+      let messageId: string | undefined;
+      try {
+        messageId = (await client(email.region).send(new SendEmailCommand(input))).MessageId;
+      } catch (err) {
+        if (err instanceof NotDispatched) return { sent: false, reason: err.reason };
+        throw err;
+      }
+      if (!messageId) throw new Error('SES answered without a MessageId');
+      return { sent: true, messageId };
     },
     async getMaxSendRate(region) {
       try {

@@ -14,7 +14,7 @@ function fakeSender(): SesSender & { sent: (typeof email)[] } {
     sent,
     sendRawEmail: async (e) => {
       sent.push(e as typeof email);
-      return { messageId: `local-${sent.length}` };
+      return { sent: true, messageId: `local-${sent.length}` };
     },
     getMaxSendRate: async () => null,
     close: () => undefined,
@@ -28,7 +28,7 @@ it('queues the SES events of an accepted message, naming its envelope recipients
     delayMs: 500,
     log: createLogger('silent', 'test'),
   });
-  expect(await ses.sendRawEmail(email)).toEqual({ messageId: 'local-1' });
+  expect(await ses.sendRawEmail(email)).toEqual({ sent: true, messageId: 'local-1' });
   const jobs = added[0];
   expect(jobs.map((j) => [j.name, j.opts.delay])).toEqual([
     ['Send', undefined],
@@ -50,6 +50,6 @@ it('a failure to queue the events never fails the send: the worker would send th
     delayMs: 500,
     log: createLogger('silent', 'test'),
   });
-  await expect(ses.sendRawEmail(email)).resolves.toEqual({ messageId: 'local-1' });
+  await expect(ses.sendRawEmail(email)).resolves.toEqual({ sent: true, messageId: 'local-1' });
   expect(inner.sent).toHaveLength(1);
 });

@@ -30,6 +30,7 @@ export function withSimulatedSesEvents(inner: SesSender, opts: SimulatedEventsOp
     ...inner,
     async sendRawEmail(email) {
       const sent = await inner.sendRawEmail(email);
+      if (!sent.sent) return sent;
       const headers = mimeHeaders(email.raw);
       const header = (name: string) => headers.find((h) => h.name.toLowerCase() === name)?.value ?? '';
       const message: SimulatedMessage = {
