@@ -1,8 +1,8 @@
 import { recordSesAcceptances } from '@mailrail/domain/sql/ses-acceptance';
+import { createBatcher, type BatchWindow } from '@mailrail/platform/batching/batcher';
 import type { SqlExecutor } from '@mailrail/platform/db/sql/executor';
-import { createGroupCommitter, type GroupCommitterSettings } from './group-committer';
 
-// Group commit of SES acceptances (group-committer.ts). One statement per email was a third of the
+// Group commit of SES acceptances (createBatcher). One statement per email was a third of the
 // worker's database work per email. The committer records the acceptances of all the sends that
 // finish within a few milliseconds with one statement (recordSesAcceptances: the same guard and
 // the same SENT event per email). Each caller still waits for its own email's write, so a job ends
@@ -16,19 +16,22 @@ export interface AcceptanceRecorder {
   flush(): Promise<void>;
 }
 
-export type AcceptanceCommitterSettings = GroupCommitterSettings;
+export type AcceptanceCommitterSettings = BatchWindow;
 
 export function createAcceptanceCommitter(sql: SqlExecutor, settings: AcceptanceCommitterSettings): AcceptanceRecorder {
-  // The same email twice in one group (never in practice: one job per email) would make the
-  // UPDATE ... FROM ambiguous; the group committer puts the second one in the next group.
-  const group = createGroupCommitter<{ emailId: string; messageId: string }, boolean>(async (accepted) => {
-    const recorded = await recordSesAcceptances(sql, accepted);
-    return accepted.map((a) => recorded.has(a.emailId));
-  }, settings);
+  const group = createBatcher<{ emailId: string; messageId: string }, boolean>(
+    async (accepted) => {
+      const recorded = await recordSesAcceptances(sql, accepted);
+      return accepted.map((a) => recorded.has(a.emailId));
+    },
+    // The same email twice in one group (never in practice: one job per email) would make the
+    // UPDATE ... FROM ambiguous; it goes into the next group.
+    { schedule: { windowMs: settings.windowMs }, maxBatch: settings.maxBatch, distinctKey: (a) => a.emailId },
+  );
   return {
     // A failed group fails each of its acceptances: every caller retries its own email
     // (retryDatabaseWrite), which joins a later group.
-    record: (emailId, messageId) => group.submit(emailId, { emailId, messageId }),
+    record: (emailId, messageId) => group.submit({ emailId, messageId }),
     flush: () => group.flush(),
   };
 }
