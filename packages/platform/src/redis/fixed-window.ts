@@ -1,3 +1,4 @@
+import { createBatcher } from '../batching/batcher';
 import type { Redis } from './client';
 import { redisScript, runScript } from './script';
 
@@ -35,11 +36,6 @@ export async function countInWindow(redis: Redis, key: string, windowMs: number)
   return { count: total, resetSeconds };
 }
 
-interface Waiter {
-  resolve: (count: WindowCount) => void;
-  reject: (err: unknown) => void;
-}
-
 /**
  * countInWindow for a hot path: the hits on one key made in the same turn of the event loop (the
  * requests node read from its sockets in one poll) go to Redis as one INCRBY, and each hit is
@@ -47,25 +43,14 @@ interface Waiter {
  * with one INCR each. The batch leaves at setImmediate: after the poll phase, not per callback.
  */
 export function createWindowCounter(redis: Redis, windowMs: number): (key: string) => Promise<WindowCount> {
-  let pending: Map<string, Waiter[]> | null = null;
-  const flush = () => {
-    const batch = pending!;
-    pending = null;
-    for (const [key, waiters] of batch) {
-      addHits(redis, key, windowMs, waiters.length).then(
-        ({ total, resetSeconds }) => waiters.forEach((w, i) => w.resolve({ count: total - waiters.length + 1 + i, resetSeconds })),
-        (err: unknown) => waiters.forEach((w) => w.reject(err)),
-      );
-    }
-  };
-  return (key) =>
-    new Promise<WindowCount>((resolve, reject) => {
-      if (!pending) {
-        pending = new Map();
-        setImmediate(flush);
-      }
-      const waiters = pending.get(key);
-      if (waiters) waiters.push({ resolve, reject });
-      else pending.set(key, [{ resolve, reject }]);
-    });
+  // However many hits a turn brings, each key is one INCRBY: no bound on the batch.
+  const hits = createBatcher<string, WindowCount>(
+    async (sameKey, key) => {
+      const { total, resetSeconds } = await addHits(redis, key, windowMs, sameKey.length);
+      const first = total - sameKey.length + 1;
+      return sameKey.map((_, i) => ({ count: first + i, resetSeconds }));
+    },
+    { schedule: 'turn', maxBatch: Infinity, groupBy: (key) => key },
+  );
+  return (key) => hits.submit(key);
 }
