@@ -165,6 +165,29 @@ describe('the shared send rate limiter', () => {
     expect(shape(apart)).toEqual(shape(together));
   });
 
+  it("makes one call per region for a turn's requests, each region on its own timeline", async () => {
+    // us-east-1 100 ms apart, eu-west-1 250 ms apart.
+    const limiter = createSendRateLimiter(redis, {
+      prefix,
+      ratesByRegion: new Map([
+        [REGION, 10],
+        ['eu-west-1', 4],
+      ]),
+      marketingShare: 0.5,
+      horizonMs: 1000,
+      redisNow: () => clock,
+    });
+    const calls = jest.spyOn(redis, 'evalsha');
+    let permits: SendPermit[];
+    try {
+      permits = await Promise.all(['us-east-1', 'eu-west-1', 'us-east-1', 'eu-west-1'].map((r) => limiter.acquire(r, 'transactional', 1)));
+      expect(calls).toHaveBeenCalledTimes(2);
+    } finally {
+      calls.mockRestore();
+    }
+    expect(permits.map((p) => (p.granted ? p.queuedMs : NaN))).toEqual([0, 0, 100, 250]);
+  });
+
   it("places each slot on this process's clock from Redis's, so an answer that waited in a busy event loop does not move it", async () => {
     const [a] = limiters(10); // 100 ms apart
     // Looks that book nothing: the samples of the clocks' offset (the first call also connects

@@ -1,3 +1,4 @@
+import { createBatcher } from '@mailrail/platform/batching/batcher';
 import type { Config } from '@mailrail/platform/config/schema';
 import type { Logger } from '@mailrail/platform/log/logger';
 import type { SendLane } from '@mailrail/platform/queue/queues';
@@ -177,73 +178,56 @@ export function createSendRateLimiter(redis: Redis, settings: RateLimiterSetting
   const share = settings.marketingShare;
   const clock = redisClockOffset();
   const intervalMs = (region: string) => 1000 / (settings.ratesByRegion.get(region) ?? 1);
-  // The requests of one turn of the event loop, per region: one script call for all of them. A
-  // busy worker starts several SES calls per turn (8 on average in bench/worker), and one call
-  // each cost this process about 30 µs and Redis about 22 µs per request (docs/worker.md).
-  const pending = new Map<string, PermitRequest[]>();
-  const flush = () => {
-    for (const [region, requests] of pending) {
-      for (let i = 0; i < requests.length; i += MAX_REQUESTS_PER_CALL) void decide(region, requests.slice(i, i + MAX_REQUESTS_PER_CALL));
-    }
-    pending.clear();
-  };
-  const decide = async (region: string, requests: PermitRequest[]) => {
+  const decide = async (requests: PermitRequest[], region: string): Promise<SendPermit[]> => {
     const interval = intervalMs(region);
     const marketingInterval = share >= 1 ? 0 : share <= 0 ? -1 : interval / share;
     const now = settings.redisNow?.() ?? '';
     const args: (string | number)[] = [rateLimiterKey(settings.prefix, region), interval, marketingInterval, horizonMs, backlogTtlMs, now];
     for (const r of requests) args.push(r.lane, r.permits, r.maxWaitMs, r.peek ? '1' : '0');
     const askedAt = Date.now();
-    let reply: (string | number)[];
-    try {
-      reply = (await runScript(redis, PERMITS, args)) as (string | number)[];
-    } catch (err) {
-      for (const r of requests) r.reject(err);
-      return;
-    }
+    const reply = (await runScript(redis, PERMITS, args)) as (string | number)[];
     const answeredAt = Date.now();
     const redisNow = Number(reply[0]);
     // The slot on this process's clock. Counted from the answer's arrival instead, a reply that
     // waited in a busy event loop (tens of ms on a loaded machine) would shift the slot by that
     // wait unnoticed, and late messages bunch up at SES with the next ones.
     const offset = clock.sample(askedAt, answeredAt, redisNow);
-    requests.forEach((r, i) => {
+    return requests.map((_, i): SendPermit => {
       const [granted, ms, sendAt] = [Number(reply[1 + 3 * i]), Number(reply[2 + 3 * i]), Number(reply[3 + 3 * i])];
-      if (granted !== 1) return r.resolve({ granted: false, retryInMs: ms });
+      if (granted !== 1) return { granted: false, retryInMs: ms };
       const queuedMs = Math.max(0, sendAt - redisNow) || 0;
-      r.resolve({ granted: true, delayMs: ms, slotAt: Number.isFinite(offset) ? sendAt + offset : answeredAt + ms, queuedMs });
+      return { granted: true, delayMs: ms, slotAt: Number.isFinite(offset) ? sendAt + offset : answeredAt + ms, queuedMs };
     });
   };
+  // The requests of one turn of the event loop, per region: one script call for all of them. A
+  // busy worker starts several SES calls per turn (8 on average in bench/worker), and one call
+  // each cost this process about 30 µs and Redis about 22 µs per request (docs/worker.md). The
+  // call leaves on the next tick, as soon as the callback that asked is done (not at the end of
+  // the turn): a permit is booked when its SES call is about to start. A failed call fails the
+  // requests of its region only.
+  const bookings = createBatcher(decide, { schedule: 'tick', maxBatch: MAX_REQUESTS_PER_CALL, groupBy: (r) => r.region });
   return {
     horizonMs,
     intervalMs,
     acquire(region, lane, permits, opts = {}) {
-      return new Promise<SendPermit>((resolve, reject) => {
-        if (pending.size === 0) process.nextTick(flush);
-        const request = {
-          lane,
-          permits: Math.max(1, Math.floor(permits)),
-          maxWaitMs: opts.maxWaitMs ?? horizonMs,
-          peek: !!opts.peek,
-          resolve,
-          reject,
-        };
-        const requests = pending.get(region);
-        if (requests) requests.push(request);
-        else pending.set(region, [request]);
+      return bookings.submit({
+        region,
+        lane,
+        permits: Math.max(1, Math.floor(permits)),
+        maxWaitMs: opts.maxWaitMs ?? horizonMs,
+        peek: !!opts.peek,
       });
     },
   };
 }
 
-/** A call waiting for its turn's script call. */
+/** A booking waiting for its turn's script call. */
 interface PermitRequest {
+  region: string;
   lane: SendLane;
   permits: number;
   maxWaitMs: number;
   peek: boolean;
-  resolve: (permit: SendPermit) => void;
-  reject: (err: unknown) => void;
 }
 
 /** Requests per script call: a bound on its arguments and on the time Redis spends in one script. */
