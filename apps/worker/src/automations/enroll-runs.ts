@@ -173,8 +173,8 @@ export interface EntryWithContext {
 
 /**
  * The runs of these entries, in source order, but where the re-entry rule's key (or, once per
- * period, a recent run) says the contact is in already. One INSERT for the whole batch: a burst of a
- * million events was a million single-row INSERTs (bench/automations).
+ * period, a recent run) says the contact is in already. One INSERT for the whole batch, not one per
+ * event: a burst of events would otherwise be as many single-row INSERTs.
  */
 export async function enroll(
   tx: SqlExecutor,

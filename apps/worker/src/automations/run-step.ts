@@ -22,8 +22,8 @@ import { applyEffect } from './step-effects';
 // COMMIT makes 3 and 4 true together; a crash before it leaves every run of the batch as it was,
 // due, and the next tick runs the step again from scratch: no step is lost, none is done twice.
 // After COMMIT, the send jobs are added to Redis; if that is lost the send sweeper adds them from
-// PostgreSQL. A batch saves a transaction and four statements a step: a plain wait's end is
-// about seven statements alone and seven for a batch of a hundred (bench/automations).
+// PostgreSQL. A batch saves a transaction and most statements a step: a plain wait's end takes
+// about as many statements for a batch of a hundred as for one step alone.
 
 export interface RunStepDeps {
   sql: TransactionalSqlExecutor;

@@ -200,8 +200,8 @@ export function createSendRateLimiter(redis: Redis, settings: RateLimiterSetting
     });
   };
   // The requests of one turn of the event loop, per region: one script call for all of them. A
-  // busy worker starts several SES calls per turn (8 on average in bench/worker), and one call
-  // each cost this process about 30 µs and Redis about 22 µs per request (docs/worker.md). The
+  // busy worker starts several SES calls per turn, and a call each would cost this process and
+  // Redis a round trip's CPU per request (docs/worker.md). The
   // call leaves on the next tick, as soon as the callback that asked is done (not at the end of
   // the turn): a permit is booked when its SES call is about to start. A failed call fails the
   // requests of its region only.

@@ -34,7 +34,9 @@ export interface CommitterOptions {
  * across flushes, so a batch stays all-or-nothing; if a combined write fails, each call is
  * retried alone so one bad call cannot fail its neighbours. Under light load a flush starts on the
  * next tick (no added latency);
- * under load, flushes grow to fill the time the previous ones take. It writes through `deps.sql`,
+ * under load, flushes grow to fill the time the previous ones take: a flush leaves when a statement
+ * slot frees, not on a window or a turn, which is why this is not the batching helper
+ * (packages/platform/src/batching). It writes through `deps.sql`,
  * a node-postgres pool of its own in the API and the relay (createIntakeSql), which skips Prisma's
  * argument handling on the hottest statements of those processes.
  */
