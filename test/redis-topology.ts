@@ -80,6 +80,7 @@ export const CLUSTER_TESTS: readonly string[] = [
   'apps/worker/src/send/rate-limits.test.ts',
   'apps/worker/src/send/send-email.test.ts',
   'apps/worker/src/send/send-groups.test.ts',
+  'apps/worker/src/send/send-pacing.test.ts',
   'apps/worker/src/send/send-worker.test.ts',
   'apps/worker/src/send/sweep-unsent-emails.test.ts',
   'apps/worker/src/ses-events/register.test.ts',
