@@ -7,6 +7,7 @@ import { useTeam } from '../session/session';
 import { EmptyState } from '../ui/EmptyState';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { Field } from '../ui/Field';
+import { FilterForm } from '../ui/FilterForm';
 import { formatDateTime, formatNumber, formatRelative } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import { PageHeader } from '../ui/PageHeader';
@@ -84,7 +85,7 @@ export default function EmailsPage() {
   return (
     <>
       <PageHeader title="Emails" description="Every email of the team, newest first. The first page refreshes every few seconds." />
-      <form className="filters card" onSubmit={applyFilters} key={params.toString()} aria-label="Filter emails">
+      <FilterForm label="Filter emails" params={params} onApply={applyFilters} filtered={filtered} onClear={clearFilters}>
         <Field label="Status">
           <select name="status" defaultValue={params.get('status') ?? ''}>
             <option value="">Any status</option>
@@ -134,17 +135,7 @@ export default function EmailsPage() {
         <Field label="Recipient or subject">
           <input type="search" name="search" defaultValue={params.get('search') ?? ''} placeholder="ada@example.org" />
         </Field>
-        <div className="filter-actions">
-          <button type="submit" className="btn btn-primary">
-            Apply
-          </button>
-          {filtered && (
-            <button type="button" className="btn" onClick={clearFilters}>
-              Clear
-            </button>
-          )}
-        </div>
-      </form>
+      </FilterForm>
       <ErrorNotice error={log.error} />
       <ErrorNotice error={domains.error} prefix="The domains could not be loaded" />
       <ErrorNotice error={campaigns.error} prefix="The campaigns could not be loaded" />

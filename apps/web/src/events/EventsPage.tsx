@@ -11,7 +11,8 @@ import { formatDateTime, formatRelative } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import { PageHeader } from '../ui/PageHeader';
 import { CursorPager } from '../ui/Pager';
-import { instant, localInput, useUrlFilters } from '../ui/url-filters';
+import { FilterForm, TimeRangeFields } from '../ui/FilterForm';
+import { instant, useUrlFilters } from '../ui/url-filters';
 import { eventSummary } from './event-summary';
 
 // The team's events (GET /v1/events): custom ones sent with POST /v1/events and mailrail's built-in
@@ -42,7 +43,13 @@ export default function EventsPage() {
         title="Events"
         description="What happened to your contacts, newest first: events your application sends (POST /api/v1/events) and mailrail's own (contact created, email delivered, opened, clicked...)."
       />
-      <form className="filters card" onSubmit={applyFilters} key={params.toString()} aria-label="Filter events">
+      <FilterForm
+        label="Filter events"
+        params={params}
+        onApply={applyFilters}
+        filtered={filtered}
+        onClear={() => setFilters(new URLSearchParams())}
+      >
         <Field label="Name">
           <input type="search" name="name" list="builtin-event-names" maxLength={100} defaultValue={params.get('name') ?? ''} />
         </Field>
@@ -61,23 +68,8 @@ export default function EventsPage() {
             <option value="mailrail">Built-in (mailrail)</option>
           </select>
         </Field>
-        <Field label="From">
-          <input type="datetime-local" name="startDate" defaultValue={localInput(params.get('startDate'))} />
-        </Field>
-        <Field label="Before">
-          <input type="datetime-local" name="endDate" defaultValue={localInput(params.get('endDate'))} />
-        </Field>
-        <div className="filter-actions">
-          <button type="submit" className="btn btn-primary">
-            Apply
-          </button>
-          {filtered && (
-            <button type="button" className="btn" onClick={() => setFilters(new URLSearchParams())}>
-              Clear
-            </button>
-          )}
-        </div>
-      </form>
+        <TimeRangeFields params={params} />
+      </FilterForm>
       <ErrorNotice error={events.error} />
       {events.isPending && <Loading />}
       {events.data && events.data.data.length === 0 && !cursor && (

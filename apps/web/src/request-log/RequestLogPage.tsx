@@ -8,7 +8,8 @@ import { formatDateTime, formatRelative } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import { PageHeader } from '../ui/PageHeader';
 import { CursorPager } from '../ui/Pager';
-import { instant, localInput, useUrlFilters } from '../ui/url-filters';
+import { FilterForm, TimeRangeFields } from '../ui/FilterForm';
+import { instant, useUrlFilters } from '../ui/url-filters';
 
 // The team's request log (GET /api/v1/logs). The filters live in the URL, so the email page can
 // link here filtered to the moment an email was created.
@@ -45,7 +46,13 @@ export default function RequestLogPage() {
         title="Request log"
         description="Every API request of the team with its answer, newest first. Entries appear a second or two after the request; bodies are redacted."
       />
-      <form className="filters card" onSubmit={applyFilters} key={params.toString()} aria-label="Filter requests">
+      <FilterForm
+        label="Filter requests"
+        params={params}
+        onApply={applyFilters}
+        filtered={filtered}
+        onClear={() => setFilters(new URLSearchParams())}
+      >
         <Field label="Status">
           <select name="status" defaultValue={params.get('status') ?? ''}>
             <option value="">Any status</option>
@@ -60,23 +67,8 @@ export default function RequestLogPage() {
         <Field label="Key id">
           <input type="number" min={1} name="apiKeyId" defaultValue={params.get('apiKeyId') ?? ''} />
         </Field>
-        <Field label="From">
-          <input type="datetime-local" name="startDate" defaultValue={localInput(params.get('startDate'))} />
-        </Field>
-        <Field label="Before">
-          <input type="datetime-local" name="endDate" defaultValue={localInput(params.get('endDate'))} />
-        </Field>
-        <div className="filter-actions">
-          <button type="submit" className="btn btn-primary">
-            Apply
-          </button>
-          {filtered && (
-            <button type="button" className="btn" onClick={() => setFilters(new URLSearchParams())}>
-              Clear
-            </button>
-          )}
-        </div>
-      </form>
+        <TimeRangeFields params={params} />
+      </FilterForm>
       <ErrorNotice error={log.error} />
       {log.isPending && <Loading />}
       {log.data && log.data.data.length === 0 && !cursor && (
