@@ -85,7 +85,7 @@ export default function EmailsPage() {
   return (
     <>
       <PageHeader title="Emails" description="Every email of the team, newest first. The first page refreshes every few seconds." />
-      <FilterForm label="Filter emails" params={params} onApply={applyFilters} filtered={filtered} onClear={clearFilters}>
+      <FilterForm label="Filter emails" filters={{ params, filtered, applyFilters, clearFilters }}>
         <Field label="Status">
           <select name="status" defaultValue={params.get('status') ?? ''}>
             <option value="">Any status</option>

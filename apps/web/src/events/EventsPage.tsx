@@ -22,7 +22,8 @@ const FILTERS = ['name', 'email', 'source', 'startDate', 'endDate'] as const;
 
 export default function EventsPage() {
   const { base } = useTeam();
-  const { params, cursor, cursors, setCursors, filtered, setFilters, applyFilters } = useUrlFilters(FILTERS);
+  const urlFilters = useUrlFilters(FILTERS);
+  const { params, cursor, cursors, setCursors, filtered } = urlFilters;
   const query = {
     name: params.get('name') || undefined,
     email: params.get('email') || undefined,
@@ -43,13 +44,7 @@ export default function EventsPage() {
         title="Events"
         description="What happened to your contacts, newest first: events your application sends (POST /api/v1/events) and mailrail's own (contact created, email delivered, opened, clicked...)."
       />
-      <FilterForm
-        label="Filter events"
-        params={params}
-        onApply={applyFilters}
-        filtered={filtered}
-        onClear={() => setFilters(new URLSearchParams())}
-      >
+      <FilterForm label="Filter events" filters={urlFilters}>
         <Field label="Name">
           <input type="search" name="name" list="builtin-event-names" maxLength={100} defaultValue={params.get('name') ?? ''} />
         </Field>

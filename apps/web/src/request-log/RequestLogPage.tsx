@@ -19,7 +19,8 @@ const FILTERS = ['status', 'path', 'apiKeyId', 'startDate', 'endDate'] as const;
 const tone = (status: number) => (status >= 500 ? 'bad' : status >= 400 ? 'warn' : 'good');
 
 export default function RequestLogPage() {
-  const { params, cursor, cursors, setCursors, filtered, setFilters, applyFilters } = useUrlFilters(FILTERS);
+  const urlFilters = useUrlFilters(FILTERS);
+  const { params, cursor, cursors, setCursors, filtered, setFilters } = urlFilters;
   const query = {
     status: params.get('status') || undefined,
     path: params.get('path') || undefined,
@@ -46,13 +47,7 @@ export default function RequestLogPage() {
         title="Request log"
         description="Every API request of the team with its answer, newest first. Entries appear a second or two after the request; bodies are redacted."
       />
-      <FilterForm
-        label="Filter requests"
-        params={params}
-        onApply={applyFilters}
-        filtered={filtered}
-        onClear={() => setFilters(new URLSearchParams())}
-      >
+      <FilterForm label="Filter requests" filters={urlFilters}>
         <Field label="Status">
           <select name="status" defaultValue={params.get('status') ?? ''}>
             <option value="">Any status</option>

@@ -7,31 +7,33 @@ import { localInput } from './url-filters';
  * read their values from the URL (defaultValue), so the form is remounted whenever the URL's
  * filters change (a link, Back, Clear).
  */
+/** What the form needs of a page's URL filters (useUrlFilters). */
+export interface FilterFormState {
+  params: URLSearchParams;
+  filtered: boolean;
+  applyFilters: (e: FormEvent<HTMLFormElement>) => void;
+  clearFilters: () => void;
+}
+
 export function FilterForm({
   label,
-  params,
-  onApply,
-  filtered,
-  onClear,
+  filters: { params, filtered, applyFilters, clearFilters },
   children,
 }: {
   /** The form's accessible name, e.g. "Filter emails". */
   label: string;
-  params: URLSearchParams;
-  onApply: (e: FormEvent<HTMLFormElement>) => void;
-  filtered: boolean;
-  onClear: () => void;
+  filters: FilterFormState;
   children: ReactNode;
 }) {
   return (
-    <form className="filters card" onSubmit={onApply} key={params.toString()} aria-label={label}>
+    <form className="filters card" onSubmit={applyFilters} key={params.toString()} aria-label={label}>
       {children}
       <div className="filter-actions">
         <button type="submit" className="btn btn-primary">
           Apply
         </button>
         {filtered && (
-          <button type="button" className="btn" onClick={onClear}>
+          <button type="button" className="btn" onClick={clearFilters}>
             Clear
           </button>
         )}

@@ -45,5 +45,6 @@ export function useUrlFilters(filters: readonly string[]) {
     filtered: filters.some((f) => params.get(f)),
     setFilters,
     applyFilters,
+    clearFilters: () => setFilters(new URLSearchParams()),
   };
 }
