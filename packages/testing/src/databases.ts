@@ -63,12 +63,13 @@ export { dropDatabase };
 /**
  * A fresh database with a Prisma client for the current test file (or describe block): opened
  * in beforeAll, disconnected and dropped in afterAll. Read `.url` and `.db` inside the tests.
+ * `poolSize`: the client's connections, for tests that run statements side by side.
  */
-export function useTestDatabase(): { url: string; db: Db } {
+export function useTestDatabase(opts: { poolSize?: number } = {}): { url: string; db: Db } {
   const handle = {} as { url: string; db: Db };
   beforeAll(async () => {
     handle.url = await createTestDatabase();
-    handle.db = createDb(handle.url, 2);
+    handle.db = createDb(handle.url, opts.poolSize ?? 2);
   });
   afterAll(async () => {
     await handle.db?.$disconnect();

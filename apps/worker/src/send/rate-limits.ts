@@ -201,10 +201,9 @@ export function createSendRateLimiter(redis: Redis, settings: RateLimiterSetting
   };
   // The requests of one turn of the event loop, per region: one script call for all of them. A
   // busy worker starts several SES calls per turn, and a call each would cost this process and
-  // Redis a round trip's CPU per request (docs/worker.md). The
-  // call leaves on the next tick, as soon as the callback that asked is done (not at the end of
-  // the turn): a permit is booked when its SES call is about to start. A failed call fails the
-  // requests of its region only.
+  // Redis a round trip's CPU per request (docs/worker.md). The call leaves on the next tick, as
+  // soon as the callback that asked is done (not at the end of the turn): a permit is booked when
+  // its SES call is about to start. A failed call fails the requests of its region only.
   const bookings = createBatcher(decide, { schedule: 'tick', maxBatch: MAX_REQUESTS_PER_CALL, groupBy: (r) => r.region });
   return {
     horizonMs,

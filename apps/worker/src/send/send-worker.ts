@@ -247,13 +247,14 @@ async function sendCounted(deps: WorkerDeps, lane: LaneContext, queueName: strin
   const timer = deps.metrics.jobDuration.startTimer({ queue: queueName });
   const outcome = await sendOneEmail(lane.sendDeps, emailId);
   timer({ outcome: outcome.result });
+  // Failed, retried and throttled sends carry SES's failure (a paced one never called SES).
+  if ('failure' in outcome) deps.metrics.sesErrors.inc({ name: outcome.failure.name });
   const log = deps.log;
   switch (outcome.result) {
     case 'sent':
       deps.metrics.emailsByStatus.inc({ status: 'SENT' });
       break;
     case 'failed':
-      deps.metrics.sesErrors.inc({ name: outcome.failure.name });
       deps.metrics.emailsByStatus.inc({ status: 'FAILED' });
       log.warn({ emailId, error: outcome.failure }, 'email failed');
       break;
@@ -261,11 +262,7 @@ async function sendCounted(deps: WorkerDeps, lane: LaneContext, queueName: strin
       log.debug({ emailId, status: outcome.status }, 'nothing to send');
       break;
     case 'retry':
-      deps.metrics.sesErrors.inc({ name: outcome.failure.name });
       log.warn({ emailId, error: outcome.failure, delayMs: outcome.delayMs }, 'SES call failed; retrying');
-      break;
-    case 'throttled':
-      deps.metrics.sesErrors.inc({ name: outcome.failure.name });
       break;
     default:
       break;

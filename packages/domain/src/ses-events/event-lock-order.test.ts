@@ -1,8 +1,8 @@
 import { Client } from 'pg';
-import { createDb, UTC_SESSION_OPTIONS, type Db } from '@mailrail/platform/db/client';
+import { UTC_SESSION_OPTIONS } from '@mailrail/platform/db/client';
 import { newId } from '@mailrail/platform/ids';
 import { prismaExecutor } from '@mailrail/platform/db/sql/executor';
-import { createTestDatabase, dropDatabase } from '@mailrail/testing/databases';
+import { useTestDatabase } from '@mailrail/testing/databases';
 import { waitFor } from '@mailrail/testing/wait-for';
 import { processSesEventJob } from './process-ses-event';
 
@@ -12,16 +12,8 @@ import { processSesEventJob } from './process-ses-event';
 // clean-clone CI run (counter-deltas.test.ts). Here the order is forced: the shared row is held
 // from outside until both events wait, the one that does not change the email's status first.
 
-let url: string;
-let db: Db;
-beforeAll(async () => {
-  url = await createTestDatabase();
-  db = createDb(url, 10);
-});
-afterAll(async () => {
-  await db.$disconnect();
-  await dropDatabase(url);
-});
+// Connections for two events waiting side by side, and the test's own statements.
+const database = useTestDatabase({ poolSize: 10 });
 
 const sesEvent = (eventType: string, sesMessageId: string) => ({
   snsMessageId: newId(),
@@ -31,12 +23,13 @@ const sesEvent = (eventType: string, sesMessageId: string) => ({
 
 const waitingOnLocks = async () =>
   (
-    await prismaExecutor(db).query<{ n: number }>(
+    await prismaExecutor(database.db).query<{ n: number }>(
       `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
     )
   )[0].n;
 
 it("two events of one email wait for each other's email row, never in a cycle through a row other emails share", async () => {
+  const { db, url } = database;
   const team = await db.team.create({ data: { name: 'lock order' } });
   const id = newId();
   await db.email.create({
